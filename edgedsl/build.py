@@ -1,0 +1,542 @@
+"""Stage `build`: lark tree → AST (``nodes.py``), then comments attached at statement level.
+
+The transformer is the only place that knows rule names of ``grammar/edge.lark``; nothing of
+lark leaks past it. Comments are assigned by position in a second step: a comment on the line a
+statement ends is its ``trailing`` comment, comments before a statement are its leading
+``comments``, comments after the last statement of a block are the block's ``end_comments``, and
+comments inside a statement (between the arguments of a multi-line call, say) are hoisted to
+that statement's leading comments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from lark import Token, Transformer, Tree, v_args
+from lark.tree import Meta
+
+from . import nodes as n
+from .diagnostics import CompileError, Diagnostic, Diagnostics, diag
+from .parser import ParseResult, parse
+from .source import Source, Span
+
+_FUNCS = ("round", "count", "sum", "avg", "min", "max")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Block:
+    stmts: tuple[Any, ...]
+    span: Span
+
+
+@dataclasses.dataclass(frozen=True)
+class _Http:
+    method: str
+    path: str
+
+
+@dataclasses.dataclass(frozen=True)
+class _Returns:
+    name: str
+    many: bool
+
+
+def _unquote(tok: Token) -> str:
+    return str(orjson.loads(str(tok)))
+
+
+def _number(text: str) -> int | float:
+    if any(c in text for c in ".eE"):
+        return float(text)
+    return int(text)
+
+
+def _items(children: Sequence[Any]) -> list[Any]:
+    return [c for c in children if c is not None]
+
+
+@v_args(meta=True)
+class _ToAst(Transformer[Token, n.Module]):
+    """Builds AST nodes bottom-up with spans; collects build-time diagnostics."""
+
+    def __init__(self, source: Source, diags: Diagnostics) -> None:
+        super().__init__()
+        self.src = source
+        self.diags = diags
+
+    def _span(self, meta: Meta) -> Span:
+        if getattr(meta, "empty", True):
+            return self.src.span(0, 0)
+        return self.src.span(meta.start_pos, meta.end_pos)
+
+    def _tok_span(self, tok: Token) -> Span:
+        start = tok.start_pos or 0
+        return self.src.span(start, tok.end_pos if tok.end_pos is not None else start)
+
+    # ------------------------------------------------------------ module and catalogs
+    def start(self, meta: Meta, children: list[Any]) -> n.Module:
+        return n.Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
+
+    def use_decl(self, meta: Meta, children: list[Token]) -> n.UseDecl:
+        return n.UseDecl(names=tuple(str(c) for c in children), span=self._span(meta))
+
+    def type_decl(self, meta: Meta, children: list[Any]) -> n.TypeDecl:
+        name, regex, doc = children
+        pattern = str(regex)[1:-1]
+        try:
+            import re
+
+            re.compile(pattern)
+        except re.error as err:
+            self.diags.add(
+                diag("E101", f"invalid regular expression: {err}", self._tok_span(regex),
+                     "this pattern", hints=["code patterns use Python regular expression syntax"])
+            )
+        return n.TypeDecl(
+            name=str(name), pattern=pattern, doc=None if doc is None else _unquote(doc),
+            span=self._span(meta),
+        )
+
+    def record_decl(self, meta: Meta, children: list[Any]) -> n.RecordDecl:
+        name, *fields = children
+        return n.RecordDecl(name=str(name), fields=tuple(fields), span=self._span(meta))
+
+    def field_decl(self, meta: Meta, children: list[Any]) -> n.FieldDecl:
+        name, texpr = children
+        return n.FieldDecl(name=str(name), type=texpr, span=self._span(meta))
+
+    def type_expr(self, meta: Meta, children: list[Any]) -> n.TypeExpr:
+        base, optional = children
+        if optional is not None:
+            base = dataclasses.replace(base, optional=True, span=self._span(meta))
+        return base  # type: ignore[no-any-return]
+
+    def named_type(self, meta: Meta, children: list[Any]) -> n.NamedTypeExpr:
+        name = ".".join(str(c) for c in _items(children))
+        return n.NamedTypeExpr(name=name, span=self._span(meta))
+
+    def enum_type(self, meta: Meta, children: list[Any]) -> n.EnumTypeExpr:
+        return n.EnumTypeExpr(members=tuple(children), span=self._span(meta))
+
+    def enum_member(self, meta: Meta, children: list[Token]) -> str:
+        (tok,) = children
+        return _unquote(tok) if tok.type == "STRING" else str(tok)
+
+    def list_type(self, meta: Meta, children: list[Any]) -> n.ListTypeExpr:
+        (item,) = children
+        return n.ListTypeExpr(item=item, span=self._span(meta))
+
+    def platform_decl(self, meta: Meta, children: list[Any]) -> n.PlatformDecl:
+        name, doc, *items = children
+        return n.PlatformDecl(
+            name=str(name), doc=None if doc is None else _unquote(doc), items=tuple(items),
+            span=self._span(meta),
+        )
+
+    def base_decl(self, meta: Meta, children: list[Token]) -> n.BaseDecl:
+        return n.BaseDecl(url=_unquote(children[0]), span=self._span(meta))
+
+    def envelope_decl(self, meta: Meta, children: list[Token]) -> n.EnvelopeDecl:
+        return n.EnvelopeDecl(name=str(children[0]), span=self._span(meta))
+
+    def secret_decl(self, meta: Meta, children: list[Token]) -> n.SecretDecl:
+        return n.SecretDecl(name=str(children[0]), span=self._span(meta))
+
+    def quota_decl(self, meta: Meta, children: list[Token]) -> n.QuotaDecl:
+        amount, per = children
+        value = _number(str(amount))
+        if not isinstance(value, int):
+            self.diags.add(diag("E102", "a quota is a whole number of calls",
+                                self._tok_span(amount), "not a whole number"))
+            value = int(value)
+        return n.QuotaDecl(amount=value, per=str(per), span=self._span(meta))
+
+    def tool_decl(self, meta: Meta, children: list[Any]) -> n.ToolDecl:
+        name, doc, http, *rest = children
+        params = tuple(p for p in rest[:-3] if p is not None)
+        returns, at, paged = rest[-3:]
+        return n.ToolDecl(
+            name=str(name),
+            doc=None if doc is None else _unquote(doc),
+            method=None if http is None else http.method,
+            path=None if http is None else http.path,
+            params=params,
+            returns=returns.name,
+            many=returns.many,
+            at=at,
+            paged=paged,
+            span=self._span(meta),
+        )
+
+    def http(self, meta: Meta, children: list[Any]) -> _Http:
+        method, path = children
+        return _Http(method, _unquote(path))
+
+    def method(self, meta: Meta, children: list[Token]) -> str:
+        return str(children[0])
+
+    def param_decl(self, meta: Meta, children: list[Any]) -> n.ParamDecl:
+        name, texpr = children
+        return n.ParamDecl(name=str(name), type=texpr, span=self._span(meta))
+
+    def returns_many(self, meta: Meta, children: list[Token]) -> _Returns:
+        return _Returns(str(children[0]), True)
+
+    def returns_one(self, meta: Meta, children: list[Token]) -> _Returns:
+        return _Returns(str(children[0]), False)
+
+    def at_path(self, meta: Meta, children: list[Token]) -> str:
+        return _unquote(children[0])
+
+    def paged(self, meta: Meta, children: list[Any]) -> tuple[n.PagedOpt, ...]:
+        return tuple(children)
+
+    def paged_opt(self, meta: Meta, children: list[Any]) -> n.PagedOpt:
+        key, name, limit = children
+        lim = None if limit is None else _number(str(limit))
+        if lim is not None and not isinstance(lim, int):
+            self.diags.add(diag("E102", "a page-size limit is a whole number",
+                                self._tok_span(limit), "not a whole number"))
+            lim = int(lim)
+        return n.PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span(meta))
+
+    # ------------------------------------------------------------ trajectories
+    def trajectory(self, meta: Meta, children: list[Any]) -> n.Trajectory:
+        name, query, *body = children
+        return n.Trajectory(
+            name=str(name), query=_unquote(query), body=tuple(body), span=self._span(meta)
+        )
+
+    def binding(self, meta: Meta, children: list[Any]) -> n.Binding:
+        name, node = children
+        return n.Binding(name=str(name), node=node, span=self._span(meta))
+
+    def call(self, meta: Meta, children: list[Any]) -> n.Call:
+        (platform, tool), *rest = children
+        pages = rest.pop()
+        return n.Call(
+            platform=platform, tool=tool, args=tuple(_items(rest)), pages=pages,
+            span=self._span(meta),
+        )
+
+    def tool_ref(self, meta: Meta, children: list[Token]) -> tuple[str, str]:
+        return str(children[0]), str(children[1])
+
+    def arg(self, meta: Meta, children: list[Any]) -> n.Arg:
+        name, value = children
+        return n.Arg(name=str(name), value=value, span=self._span(meta))
+
+    def shared(self, meta: Meta, children: list[Any]) -> n.Arg:
+        return self.arg(meta, children)
+
+    def seq_arg(self, meta: Meta, children: list[Any]) -> n.SeqArg:
+        return n.SeqArg(ref=children[0], span=self._span(meta))
+
+    def fan_arg(self, meta: Meta, children: list[Any]) -> n.FanArg:
+        bound, ref = children
+        return n.FanArg(ref=ref, bound=bound, span=self._span(meta))
+
+    def fan_bound(self, meta: Meta, children: list[Token]) -> int:
+        (tok,) = children
+        value = _number(str(tok))
+        if not isinstance(value, int):
+            self.diags.add(diag("E009", "a fan bound is a whole number", self._tok_span(tok),
+                                "not a whole number", hints=["write `fan(3) x.f`"]))
+            return int(value)
+        return value
+
+    def shared_arg(self, meta: Meta, children: list[Token]) -> n.SharedArg:
+        return n.SharedArg(name=str(children[0]), span=self._span(meta))
+
+    def pages_all(self, meta: Meta, children: list[Any]) -> str:
+        return "all"
+
+    def pages_n(self, meta: Meta, children: list[Token]) -> int:
+        (tok,) = children
+        value = _number(str(tok))
+        if not isinstance(value, int):
+            self.diags.add(diag("E007", "`pages` takes `all` or a whole number",
+                                self._tok_span(tok), "not a whole number"))
+            return int(value)
+        return value
+
+    def ref(self, meta: Meta, children: list[Token]) -> n.Ref:
+        return n.Ref(parts=tuple(str(c) for c in children), span=self._span(meta))
+
+    def rel_ref(self, meta: Meta, children: list[Any]) -> tuple[str, ...]:
+        return tuple(str(c) for c in _items(children))
+
+    def drv(self, meta: Meta, children: list[Any]) -> n.Drv:
+        source, *steps = children
+        return n.Drv(source=source, steps=tuple(steps), span=self._span(meta))
+
+    def red_max(self, meta: Meta, children: list[Token]) -> n.Reducer:
+        return n.Reducer(op="max", field=str(children[0]), span=self._span(meta))
+
+    def red_min(self, meta: Meta, children: list[Token]) -> n.Reducer:
+        return n.Reducer(op="min", field=str(children[0]), span=self._span(meta))
+
+    def red_most_frequent(self, meta: Meta, children: list[Token]) -> n.Reducer:
+        return n.Reducer(op="most_frequent", field=str(children[0]), span=self._span(meta))
+
+    def red_where(self, meta: Meta, children: list[Any]) -> n.Reducer:
+        fld, op, pivot = children
+        return n.Reducer(
+            op=n.SURFACE_REDUCER[op],  # type: ignore[arg-type]
+            field=str(fld), pivot=pivot, span=self._span(meta),
+        )
+
+    def where_op(self, meta: Meta, children: list[Token]) -> str:
+        return str(children[0])
+
+    def parallel(self, meta: Meta, children: list[Any]) -> n.Parallel:
+        shared = tuple(c for c in children if isinstance(c, n.Arg))
+        branches = tuple(c for c in children if isinstance(c, n.Branch))
+        return n.Parallel(shared=shared, branches=branches, span=self._span(meta))
+
+    def branch(self, meta: Meta, children: list[Any]) -> n.Branch:
+        name, call = children
+        return n.Branch(name=str(name), call=call, span=self._span(meta))
+
+    def compare(self, meta: Meta, children: list[Any]) -> n.Compare:
+        call, param, values = children
+        return n.Compare(call=call, param=str(param), values=values, span=self._span(meta))
+
+    def if_stmt(self, meta: Meta, children: list[Any]) -> n.IfStmt:
+        cond, then, orelse = children
+        if isinstance(orelse, n.IfStmt):
+            orelse_block: tuple[Any, ...] | None = (orelse,)
+        elif isinstance(orelse, _Block):
+            orelse_block = orelse.stmts
+        else:
+            orelse_block = None
+        node = n.IfStmt(cond=cond, then=then.stmts, orelse=orelse_block, span=self._span(meta))
+        # remember block spans for comment attachment (not part of the AST)
+        self.block_spans[id(node)] = (then.span, orelse.span if isinstance(orelse, _Block) else None)
+        return node
+
+    def block(self, meta: Meta, children: list[Any]) -> _Block:
+        return _Block(tuple(children), self._span(meta))
+
+    def answer_stmt(self, meta: Meta, children: list[Any]) -> n.AnswerStmt:
+        (value,) = children
+        if isinstance(value, list):
+            return n.AnswerStmt(fields=tuple(value), span=self._span(meta))
+        return n.AnswerStmt(expr=value, span=self._span(meta))
+
+    def answer_block(self, meta: Meta, children: list[Any]) -> list[n.AnswerField]:
+        return _items(children)
+
+    def answer_field(self, meta: Meta, children: list[Any]) -> n.AnswerField:
+        name, expr = children
+        return n.AnswerField(name=str(name), expr=expr, span=self._span(meta))
+
+    def say_stmt(self, meta: Meta, children: list[Token]) -> n.SayStmt:
+        return n.SayStmt(template=_unquote(children[0]), span=self._span(meta))
+
+    # ------------------------------------------------------------ predicates and expressions
+    def pred_or(self, meta: Meta, children: list[Any]) -> n.Pred:
+        if len(children) == 1:
+            return children[0]  # type: ignore[no-any-return]
+        return n.PredOr(operands=tuple(children), span=self._span(meta))
+
+    def pred_and(self, meta: Meta, children: list[Any]) -> n.Pred:
+        if len(children) == 1:
+            return children[0]  # type: ignore[no-any-return]
+        return n.PredAnd(operands=tuple(children), span=self._span(meta))
+
+    def pred_not(self, meta: Meta, children: list[Any]) -> n.PredNot:
+        return n.PredNot(operand=children[0], span=self._span(meta))
+
+    def pred_cmp(self, meta: Meta, children: list[Any]) -> n.PredCmp:
+        left, op, right = children
+        return n.PredCmp(op=op, left=left, right=right, span=self._span(meta))
+
+    def cmp_op(self, meta: Meta, children: list[Token]) -> str:
+        return str(children[0])
+
+    def pred_exists(self, meta: Meta, children: list[Token]) -> n.PredExists:
+        return n.PredExists(name=str(children[0]), span=self._span(meta))
+
+    def binop(self, meta: Meta, children: list[Any]) -> n.BinOp:
+        left, op, right = children
+        return n.BinOp(op=op, left=left, right=right, span=self._span(meta))
+
+    def add_op(self, meta: Meta, children: list[Token]) -> str:
+        return str(children[0])
+
+    def mul_op(self, meta: Meta, children: list[Token]) -> str:
+        return str(children[0])
+
+    def neg(self, meta: Meta, children: list[Any]) -> n.Expr:
+        (operand,) = children
+        if isinstance(operand, n.NumberLit):
+            return n.NumberLit(value=-operand.value, span=self._span(meta))
+        return n.Neg(operand=operand, span=self._span(meta))
+
+    def name_expr(self, meta: Meta, children: list[Token]) -> n.NameExpr:
+        return n.NameExpr(name=str(children[0]), span=self._span(meta))
+
+    def func_call(self, meta: Meta, children: list[Any]) -> n.FuncCall:
+        name, *args = children
+        return n.FuncCall(name=str(name), args=tuple(args), span=self._span(meta))
+
+    # ------------------------------------------------------------ literals
+    def string_lit(self, meta: Meta, children: list[Token]) -> n.StringLit:
+        return n.StringLit(value=_unquote(children[0]), span=self._span(meta))
+
+    def number_lit(self, meta: Meta, children: list[Token]) -> n.NumberLit:
+        return n.NumberLit(value=_number(str(children[0])), span=self._span(meta))
+
+    def neg_number_lit(self, meta: Meta, children: list[Token]) -> n.NumberLit:
+        return n.NumberLit(value=-_number(str(children[0])), span=self._span(meta))
+
+    def date_lit(self, meta: Meta, children: list[Token]) -> n.DateLit:
+        (tok,) = children
+        try:
+            value = dt.date.fromisoformat(str(tok))
+        except ValueError:
+            self.diags.add(diag("E010", f"`{tok}` is not a calendar date", self._tok_span(tok),
+                                "no such day", hints=["dates are written YYYY-MM-DD"]))
+            value = dt.date(1970, 1, 1)
+        return n.DateLit(value=value, span=self._span(meta))
+
+    def true_lit(self, meta: Meta, children: list[Any]) -> n.BoolLit:
+        return n.BoolLit(value=True, span=self._span(meta))
+
+    def false_lit(self, meta: Meta, children: list[Any]) -> n.BoolLit:
+        return n.BoolLit(value=False, span=self._span(meta))
+
+    def list_lit(self, meta: Meta, children: list[Any]) -> n.ListLit:
+        return n.ListLit(items=tuple(_items(children)), span=self._span(meta))
+
+    block_spans: dict[int, tuple[Span, Span | None]]
+
+
+# ---------------------------------------------------------------- comments
+
+
+class _Comments:
+    """Assigns comment tokens to statement-level nodes (see module docstring)."""
+
+    def __init__(self, tokens: list[Token], block_spans: dict[int, tuple[Span, Span | None]]):
+        self.toks = sorted(tokens, key=lambda t: t.start_pos or 0)
+        self.used = [False] * len(self.toks)
+        self.block_spans = block_spans
+
+    def _take(self, start: int, end: int) -> list[Token]:
+        out = []
+        for i, t in enumerate(self.toks):
+            pos = t.start_pos or 0
+            if not self.used[i] and start <= pos < end:
+                self.used[i] = True
+                out.append(t)
+        return out
+
+    def attach_module(self, mod: n.Module) -> n.Module:
+        items, end = self._container(mod.items, 0, mod.span.end)
+        return dataclasses.replace(mod, items=tuple(items), end_comments=end)
+
+    def _container(
+        self, children: Sequence[Any], start: int, end: int
+    ) -> tuple[list[Any], tuple[str, ...]]:
+        done = [self._node(c) for c in children]  # inner comments first
+        out: list[Any] = []
+        cursor = start
+        for child in done:
+            leading: list[str] = []
+            for tok in self._take(cursor, child.span.start):
+                if out and tok.line == out[-1].span.end_line and out[-1].trailing is None:
+                    out[-1] = dataclasses.replace(out[-1], trailing=str(tok).rstrip())
+                else:
+                    leading.append(str(tok).rstrip())
+            child = dataclasses.replace(child, comments=(*leading, *child.comments))
+            out.append(child)
+            cursor = child.span.end
+        tail: list[str] = []
+        for tok in self._take(cursor, end):
+            if out and tok.line == out[-1].span.end_line and out[-1].trailing is None:
+                out[-1] = dataclasses.replace(out[-1], trailing=str(tok).rstrip())
+            else:
+                tail.append(str(tok).rstrip())
+        return out, tuple(tail)
+
+    def _node(self, node: Any) -> Any:
+        """Attach comments inside ``node`` (containers recurse; the rest is hoisted)."""
+        span = node.span
+        if isinstance(node, n.Trajectory):
+            body, end = self._container(node.body, span.start, span.end)
+            node = dataclasses.replace(node, body=tuple(body), end_comments=end)
+        elif isinstance(node, n.PlatformDecl):
+            items, end = self._container(node.items, span.start, span.end)
+            node = dataclasses.replace(node, items=tuple(items), end_comments=end)
+        elif isinstance(node, n.RecordDecl):
+            fields, end = self._container(node.fields, span.start, span.end)
+            node = dataclasses.replace(node, fields=tuple(fields), end_comments=end)
+        elif isinstance(node, n.IfStmt):
+            then_span, else_span = self.block_spans.get(id(node), (span, None))
+            then, then_end = self._container(node.then, then_span.start, then_span.end)
+            orelse: tuple[Any, ...] | None = node.orelse
+            else_end: tuple[str, ...] = ()
+            if node.orelse is not None:
+                if else_span is None:  # `else if`: the nested if is its own statement
+                    orelse = (self._node(node.orelse[0]),)
+                else:
+                    lst, else_end = self._container(node.orelse, else_span.start, else_span.end)
+                    orelse = tuple(lst)
+            node = dataclasses.replace(
+                node, then=tuple(then), orelse=orelse, then_end_comments=then_end,
+                else_end_comments=else_end,
+            )
+        elif isinstance(node, n.Binding) and isinstance(node.node, n.Parallel):
+            par = node.node
+            branches, end = self._container(par.branches, par.span.start, par.span.end)
+            node = dataclasses.replace(
+                node, node=dataclasses.replace(par, branches=tuple(branches), end_comments=end)
+            )
+        hoisted = tuple(str(t).rstrip() for t in self._take(span.start, span.end))
+        if hoisted:
+            node = dataclasses.replace(node, comments=(*node.comments, *hoisted))
+        return node
+
+
+# ---------------------------------------------------------------- public
+
+
+def build(parsed: ParseResult) -> n.Module:
+    """Turn a parse result into an AST; raise CompileError with ``E0xx`` diagnostics."""
+    diags = Diagnostics()
+    t = _ToAst(parsed.source, diags)
+    t.block_spans = {}
+    try:
+        module = t.transform(parsed.tree)
+    except RecursionError:
+        raise CompileError(
+            "build",
+            [diag("E011", "expression nested too deeply", parsed.source.span(0, 0),
+                  hints=["split the expression into several bindings"])],
+        ) from None
+    module = _Comments(parsed.comments, t.block_spans).attach_module(module)
+    diags.raise_if_errors("build")
+    return module
+
+
+def parse_module(source: Source | str, name: str = "<string>") -> n.Module:
+    """``parse`` then ``build``: text → AST."""
+    return build(parse(source, name))
+
+
+def syntax_diagnostics(source: Source | str, name: str = "<string>") -> list[Diagnostic]:
+    """The syntax diagnostics of a text (empty when it parses and builds)."""
+    try:
+        parse_module(source, name)
+    except CompileError as err:
+        return err.diagnostics
+    return []
+
+
+__all__ = ["Tree", "build", "parse_module", "syntax_diagnostics"]
