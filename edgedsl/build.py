@@ -414,6 +414,19 @@ class _ToAst(Transformer[Token, n.Module]):
     def list_lit(self, meta: Meta, children: list[Any]) -> n.ListLit:
         return n.ListLit(items=tuple(_items(children)), span=self._span(meta))
 
+    def dict_lit(self, meta: Meta, children: list[Any]) -> n.DictLit:
+        entries = tuple(_items(children))
+        keys = [k for k, _ in entries]
+        if len(set(keys)) != len(keys):
+            dup = next(k for k in keys if keys.count(k) > 1)
+            self.diags.add(diag("E012", f"key `{dup}` appears twice in an object literal",
+                                self._span(meta), "duplicate key"))
+        return n.DictLit(entries=entries, span=self._span(meta))
+
+    def dict_entry(self, meta: Meta, children: list[Any]) -> tuple[str, Any]:
+        key, value = children
+        return (_unquote(key), value)
+
     block_spans: dict[int, tuple[Span, Span | None]]
 
 

@@ -68,7 +68,15 @@ class ListLit:
     span: Span = _span()
 
 
-Literal_: TypeAlias = StringLit | NumberLit | DateLit | BoolLit | ListLit
+@_node
+class DictLit:
+    """A JSON-object literal, ``{"a": 1, "b": [2, 3]}``; keys are strings, in written order."""
+
+    entries: tuple[tuple[str, Literal_], ...]
+    span: Span = _span()
+
+
+Literal_: TypeAlias = StringLit | NumberLit | DateLit | BoolLit | ListLit | DictLit
 
 # ---------------------------------------------------------------- types (catalog syntax)
 
@@ -302,7 +310,9 @@ class FuncCall:
     span: Span = _span()
 
 
-Expr: TypeAlias = StringLit | NumberLit | DateLit | BoolLit | ListLit | Ref | NameExpr | BinOp | Neg | FuncCall
+Expr: TypeAlias = (
+    StringLit | NumberLit | DateLit | BoolLit | ListLit | DictLit | Ref | NameExpr | BinOp | Neg | FuncCall
+)
 
 # ---------------------------------------------------------------- predicates
 
@@ -379,7 +389,9 @@ class SharedArg:
     span: Span = _span()
 
 
-ArgValue: TypeAlias = StringLit | NumberLit | DateLit | BoolLit | ListLit | SeqArg | FanArg | SharedArg
+ArgValue: TypeAlias = (
+    StringLit | NumberLit | DateLit | BoolLit | ListLit | DictLit | SeqArg | FanArg | SharedArg
+)
 
 
 @_node

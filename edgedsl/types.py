@@ -1,7 +1,8 @@
 """Semantic types shared by the catalog, the checker, the reducers and the runtime.
 
 A *field type* is what a record field or a tool parameter holds. Scalars are ``str``,
-``int``, ``float``, ``num`` (int or float), ``date`` and ``bool``; an ``enum[...]`` is a
+``int``, ``float``, ``num`` (int or float), ``date``, ``bool`` and ``json`` (any JSON value,
+opaque to reducers and compared as its canonical JSON text); an ``enum[...]`` is a
 closed set of strings; a code type (``type CorpCode = code /^[0-9]{8}$/``) is a *nominal*
 string type: two code types are equal only when they have the same qualified name.
 A list type wraps any of these.
@@ -16,14 +17,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-ScalarKind = Literal["str", "int", "float", "num", "date", "bool"]
-SCALAR_KINDS: tuple[str, ...] = ("str", "int", "float", "num", "date", "bool")
+ScalarKind = Literal["str", "int", "float", "num", "date", "bool", "json"]
+SCALAR_KINDS: tuple[str, ...] = ("str", "int", "float", "num", "date", "bool", "json")
 NUMERIC_KINDS: frozenset[str] = frozenset({"int", "float", "num"})
 
 
 @dataclass(frozen=True, slots=True)
 class ScalarType:
-    """A built-in scalar: ``str``, ``int``, ``float``, ``num``, ``date`` or ``bool``."""
+    """A built-in scalar: ``str``, ``int``, ``float``, ``num``, ``date``, ``bool`` or ``json``."""
 
     kind: ScalarKind
 
@@ -79,6 +80,7 @@ FLOAT = ScalarType("float")
 NUM = ScalarType("num")
 DATE = ScalarType("date")
 BOOL = ScalarType("bool")
+JSON = ScalarType("json")
 
 
 def is_numeric(t: FieldType) -> bool:
@@ -138,3 +140,28 @@ class RecordType:
     def field_types(self) -> dict[str, FieldType]:
         """Field name → type, in declaration order."""
         return {f.name: f.type for f in self.fields}
+
+
+def type_to_json(t: FieldType) -> object:
+    """A JSON form of a field type (plans and store keys carry types in this form)."""
+    if isinstance(t, ScalarType):
+        return t.kind
+    if isinstance(t, EnumType):
+        return {"enum": list(t.members)}
+    if isinstance(t, CodeType):
+        return {"code": t.name, "pattern": t.pattern, "doc": t.doc}
+    return {"list": type_to_json(t.item)}
+
+
+def type_from_json(data: object) -> FieldType:
+    """Inverse of :func:`type_to_json`; raises ValueError on anything else."""
+    if isinstance(data, str) and data in SCALAR_KINDS:
+        return ScalarType(data)  # type: ignore[arg-type]
+    if isinstance(data, dict):
+        if "enum" in data and isinstance(data["enum"], list):
+            return EnumType(tuple(str(m) for m in data["enum"]))
+        if "code" in data:
+            return CodeType(str(data["code"]), str(data["pattern"]), str(data.get("doc", "")))
+        if "list" in data:
+            return ListType(type_from_json(data["list"]))
+    raise ValueError(f"not a field type: {data!r}")

@@ -363,7 +363,7 @@ def shorten_list(lst: list[int]) -> Record:
 
 def validate_alpha_underscore_string(s: str | None) -> Record:
     """True if the string consists only of ASCII letters and underscores (non-empty)."""
-    return {"output_0": bool(s) and re.fullmatch(r"[A-Za-z_]+", s) is not None}
+    return {"output_0": s is not None and re.fullmatch(r"[A-Za-z_]+", s) is not None}
 
 
 def escape_special_characters(string: str) -> Record:
