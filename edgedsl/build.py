@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import orjson
 from lark import Token, Transformer, Tree, v_args
+from lark.exceptions import VisitError
 from lark.tree import Meta
 
 from . import nodes as n
@@ -77,6 +79,28 @@ class _ToAst(Transformer[Token, n.Module]):
         start = tok.start_pos or 0
         return self.src.span(start, tok.end_pos if tok.end_pos is not None else start)
 
+    def _unquote(self, tok: Token) -> str:
+        """The text of a STRING token; E013 (and an empty string) for a lone surrogate escape."""
+        try:
+            return _unquote(tok)
+        except orjson.JSONDecodeError:
+            self.diags.add(diag("E013", "invalid escape in string", self._tok_span(tok),
+                                "not a Unicode character",
+                                hints=["a `\\uD800`–`\\uDFFF` escape must form a surrogate pair"]))
+            return ""
+
+    def _number(self, tok: Token) -> int | float:
+        """The value of a NUMBER token; E014 (and 0) when it is too large to represent."""
+        try:
+            value = _number(str(tok))
+        except ValueError:
+            value = math.inf
+        if isinstance(value, float) and not math.isfinite(value):
+            self.diags.add(diag("E014", "number too large", self._tok_span(tok), "out of range",
+                                hints=["a number must fit a 64-bit float (at most 4300 digits)"]))
+            return 0
+        return value
+
     # ------------------------------------------------------------ module and catalogs
     def start(self, meta: Meta, children: list[Any]) -> n.Module:
         return n.Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
@@ -97,7 +121,7 @@ class _ToAst(Transformer[Token, n.Module]):
                      "this pattern", hints=["code patterns use Python regular expression syntax"])
             )
         return n.TypeDecl(
-            name=str(name), pattern=pattern, doc=None if doc is None else _unquote(doc),
+            name=str(name), pattern=pattern, doc=None if doc is None else self._unquote(doc),
             span=self._span(meta),
         )
 
@@ -124,7 +148,7 @@ class _ToAst(Transformer[Token, n.Module]):
 
     def enum_member(self, meta: Meta, children: list[Token]) -> str:
         (tok,) = children
-        return _unquote(tok) if tok.type == "STRING" else str(tok)
+        return self._unquote(tok) if tok.type == "STRING" else str(tok)
 
     def list_type(self, meta: Meta, children: list[Any]) -> n.ListTypeExpr:
         (item,) = children
@@ -133,12 +157,12 @@ class _ToAst(Transformer[Token, n.Module]):
     def platform_decl(self, meta: Meta, children: list[Any]) -> n.PlatformDecl:
         name, doc, *items = children
         return n.PlatformDecl(
-            name=str(name), doc=None if doc is None else _unquote(doc), items=tuple(items),
+            name=str(name), doc=None if doc is None else self._unquote(doc), items=tuple(items),
             span=self._span(meta),
         )
 
     def base_decl(self, meta: Meta, children: list[Token]) -> n.BaseDecl:
-        return n.BaseDecl(url=_unquote(children[0]), span=self._span(meta))
+        return n.BaseDecl(url=self._unquote(children[0]), span=self._span(meta))
 
     def envelope_decl(self, meta: Meta, children: list[Token]) -> n.EnvelopeDecl:
         return n.EnvelopeDecl(name=str(children[0]), span=self._span(meta))
@@ -148,7 +172,7 @@ class _ToAst(Transformer[Token, n.Module]):
 
     def quota_decl(self, meta: Meta, children: list[Token]) -> n.QuotaDecl:
         amount, per = children
-        value = _number(str(amount))
+        value = self._number(amount)
         if not isinstance(value, int):
             self.diags.add(diag("E102", "a quota is a whole number of calls",
                                 self._tok_span(amount), "not a whole number"))
@@ -161,7 +185,7 @@ class _ToAst(Transformer[Token, n.Module]):
         returns, at, paged = rest[-3:]
         return n.ToolDecl(
             name=str(name),
-            doc=None if doc is None else _unquote(doc),
+            doc=None if doc is None else self._unquote(doc),
             method=None if http is None else http.method,
             path=None if http is None else http.path,
             params=params,
@@ -174,7 +198,7 @@ class _ToAst(Transformer[Token, n.Module]):
 
     def http(self, meta: Meta, children: list[Any]) -> _Http:
         method, path = children
-        return _Http(method, _unquote(path))
+        return _Http(method, self._unquote(path))
 
     def method(self, meta: Meta, children: list[Token]) -> str:
         return str(children[0])
@@ -190,14 +214,14 @@ class _ToAst(Transformer[Token, n.Module]):
         return _Returns(str(children[0]), False)
 
     def at_path(self, meta: Meta, children: list[Token]) -> str:
-        return _unquote(children[0])
+        return self._unquote(children[0])
 
     def paged(self, meta: Meta, children: list[Any]) -> tuple[n.PagedOpt, ...]:
         return tuple(children)
 
     def paged_opt(self, meta: Meta, children: list[Any]) -> n.PagedOpt:
         key, name, limit = children
-        lim = None if limit is None else _number(str(limit))
+        lim = None if limit is None else self._number(limit)
         if lim is not None and not isinstance(lim, int):
             self.diags.add(diag("E102", "a page-size limit is a whole number",
                                 self._tok_span(limit), "not a whole number"))
@@ -208,7 +232,7 @@ class _ToAst(Transformer[Token, n.Module]):
     def trajectory(self, meta: Meta, children: list[Any]) -> n.Trajectory:
         name, query, *body = children
         return n.Trajectory(
-            name=str(name), query=_unquote(query), body=tuple(body), span=self._span(meta)
+            name=str(name), query=self._unquote(query), body=tuple(body), span=self._span(meta)
         )
 
     def binding(self, meta: Meta, children: list[Any]) -> n.Binding:
@@ -242,7 +266,7 @@ class _ToAst(Transformer[Token, n.Module]):
 
     def fan_bound(self, meta: Meta, children: list[Token]) -> int:
         (tok,) = children
-        value = _number(str(tok))
+        value = self._number(tok)
         if not isinstance(value, int):
             self.diags.add(diag("E009", "a fan bound is a whole number", self._tok_span(tok),
                                 "not a whole number", hints=["write `fan(3) x.f`"]))
@@ -257,7 +281,7 @@ class _ToAst(Transformer[Token, n.Module]):
 
     def pages_n(self, meta: Meta, children: list[Token]) -> int:
         (tok,) = children
-        value = _number(str(tok))
+        value = self._number(tok)
         if not isinstance(value, int):
             self.diags.add(diag("E007", "`pages` takes `all` or a whole number",
                                 self._tok_span(tok), "not a whole number"))
@@ -316,7 +340,8 @@ class _ToAst(Transformer[Token, n.Module]):
             orelse_block = None
         node = n.IfStmt(cond=cond, then=then.stmts, orelse=orelse_block, span=self._span(meta))
         # remember block spans for comment attachment (not part of the AST)
-        self.block_spans[id(node)] = (then.span, orelse.span if isinstance(orelse, _Block) else None)
+        else_span = orelse.span if isinstance(orelse, _Block) else None
+        self.block_spans[id(node)] = (then.span, else_span)
         return node
 
     def block(self, meta: Meta, children: list[Any]) -> _Block:
@@ -336,7 +361,7 @@ class _ToAst(Transformer[Token, n.Module]):
         return n.AnswerField(name=str(name), expr=expr, span=self._span(meta))
 
     def say_stmt(self, meta: Meta, children: list[Token]) -> n.SayStmt:
-        return n.SayStmt(template=_unquote(children[0]), span=self._span(meta))
+        return n.SayStmt(template=self._unquote(children[0]), span=self._span(meta))
 
     # ------------------------------------------------------------ predicates and expressions
     def pred_or(self, meta: Meta, children: list[Any]) -> n.Pred:
@@ -387,13 +412,13 @@ class _ToAst(Transformer[Token, n.Module]):
 
     # ------------------------------------------------------------ literals
     def string_lit(self, meta: Meta, children: list[Token]) -> n.StringLit:
-        return n.StringLit(value=_unquote(children[0]), span=self._span(meta))
+        return n.StringLit(value=self._unquote(children[0]), span=self._span(meta))
 
     def number_lit(self, meta: Meta, children: list[Token]) -> n.NumberLit:
-        return n.NumberLit(value=_number(str(children[0])), span=self._span(meta))
+        return n.NumberLit(value=self._number(children[0]), span=self._span(meta))
 
     def neg_number_lit(self, meta: Meta, children: list[Token]) -> n.NumberLit:
-        return n.NumberLit(value=-_number(str(children[0])), span=self._span(meta))
+        return n.NumberLit(value=-self._number(children[0]), span=self._span(meta))
 
     def date_lit(self, meta: Meta, children: list[Token]) -> n.DateLit:
         (tok,) = children
@@ -425,7 +450,7 @@ class _ToAst(Transformer[Token, n.Module]):
 
     def dict_entry(self, meta: Meta, children: list[Any]) -> tuple[str, Any]:
         key, value = children
-        return (_unquote(key), value)
+        return (self._unquote(key), value)
 
     block_spans: dict[int, tuple[Span, Span | None]]
 
@@ -526,7 +551,12 @@ def build(parsed: ParseResult) -> n.Module:
     t = _ToAst(parsed.source, diags)
     t.block_spans = {}
     try:
-        module = t.transform(parsed.tree)
+        try:
+            module = t.transform(parsed.tree)
+        except VisitError as err:  # lark wraps what a callback raises
+            if isinstance(err.orig_exc, RecursionError):
+                raise err.orig_exc from None
+            raise
     except RecursionError:
         raise CompileError(
             "build",

@@ -1,0 +1,136 @@
+"""Compile throughput: parse + check + plan of 10–20-line trajectories, on one core.
+
+Measures, in the same process:
+  * ours: ``edgedsl.compile`` (parse + build + check + plan) per trajectory file;
+  * baseline: the parse stage alone (lark LALR over the same text), to show what checking and
+    planning add on top of parsing;
+and prints trajectories per second for a 2,000-trajectory corpus, the ratio to the baseline and
+the ratio to the target (≥ 1,000 per second). Never asserts on time.
+
+    python benchmarks/bench_compile.py [--n 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from edgedsl.api import compile as compile_source  # noqa: E402
+from edgedsl.parser import parse  # noqa: E402
+from edgedsl.source import Source  # noqa: E402
+
+CATALOG = """\
+platform fin "mini finance" {
+  type CorpCode = code /^[0-9]{8}$/ "DART 고유번호"
+  type StockCode = code /^[0-9]{6}$/ "KRX code"
+
+  record Corp {
+    corp_code: CorpCode
+    corp_name: str
+    stock_code: StockCode?
+  }
+
+  record Filing {
+    corp_code: CorpCode
+    report_nm: str
+    rcept_dt: date
+    pblntf_ty: enum[A, B, C]?
+  }
+
+  record Price {
+    srtnCd: StockCode
+    basDt: date
+    clpr: int
+    fltRt: float
+    mrktCtg: enum[KOSPI, KOSDAQ, KONEX]
+  }
+
+  tool corp "회사 검색" (corp_name: str) -> [Corp]
+  tool filings "공시" (corp_code: CorpCode, bgn_de: date?) -> [Filing] paged(page: page_no, size: page_count <= 100, total: total_count)
+  tool price "시세" (srtnCd: StockCode?, basDt: date?) -> [Price]
+}
+"""
+
+NAMES = ["삼성전자", "SK하이닉스", "LG화학", "현대차", "NAVER", "카카오"]
+
+
+def trajectory(i: int, rng: random.Random) -> str:
+    """One 10–20-line trajectory over the mini catalog, varied by ``rng``."""
+    reducer = rng.choice(
+        ["max rcept_dt", "min rcept_dt", "most_frequent report_nm", "where rcept_dt after 2024-06-01"]
+    )
+    extra = rng.randint(0, 2)
+    lines = [
+        f'trajectory t{i} "{rng.choice(NAMES)}의 최근 공시와 종가는?" {{',
+        f'  corp = fin.corp(corp_name: "{rng.choice(NAMES)}")',
+        "  filings = fin.filings(corp_code: seq corp.corp_code, bgn_de: 2024-01-01) pages all",
+        f"  latest = drv filings | {reducer} | max rcept_dt",
+        "  price = fin.price(srtnCd: seq corp.stock_code, basDt: seq latest.rcept_dt)",
+    ]
+    for k in range(extra):
+        lines.append(f"  p{k} = fin.price(basDt: 2024-12-{10 + k:02d})")
+        lines.append(f"  top{k} = drv p{k} | where mrktCtg == \"KOSPI\" | max fltRt")
+    lines += [
+        "  answer {",
+        "    report: latest.report_nm,",
+        "    close: price.clpr,",
+        *[f"    top{k}: top{k}.srtnCd," for k in range(extra)],
+        "    change: round(price.fltRt * 100, 2),",
+        "  }",
+        "}",
+    ]
+    return "use fin\n\n" + "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=2000, help="corpus size (default 2000)")
+    args = ap.parse_args()
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        (d / "fin.edge").write_text(CATALOG, encoding="utf-8")
+        sources = []
+        for i in range(args.n):
+            path = d / f"t{i}.edge"
+            path.write_text(trajectory(i, rng), encoding="utf-8")
+            sources.append(Source.from_path(path))
+        lines = [s.line_count for s in sources]
+        compile_source(sources[0])  # warm the parser and the catalog cache
+
+        t0 = time.perf_counter()
+        for s in sources:
+            parse(s)
+        base = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        for s in sources:
+            compile_source(s)
+        ours = time.perf_counter() - t0
+
+        # per-trajectory distribution on a small sample
+        sample = []
+        for s in sources[:200]:
+            t = time.perf_counter()
+            compile_source(s)
+            sample.append(time.perf_counter() - t)
+
+    n = args.n
+    print(f"corpus: {n} trajectories, {min(lines)}–{max(lines)} lines each")
+    print(f"baseline (parse only):        {n / base:10.0f} per second")
+    print(f"ours (parse + check + plan):  {n / ours:10.0f} per second")
+    print(f"median compile of one file:   {statistics.median(sample) * 1e3:10.3f} ms")
+    print(f"ratio ours / parse-only:      {base / ours:10.2f}")
+    print(f"ratio ours / target (1000/s): {n / ours / 1000:10.2f}")
+
+
+if __name__ == "__main__":
+    main()

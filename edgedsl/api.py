@@ -1,0 +1,86 @@
+"""The staged public API: parse → check → compile (plan) → run, and format.
+
+Each stage is one function over named intermediate forms (AST ``Module``, ``ProgramIR``,
+``Plan``, ``RunResult``); the CLI commands mirror them one to one. Heavy modules (DuckDB, the
+runtime) are imported only by the stages that need them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .build import parse_module
+from .nodes import Module
+from .source import Source
+
+if TYPE_CHECKING:
+    from .check import CheckResult
+    from .plan import Plan
+    from .runtime.executor import RunResult
+
+
+def read_source(path: str | Path) -> Source:
+    """Read a UTF-8 ``.edge`` file into a Source named after its path."""
+    return Source.from_path(path)
+
+
+def _as_source(src: Source | str | Path, name: str = "<string>") -> Source:
+    if isinstance(src, Source):
+        return src
+    if isinstance(src, Path):
+        return read_source(src)
+    return Source(name, src)
+
+
+def parse(src: Source | str | Path, name: str = "<string>") -> Module:
+    """Stages `parse` + `build`: text → AST. Raises CompileError with ``E0xx`` diagnostics."""
+    return parse_module(_as_source(src, name))
+
+
+def format(module: Module) -> str:  # noqa: A001 - the stage is called format
+    """Stage `format`: AST → canonical text."""
+    from .printer import format_module
+
+    return format_module(module)
+
+
+def check(
+    src: Source | str | Path,
+    name: str = "<string>",
+    *,
+    search_paths: Sequence[Path] = (),
+    phi: int = 5,
+) -> CheckResult:
+    """Stages up to `check`: text → IR, with every warning. Raises CompileError on errors."""
+    from .check import check as _check
+
+    source = _as_source(src, name)
+    return _check(parse_module(source), source, search_paths=search_paths, phi=phi)
+
+
+def compile(  # noqa: A001 - the stage is called compile
+    src: Source | str | Path,
+    name: str = "<string>",
+    *,
+    search_paths: Sequence[Path] = (),
+    phi: int = 5,
+) -> Plan:
+    """Stages up to `plan`: text → Plan (parse + check + plan)."""
+    from .plan import compile_program
+
+    return compile_program(check(src, name, search_paths=search_paths, phi=phi).program)
+
+
+def run(
+    plan: Plan,
+    backend: object,
+    *,
+    trajectory: str | None = None,
+    phi: int = 5,
+) -> list[RunResult]:
+    """Stage `run`: Plan + backend → one RunResult (answer, trace, diagnostics) per trajectory."""
+    from .runtime.executor import run_plan_sync
+
+    return run_plan_sync(plan, backend, trajectory=trajectory, phi=phi)

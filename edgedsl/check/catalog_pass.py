@@ -1,0 +1,307 @@
+"""Pass `catalog`: the catalog declarations of every loaded module → :class:`Catalog`.
+
+Names are qualified: a code type or record declared at the top level of module ``codes`` is
+``codes.StockCode``; inside ``platform dart`` it is ``dart.CorpCode``. An unqualified type name
+is looked up in the enclosing platform, then in the module's top level, then in the top level of
+the modules it ``use``s (ambiguity among those is an error); ``codes.StockCode`` names one
+directly. A tool's ``-> [Record]`` is looked up the same way (platform, module, used modules).
+
+Paging options: ``page`` (required: wire name of the page-number parameter), ``size`` (wire name
+of the page-size parameter, optionally ``<= N``) and ``total`` (response field with the total
+record count; without it ``pages all`` reads until a short page). A paged tool returns a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .. import nodes as n
+from ..catalog import Catalog, Paging, Param, Platform, Tool
+from ..diagnostics import diag, suggestion_hint
+from ..source import Span
+from ..types import SCALAR_KINDS, CodeType, EnumType, FieldSpec, FieldType, ListType, RecordType, ScalarType
+from .context import UNKNOWN, CheckContext, ModuleInfo
+
+PAGING_KEYS = ("page", "size", "total")
+
+
+class _Builder:
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        self.cat = Catalog()
+        # (module, platform or None) -> simple name -> qualified name
+        self.type_scope: dict[tuple[str, str | None], dict[str, str]] = {}
+        self.record_scope: dict[tuple[str, str | None], dict[str, str]] = {}
+        self.spans: dict[str, Span] = {}
+        self.platform_decls: list[tuple[ModuleInfo, n.PlatformDecl]] = []
+
+    # ------------------------------------------------------------ helpers
+    def dup(self, what: str, name: str, span: Span, first: Span | None) -> None:
+        secondary = [(first, "first declared here")] if first is not None else []
+        self.ctx.diags.add(diag("E105", f"{what} `{name}` is declared twice", span,
+                                "declared again here", secondary=secondary))
+
+    def _items(self, mod: ModuleInfo) -> Iterable[n.Item]:
+        return mod.ast.items if mod.ast is not None else ()
+
+    # ------------------------------------------------------------ pass 1: code types, platforms
+    def declare_types(self, mod: ModuleInfo) -> None:
+        top = self.type_scope.setdefault((mod.name, None), {})
+        for item in self._items(mod):
+            if isinstance(item, n.TypeDecl):
+                self.declare_type(mod.name, item, top)
+            elif isinstance(item, n.PlatformDecl):
+                if item.name in self.ctx.platform_module:
+                    first = self.spans.get(f"platform:{item.name}")
+                    self.dup("platform", item.name, self.ctx.sub_span(item.span, item.name), first)
+                    continue
+                self.ctx.platform_module[item.name] = mod.name
+                self.spans[f"platform:{item.name}"] = self.ctx.sub_span(item.span, item.name)
+                self.platform_decls.append((mod, item))
+                scope = self.type_scope.setdefault((mod.name, item.name), {})
+                for sub in item.items:
+                    if isinstance(sub, n.TypeDecl):
+                        self.declare_type(item.name, sub, scope)
+
+    def declare_type(self, qual: str, decl: n.TypeDecl, scope: dict[str, str]) -> None:
+        span = self.ctx.sub_span(decl.span, decl.name)
+        if decl.name in SCALAR_KINDS:
+            self.ctx.diags.add(diag("E105", f"type `{decl.name}` shadows the built-in type", span,
+                                    "a built-in type name", hints=["choose another name"]))
+            return
+        qname = f"{qual}.{decl.name}"
+        if decl.name in scope or qname in self.cat.code_types:
+            self.dup("type", decl.name, span, self.spans.get(f"type:{qname}"))
+            return
+        scope[decl.name] = qname
+        self.spans[f"type:{qname}"] = span
+        self.cat.code_types[qname] = CodeType(qname, decl.pattern, decl.doc or "")
+
+    def declare_record_names(self, mod: ModuleInfo) -> None:
+        top = self.record_scope.setdefault((mod.name, None), {})
+        for item in self._items(mod):
+            if isinstance(item, n.RecordDecl):
+                self.declare_record_name(mod.name, item, top)
+        for m, p in self.platform_decls:
+            if m is mod:
+                scope = self.record_scope.setdefault((mod.name, p.name), {})
+                for sub in p.items:
+                    if isinstance(sub, n.RecordDecl):
+                        self.declare_record_name(p.name, sub, scope)
+
+    def declare_record_name(self, qual: str, decl: n.RecordDecl, scope: dict[str, str]) -> None:
+        span = self.ctx.sub_span(decl.span, decl.name)
+        qname = f"{qual}.{decl.name}"
+        if decl.name in scope or f"record:{qname}" in self.spans:
+            self.dup("record", decl.name, span, self.spans.get(f"record:{qname}"))
+            return
+        scope[decl.name] = qname
+        self.spans[f"record:{qname}"] = span
+
+    # ------------------------------------------------------------ type expressions
+    def lookup(self, kind: str, name: str, mod: ModuleInfo, platform: str | None) -> list[str]:
+        scopes = self.type_scope if kind == "type" else self.record_scope
+        table = self.cat.code_types if kind == "type" else None
+        if "." in name:
+            if table is not None:
+                return [name] if name in table else []
+            return [name] if f"record:{name}" in self.spans else []
+        for key in ((mod.name, platform), (mod.name, None)):
+            hit = scopes.get(key, {}).get(name)
+            if hit is not None:
+                return [hit]
+        return [h for u in mod.uses if (h := scopes.get((u, None), {}).get(name)) is not None]
+
+    def visible(self, kind: str, mod: ModuleInfo, platform: str | None) -> list[str]:
+        scopes = self.type_scope if kind == "type" else self.record_scope
+        keys = [(mod.name, platform), (mod.name, None), *((u, None) for u in mod.uses)]
+        return [nm for k in keys for nm in scopes.get(k, {})]
+
+    def resolve(self, texpr: n.TypeExpr, mod: ModuleInfo, platform: str | None) -> FieldType:
+        if isinstance(texpr, n.EnumTypeExpr):
+            seen: set[str] = set()
+            for m in texpr.members:
+                if m in seen:
+                    self.ctx.diags.add(diag("E105", f"enum member `{m}` is listed twice",
+                                            texpr.span, "in this enum"))
+                seen.add(m)
+            return EnumType(texpr.members)
+        if isinstance(texpr, n.ListTypeExpr):
+            item = self.resolve(texpr.item, mod, platform)
+            return UNKNOWN if item is UNKNOWN else ListType(item)  # type: ignore[return-value]
+        name = texpr.name
+        if name in SCALAR_KINDS:
+            return ScalarType(name)  # type: ignore[arg-type]
+        hits = self.lookup("type", name, mod, platform)
+        if len(hits) == 1:
+            return self.cat.code_types[hits[0]]
+        span = texpr.span
+        if len(hits) > 1:
+            self.ctx.diags.add(diag("E106", f"type `{name}` is ambiguous", span,
+                                    "declared in several used modules",
+                                    hints=[f"write one of {', '.join(f'`{h}`' for h in hits)}"]))
+            return UNKNOWN  # type: ignore[return-value]
+        if self.lookup("record", name, mod, platform):
+            self.ctx.diags.add(diag("E106", f"`{name}` is a record, not a field type", span,
+                                    "a record type", hints=["a field holding nested data is `json`"]))
+            return UNKNOWN  # type: ignore[return-value]
+        if not self.ctx.catalog_incomplete:
+            pool = [*SCALAR_KINDS, *self.visible("type", mod, platform)]
+            self.ctx.diags.add(diag("E106", f"unknown type `{name}`", span, "not declared",
+                                    hints=suggestion_hint(name, pool)))
+        return UNKNOWN  # type: ignore[return-value]
+
+    # ------------------------------------------------------------ pass 2: records
+    def build_records(self, mod: ModuleInfo) -> None:
+        for item in self._items(mod):
+            if isinstance(item, n.RecordDecl):
+                self.build_record(mod, None, item)
+        for m, p in self.platform_decls:
+            if m is mod:
+                for sub in p.items:
+                    if isinstance(sub, n.RecordDecl):
+                        self.build_record(mod, p.name, sub)
+
+    def build_record(self, mod: ModuleInfo, platform: str | None, decl: n.RecordDecl) -> None:
+        qname = f"{platform or mod.name}.{decl.name}"
+        if qname in self.cat.records:
+            return  # duplicate, already reported
+        fields: list[FieldSpec] = []
+        first: dict[str, Span] = {}
+        for f in decl.fields:
+            span = self.ctx.sub_span(f.span, f.name)
+            if f.name in first:
+                self.dup("field", f.name, span, first[f.name])
+                continue
+            first[f.name] = span
+            fields.append(FieldSpec(f.name, self.resolve(f.type, mod, platform), f.type.optional))
+        self.cat.records[qname] = RecordType(qname, tuple(fields))
+
+    # ------------------------------------------------------------ pass 3: platforms and tools
+    def build_platform(self, mod: ModuleInfo, decl: n.PlatformDecl) -> None:
+        settings: dict[str, object] = {}
+        setting_spans: dict[str, Span] = {}
+        tools: dict[str, Tool] = {}
+        tool_spans: dict[str, Span] = {}
+        for item in decl.items:
+            key = {n.BaseDecl: "base", n.EnvelopeDecl: "envelope", n.SecretDecl: "secret",
+                   n.QuotaDecl: "quota"}.get(type(item))
+            if key is not None:
+                if key in settings:
+                    self.ctx.diags.add(diag(
+                        "E109", f"platform `{decl.name}` sets `{key}` twice", item.span,
+                        "set again here", secondary=[(setting_spans[key], "first set here")],
+                        hints=[f"a platform has one `{key}`"]))
+                    continue
+                setting_spans[key] = item.span
+                if isinstance(item, n.BaseDecl):
+                    settings[key] = item.url
+                elif isinstance(item, n.EnvelopeDecl | n.SecretDecl):
+                    settings[key] = item.name
+                elif isinstance(item, n.QuotaDecl):
+                    settings[key] = (item.amount, item.per)
+            elif isinstance(item, n.ToolDecl):
+                span = self.ctx.sub_span(item.span, item.name)
+                if item.name in tools:
+                    self.dup("tool", item.name, span, tool_spans[item.name])
+                    continue
+                tool = self.build_tool(mod, decl.name, item)
+                if tool is not None:
+                    tools[item.name] = tool
+                    tool_spans[item.name] = span
+        self.cat.platforms[decl.name] = Platform(
+            name=decl.name, doc=decl.doc or "", base=settings.get("base"),  # type: ignore[arg-type]
+            envelope=settings.get("envelope"), secret=settings.get("secret"),  # type: ignore[arg-type]
+            quota=settings.get("quota"), tools=tools, span=decl.span,  # type: ignore[arg-type]
+        )
+
+    def build_tool(self, mod: ModuleInfo, platform: str, decl: n.ToolDecl) -> Tool | None:
+        params: list[Param] = []
+        first: dict[str, Span] = {}
+        for p in decl.params:
+            span = self.ctx.sub_span(p.span, p.name)
+            if p.name in first:
+                self.dup("parameter", p.name, span, first[p.name])
+                continue
+            first[p.name] = span
+            params.append(Param(p.name, self.resolve(p.type, mod, platform), p.type.optional,
+                                span=p.span))
+        ret_span = self.ctx.sub_span(decl.span, decl.returns, last=True)
+        hits = self.lookup("record", decl.returns, mod, platform)
+        record = RecordType(f"{platform}.{decl.returns}", ())
+        if len(hits) == 1 and hits[0] in self.cat.records:
+            record = self.cat.records[hits[0]]
+        elif len(hits) > 1:
+            self.ctx.diags.add(diag("E107", f"record `{decl.returns}` is ambiguous", ret_span,
+                                    "declared in several used modules"))
+        elif not hits and not self.ctx.catalog_incomplete:
+            self.ctx.diags.add(diag(
+                "E107", f"unknown record `{decl.returns}`", ret_span, "no such record",
+                hints=suggestion_hint(decl.returns, self.visible("record", mod, platform))))
+        return Tool(
+            platform=platform, name=decl.name, doc=decl.doc or "", method=decl.method,
+            path=decl.path, params=tuple(params), record=record, many=decl.many, at=decl.at,
+            paging=self.paging(decl), span=decl.span,
+        )
+
+    def paging(self, decl: n.ToolDecl) -> Paging | None:
+        if decl.paged is None:
+            return None
+        seen: dict[str, n.PagedOpt] = {}
+        for opt in decl.paged:
+            if opt.key not in PAGING_KEYS:
+                self.ctx.diags.add(diag(
+                    "E108", f"unknown paging option `{opt.key}`", self.ctx.sub_span(opt.span, opt.key),
+                    "not a paging option",
+                    hints=[*suggestion_hint(opt.key, PAGING_KEYS),
+                           "paging options are `page`, `size` and `total`"]))
+            elif opt.key in seen:
+                self.ctx.diags.add(diag(
+                    "E108", f"paging option `{opt.key}` is given twice", opt.span, "given again",
+                    secondary=[(seen[opt.key].span, "first given here")]))
+            else:
+                if opt.limit is not None and opt.key != "size":
+                    self.ctx.diags.add(diag(
+                        "E108", f"only `size` takes a `<=` limit, not `{opt.key}`", opt.span,
+                        "limit not allowed here"))
+                if opt.limit is not None and opt.limit < 1:
+                    self.ctx.diags.add(diag("E108", "a page-size limit is at least 1", opt.span,
+                                            "must be at least 1"))
+                seen[opt.key] = opt
+        if "page" not in seen:
+            self.ctx.diags.add(diag(
+                "E108", f"paged tool `{decl.name}` does not name its page parameter",
+                self.ctx.sub_span(decl.span, "paged", last=True), "no `page:` option",
+                hints=["write `paged(page: pageNo, size: numOfRows <= 100, total: totalCount)`"]))
+        if not decl.many:
+            self.ctx.diags.add(diag(
+                "E108", f"paged tool `{decl.name}` must return a list", decl.span,
+                "returns one record", hints=[f"write `-> [{decl.returns}]`"]))
+        size = seen.get("size")
+        return Paging(
+            page=seen["page"].name if "page" in seen else None,
+            size=size.name if size else None,
+            size_limit=size.limit if size else None,
+            total=seen["total"].name if "total" in seen else None,
+        )
+
+
+def build_catalog(ctx: CheckContext) -> None:
+    """Pass: turn the catalog declarations of every loaded module into ``ctx.catalog``."""
+    b = _Builder(ctx)
+    mods = list(ctx.modules.values())
+    for mod in mods:
+        b.declare_types(mod)
+    for mod in mods:
+        b.declare_record_names(mod)
+    for mod in mods:
+        b.build_records(mod)
+    for mod, decl in b.platform_decls:
+        b.build_platform(mod, decl)
+    ctx.catalog = b.cat
+    main = ctx.main
+    if main is not None:
+        direct = {main.name, *main.uses}
+        for pname, mname in ctx.platform_module.items():
+            if mname in direct and pname in b.cat.platforms:
+                ctx.visible_platforms[pname] = mname

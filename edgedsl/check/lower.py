@@ -1,0 +1,208 @@
+"""Pass `lower`: the resolved, type-checked AST → :class:`edgedsl.ir.ProgramIR`.
+
+Runs only when no earlier pass reported an error (the IR of a wrong program is never built), so
+it may assume every name is resolved. Decisions fixed here:
+
+- relation ids: the binding name; ``group.branch`` for a ``parallel`` branch. ``compare`` and a
+  call with a ``fan`` argument add a column ``__arm`` whose type is the type of the fanned /
+  compared *parameter* (the value the row came from, as sent);
+- a ``compare``'s :class:`CallIR` has the compare's id and does not include the compared
+  parameter among its arguments (the planner adds one argument per value of ``values``);
+- a ``parallel`` header argument is an :class:`ArgIR` named after the shared name, typed by its
+  literal or junction field; a branch argument using it has ``shared`` set to that name;
+- literal values are plain Python (``datetime.date`` for dates, ``list``/``dict``); a date
+  literal passed to a ``str`` parameter becomes its ISO text ``YYYY-MM-DD``;
+- an ``if`` gets the id ``if#N`` (N counts from 1 in source order; never a legal binding name);
+  ``binds`` are the names bound in both branches, visible after it;
+- ``fan`` without a bound has bound φ.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from .. import nodes as n
+from ..catalog import Param
+from ..reducers import ReduceStep
+from ..types import STR, FieldType
+from .context import CheckContext, Group, Rel, TrajInfo
+from .typerules import literal_type, pivot_value
+
+_LITERALS = (n.StringLit, n.NumberLit, n.DateLit, n.BoolLit, n.ListLit, n.DictLit)
+
+
+class _Lower:
+    def __init__(self, ctx: CheckContext, t: TrajInfo) -> None:
+        self.ctx = ctx
+        self.t = t
+        self.relations: dict[str, dict[str, FieldType]] = {}
+        self.ifs = 0
+
+    def literal(self, lit: n.Literal_, ty: FieldType | None) -> object:
+        if isinstance(lit, n.DateLit) and ty == STR:
+            return lit.value.isoformat()
+        return pivot_value(lit)
+
+    def rel(self, r: Rel) -> None:
+        self.relations.setdefault(r.id, dict(r.fields))
+
+    # ------------------------------------------------------------ steps
+    def block(self, stmts: tuple[n.Stmt, ...]) -> tuple[ir.StepIR, ...]:
+        steps: list[ir.StepIR] = []
+        for s in stmts:
+            if isinstance(s, n.Binding):
+                steps.append(self.binding(s))
+            elif isinstance(s, n.IfStmt):
+                self.ifs += 1
+                sid = f"if#{self.ifs}"
+                steps.append(ir.IfIR(
+                    id=sid, cond=self.pred(s.cond), then=self.block(s.then),
+                    orelse=self.block(s.orelse or ()), binds=self.t.if_binds.get(id(s), ()),
+                    span=s.span,
+                ))
+        return tuple(steps)
+
+    def binding(self, b: n.Binding) -> ir.StepIR:
+        value = self.t.values[id(b)]
+        node = b.node
+        if isinstance(node, n.Call):
+            assert isinstance(value, Rel)
+            self.rel(value)
+            return self.call(b.name, node, {})
+        if isinstance(node, n.Drv):
+            assert isinstance(value, Rel)
+            src = self.t.drv_sources[id(node)]
+            self.rel(value)
+            return ir.DrvIR(
+                id=b.name, source=src.id,
+                steps=tuple(ReduceStep(s.op, s.field, None if s.pivot is None
+                                       else self.literal(s.pivot, None)) for s in node.steps),
+                field_types=dict(src.fields), span=node.span,
+            )
+        if isinstance(node, n.Parallel):
+            assert isinstance(value, Group)
+            shared: dict[str, ir.ArgIR] = {}
+            for arg in node.shared:
+                shared[arg.name] = self.shared_arg(arg)
+            branches = []
+            for br in node.branches:
+                rel = value.branches[br.name]
+                assert rel is not None
+                self.rel(rel)
+                branches.append(self.call(rel.id, br.call, shared))
+            return ir.ParallelIR(id=b.name, shared=tuple(shared.values()),
+                                 branches=tuple(branches), span=node.span)
+        assert isinstance(value, Rel)
+        self.rel(value)
+        call = self.call(b.name, node.call, {}, skip=node.param)
+        tool = self.t.tools[id(node.call)]
+        param = tool.param(node.param)
+        return ir.CompareIR(
+            id=b.name, call=call, param=node.param,
+            values=tuple(self.literal(v, param.type if param else None)
+                         for v in node.values.items),
+            span=node.span,
+        )
+
+    def shared_arg(self, arg: n.Arg) -> ir.ArgIR:
+        v = arg.value
+        if isinstance(v, n.SeqArg):
+            info = self.t.refs[id(v.ref)]
+            assert info.type is not None and info.field is not None
+            j = ir.Junction(kind="seq", source=info.rel.id, field=info.field,
+                            field_type=info.type, bound=1, span=v.span)
+            return ir.ArgIR(name=arg.name, type=info.type, junction=j, span=arg.span)
+        assert isinstance(v, _LITERALS)
+        return ir.ArgIR(name=arg.name, type=literal_type(v), literal=self.literal(v, None),
+                        is_literal=True, span=arg.span)
+
+    def call(self, cid: str, call: n.Call, shared: dict[str, ir.ArgIR],
+             skip: str | None = None) -> ir.CallIR:
+        tool = self.t.tools[id(call)]
+        args = []
+        for a in call.args:
+            if a.name == skip:
+                continue
+            param: Param = self.t.params[id(a)]
+            args.append(self.arg(a, param, shared))
+        return ir.CallIR(id=cid, tool=tool, args=tuple(args), pages=call.pages, span=call.span)
+
+    def arg(self, a: n.Arg, param: Param, shared: dict[str, ir.ArgIR]) -> ir.ArgIR:
+        v = a.value
+        if isinstance(v, n.SeqArg | n.FanArg):
+            info = self.t.refs[id(v.ref)]
+            assert info.type is not None and info.field is not None
+            fan = isinstance(v, n.FanArg)
+            bound = (v.bound or self.ctx.phi) if isinstance(v, n.FanArg) else 1
+            j = ir.Junction(kind="fan" if fan else "seq", source=info.rel.id, field=info.field,
+                            field_type=info.type, bound=bound, span=v.span)
+            return ir.ArgIR(name=a.name, type=param.type, junction=j, span=a.span)
+        if isinstance(v, n.SharedArg):
+            return ir.ArgIR(name=a.name, type=param.type, shared=v.name, span=a.span)
+        return ir.ArgIR(name=a.name, type=param.type, literal=self.literal(v, param.type),
+                        is_literal=True, span=a.span)
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e: n.Expr) -> ir.ExprIR:
+        if isinstance(e, _LITERALS):
+            return ir.LitE(value=self.literal(e, None), span=e.span)  # type: ignore[arg-type]
+        if isinstance(e, n.Ref):
+            info = self.t.refs[id(e)]
+            assert info.field is not None and info.type is not None
+            return ir.FieldE(source=info.rel.id, field=info.field, type=info.type, span=e.span)
+        if isinstance(e, n.BinOp):
+            return ir.BinE(op=e.op, left=self.expr(e.left), right=self.expr(e.right), span=e.span)
+        if isinstance(e, n.Neg):
+            return ir.NegE(operand=self.expr(e.operand), span=e.span)
+        assert isinstance(e, n.FuncCall), e
+        if e.name == "round":
+            digits = e.args[1]
+            assert isinstance(digits, n.NumberLit) and isinstance(digits.value, int)
+            return ir.RoundE(operand=self.expr(e.args[0]), digits=digits.value, span=e.span)
+        if e.name == "count":
+            return ir.CountE(source=self.t.refs[id(e.args[0])].rel.id, span=e.span)
+        info = self.t.refs[id(e.args[0])]
+        assert info.field is not None and info.type is not None
+        return ir.AggE(fn=e.name, source=info.rel.id, field=info.field,  # type: ignore[arg-type]
+                       type=info.type, span=e.span)
+
+    def pred(self, p: n.Pred) -> ir.PredIR:
+        if isinstance(p, n.PredCmp):
+            return ir.CmpP(op=p.op, left=self.expr(p.left), right=self.expr(p.right), span=p.span)
+        if isinstance(p, n.PredExists):
+            return ir.ExistsP(source=self.t.refs[id(p)].rel.id, span=p.span)
+        if isinstance(p, n.PredNot):
+            return ir.NotP(operand=self.pred(p.operand), span=p.span)
+        ops = tuple(self.pred(q) for q in p.operands)
+        if isinstance(p, n.PredAnd):
+            return ir.AndP(operands=ops, span=p.span)
+        return ir.OrP(operands=ops, span=p.span)
+
+    def trajectory(self) -> ir.TrajectoryIR:
+        traj = self.t.ast
+        steps = self.block(traj.body)
+        answer = None
+        say = None
+        for s in traj.body:
+            if isinstance(s, n.AnswerStmt) and answer is None:
+                answer = ir.AnswerIR(
+                    expr=None if s.expr is None else self.expr(s.expr),
+                    fields=None if s.fields is None
+                    else tuple((f.name, self.expr(f.expr)) for f in s.fields),
+                    span=s.span,
+                )
+            elif isinstance(s, n.SayStmt) and say is None:
+                say = s.template
+        return ir.TrajectoryIR(
+            name=traj.name, query=traj.query, steps=steps, relations=self.relations,
+            answer=answer, say=say, source_name=self.ctx.source.name, span=traj.span,
+        )
+
+
+def lower_program(ctx: CheckContext) -> None:
+    """Pass: build ``ctx.program`` (skipped when any error was reported)."""
+    if ctx.diags.has_errors():
+        return
+    trajs = tuple(_Lower(ctx, t).trajectory() for t in ctx.trajs)
+    ctx.program = ir.ProgramIR(catalog=ctx.catalog, trajectories=trajs,
+                               source_name=ctx.source.name)
+

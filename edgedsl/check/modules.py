@@ -1,0 +1,131 @@
+"""Pass `modules`: resolve ``use`` declarations and load every used module once.
+
+``use X`` names the file ``X.edge``, looked up in this order: the directory of the module that
+says ``use X`` (for the compiled file, its own directory), the extra search paths, then the
+shipped standard library. Each module is parsed with :func:`edgedsl.build.parse_module` (its
+syntax errors become diagnostics pointing into that file) and loaded once; a ``use`` cycle is
+``E104``; a module found nowhere is ``E103`` with a did-you-mean over available module names.
+Modules end up in ``ctx.modules`` in dependency order (used modules first).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import nodes as n
+from ..build import parse_module
+from ..diagnostics import CompileError, diag, suggestion_hint
+from ..resources import stdlib_dir
+from ..source import Source, Span
+from .context import CheckContext, ModuleInfo
+
+
+def module_name_for(source_name: str) -> str:
+    """The module name of a compiled file: its stem when that is an identifier, else ``main``."""
+    stem = Path(source_name).stem
+    return stem if stem.isidentifier() and stem.isascii() else "main"
+
+
+def search_dirs(origin: Path | None, extra: tuple[Path, ...]) -> list[Path]:
+    """The directories ``use`` looks in, in order, for a module file at ``origin``."""
+    dirs: list[Path] = []
+    if origin is not None:
+        dirs.append(origin.parent)
+    dirs.extend(extra)
+    try:
+        dirs.append(stdlib_dir())
+    except FileNotFoundError:  # pragma: no cover - broken installation
+        pass
+    return dirs
+
+
+def available_modules(dirs: list[Path]) -> list[str]:
+    """Names of every ``.edge`` module in ``dirs``."""
+    names: set[str] = set()
+    for d in dirs:
+        if d.is_dir():
+            names.update(p.stem for p in d.glob("*.edge"))
+    return sorted(names)
+
+
+class _Loader:
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        self.by_path: dict[Path, ModuleInfo] = {}
+        self.stack: list[tuple[Path | None, str]] = []
+
+    def visit(self, info: ModuleInfo) -> None:
+        key = info.path.resolve() if info.path is not None else None
+        self.stack.append((key, info.name))
+        if info.ast is not None:
+            for item in info.ast.items:
+                if not isinstance(item, n.UseDecl):
+                    continue
+                for name in item.names:
+                    span = self.ctx.sub_span(item.span, name)
+                    loaded = self.use(info, name, span)
+                    if loaded is not None and loaded not in info.uses:
+                        info.uses.append(loaded)
+        self.stack.pop()
+        self.ctx.modules[info.name] = info
+
+    def use(self, importer: ModuleInfo, name: str, span: Span) -> str | None:
+        dirs = search_dirs(importer.path, self.ctx.search_paths)
+        path = next((d / f"{name}.edge" for d in dirs if (d / f"{name}.edge").is_file()), None)
+        if path is None:
+            self.ctx.catalog_incomplete = True
+            where = ", ".join(f"`{d}`" for d in dirs)
+            self.ctx.diags.add(diag(
+                "E103", f"unknown module `{name}`", span, "no such module",
+                hints=[*suggestion_hint(name, available_modules(dirs)),
+                       f"`use {name}` looks for `{name}.edge` in {where}"],
+            ))
+            return None
+        key = path.resolve()
+        stack_keys = [k for k, _ in self.stack]
+        if key in stack_keys:
+            chain = [nm for _, nm in self.stack[stack_keys.index(key):]]
+            self.ctx.diags.add(diag(
+                "E104", f"`use` cycle: {' → '.join([*chain, name])}", span, "this `use` closes the cycle",
+                hints=["move the shared declarations into a module that both can use"],
+            ))
+            return None
+        if key in self.by_path:
+            return self.by_path[key].name
+        try:
+            source = Source(str(path), path.read_bytes().decode("utf-8"))
+        except (OSError, UnicodeDecodeError) as err:
+            self.ctx.catalog_incomplete = True
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            self.ctx.diags.add(diag("E000", f"cannot read `{path}`: {reason}", span,
+                                    f"while loading module `{name}`"))
+            return None
+        self.ctx.sources[source.name] = source
+        try:
+            ast = parse_module(source)
+        except CompileError as err:
+            self.ctx.catalog_incomplete = True
+            self.ctx.diags.extend(err.diagnostics)
+            ast = None
+        info = ModuleInfo(name=name, path=path, source=source, ast=ast)
+        self.by_path[key] = info
+        self.visit(info)
+        return name
+
+
+def load_modules(ctx: CheckContext) -> None:
+    """Pass: load the compiled module and, transitively, every module it uses."""
+    ctx.sources.setdefault(ctx.source.name, ctx.source)
+    path = Path(ctx.source.name)
+    main = ModuleInfo(
+        name=module_name_for(ctx.source.name),
+        path=path if path.is_file() else None,
+        source=ctx.source,
+        ast=ctx.module,
+        main=True,
+    )
+    ctx.main = main
+    loader = _Loader(ctx)
+    if main.path is not None:
+        loader.by_path[main.path.resolve()] = main
+    loader.visit(main)

@@ -1,0 +1,243 @@
+"""The type rules of the checker as pure functions (no AST walking, no diagnostics bag).
+
+Literal → parameter type (:func:`literal_problem`)
+    ``"text"`` fits ``str``, an enum when it is a member, a code type when it matches the
+    pattern (else ``E202``), ``json``. A number fits ``int`` (whole numbers only), ``float``,
+    ``num``, ``json``, and an enum whose member is its text. A date fits ``date``, ``json`` and
+    ``str`` (sent as ``YYYY-MM-DD`` text). ``true``/``false`` fit ``bool`` and ``json``. A list
+    fits ``[T]`` when every item fits ``T``, and ``json``. An object fits only ``json``.
+
+Field → parameter type in a junction (:func:`junction_fit`)
+    ``ok``: equal types; anything into ``json``; ``int`` into ``float``/``num``;
+    ``float``/``num`` into each other; a code or enum into ``str``; a date into ``str``; an enum
+    into an enum holding all its members.
+    ``warn`` (``W004``, checked per value at run time): ``str`` into a code type or an enum; an
+    enum into an enum missing some members; ``num`` into ``int``; a number into ``str``; ``json``
+    into anything.
+    ``code`` (``E203``): two different code types — code types are nominal.
+    ``error`` (``E206``): everything else (``float`` into ``int``, ``str`` into ``date`` …).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Literal
+
+from .. import nodes as n
+from ..diagnostics import suggestion_hint
+from ..types import (
+    BOOL,
+    DATE,
+    FLOAT,
+    INT,
+    JSON,
+    NUM,
+    STR,
+    CodeType,
+    EnumType,
+    FieldType,
+    ListType,
+    ScalarType,
+    is_date,
+    is_numeric,
+    is_stringish,
+)
+from .context import known
+
+Fit = Literal["ok", "warn", "code", "error"]
+
+
+def describe_literal(lit: object) -> str:
+    """``a string``, ``a number`` … for messages."""
+    return {
+        n.StringLit: "a string", n.NumberLit: "a number", n.DateLit: "a date",
+        n.BoolLit: "a boolean", n.ListLit: "a list", n.DictLit: "an object",
+    }.get(type(lit), "a value")
+
+
+def literal_type(lit: n.Literal_) -> FieldType:
+    """The natural type of a literal."""
+    if isinstance(lit, n.StringLit):
+        return STR
+    if isinstance(lit, n.NumberLit):
+        return INT if isinstance(lit.value, int) else FLOAT
+    if isinstance(lit, n.DateLit):
+        return DATE
+    if isinstance(lit, n.BoolLit):
+        return BOOL
+    if isinstance(lit, n.ListLit):
+        return ListType(literal_type(lit.items[0]) if lit.items else JSON)
+    return JSON
+
+
+def _looks_like_number(text: str) -> bool:
+    return re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", text.strip()) is not None
+
+
+def _looks_like_date(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text.strip())
+    except ValueError:
+        return False
+    return True
+
+
+def literal_problem(
+    lit: n.Literal_, ty: FieldType
+) -> tuple[n.Literal_, str, str, list[str]] | None:
+    """Why ``lit`` does not fit ``ty``: (offending literal, code, message, hints), or None."""
+    if not known(ty) or ty == JSON:
+        return None
+    what = describe_literal(lit)
+    if isinstance(ty, ListType):
+        if not isinstance(lit, n.ListLit):
+            return (lit, "E201", f"expected a list of {ty.item}, found {what}",
+                    [f"write a list: `[…]` of {ty.item} values"])
+        for item in lit.items:
+            p = literal_problem(item, ty.item)
+            if p is not None:
+                return p
+        return None
+    if isinstance(lit, n.ListLit):
+        return (lit, "E201", f"expected {ty}, found a list",
+                ["to call the tool once per value, use `compare … over p in [...]`"])
+    if isinstance(lit, n.DictLit):
+        return (lit, "E201", f"expected {ty}, found an object", ["only `json` takes an object"])
+    if isinstance(ty, CodeType):
+        if isinstance(lit, n.StringLit):
+            if ty.matches(lit.value):
+                return None
+            doc = f"`{ty}` is {ty.doc}: " if ty.doc else ""
+            return (lit, "E202", f"\"{lit.value}\" is not a valid `{ty}`",
+                    [f"{doc}a `{ty}` matches /{ty.pattern}/"])
+        return (lit, "E201", f"expected a `{ty}` code, found {what}",
+                ["codes are strings: write the code in quotes"])
+    if isinstance(ty, EnumType):
+        text = lit.value if isinstance(lit, n.StringLit) else (
+            str(lit.value) if isinstance(lit, n.NumberLit) else None)
+        if text is not None and text in ty.members:
+            return None
+        shown = f"\"{text}\"" if isinstance(lit, n.StringLit) else what
+        return (lit, "E201", f"{shown} is not a member of {ty}",
+                suggestion_hint(text, ty.members) if text is not None else [])
+    assert isinstance(ty, ScalarType)
+    kind = ty.kind
+    if isinstance(lit, n.StringLit):
+        if kind == "str":
+            return None
+        hints = []
+        if kind == "date" and _looks_like_date(lit.value):
+            hints = [f"write the date without quotes: `{lit.value.strip()}`"]
+        elif is_numeric(ty) and _looks_like_number(lit.value):
+            hints = [f"write the number without quotes: `{lit.value.strip()}`"]
+        return (lit, "E201", f"expected {kind}, found a string", hints)
+    if isinstance(lit, n.NumberLit):
+        if kind in ("float", "num") or (kind == "int" and isinstance(lit.value, int)):
+            return None
+        hints = [f"write `\"{lit.value}\"` for the text"] if kind == "str" else []
+        return (lit, "E201", f"expected {kind}, found a{' fractional' if kind == 'int' else ''} number",
+                hints)
+    if isinstance(lit, n.DateLit):
+        if kind in ("date", "str"):
+            return None
+        return (lit, "E201", f"expected {kind}, found a date", [])
+    if isinstance(lit, n.BoolLit):
+        if kind == "bool":
+            return None
+        return (lit, "E201", f"expected {kind}, found a boolean", [])
+    return None  # pragma: no cover - every literal kind handled above
+
+
+def junction_fit(src: FieldType, dst: FieldType) -> Fit:
+    """How a field of type ``src`` fits a parameter of type ``dst`` (see the module docstring)."""
+    if not known(src) or not known(dst) or src == dst or dst == JSON:
+        return "ok"
+    if src == JSON:
+        return "warn"
+    if isinstance(src, ListType) or isinstance(dst, ListType):
+        if isinstance(src, ListType) and isinstance(dst, ListType):
+            return junction_fit(src.item, dst.item)
+        return "error"
+    if isinstance(src, CodeType) and isinstance(dst, CodeType):
+        return "code"
+    if dst == STR:
+        if is_stringish(src) or is_date(src):
+            return "ok"
+        return "warn" if is_numeric(src) else "error"
+    if isinstance(dst, CodeType | EnumType):
+        if src == STR:
+            return "warn"
+        if isinstance(src, EnumType) and isinstance(dst, EnumType):
+            return "ok" if set(src.members) <= set(dst.members) else "warn"
+        return "error"
+    if is_numeric(src) and is_numeric(dst):
+        if src == INT or dst in (FLOAT, NUM):
+            return "ok"
+        return "warn" if src == NUM else "error"
+    return "error"
+
+
+def comparable(a: FieldType, b: FieldType) -> bool:
+    """Whether two expression types may be compared in a predicate."""
+    if not known(a) or not known(b):
+        return True
+    if is_numeric(a) and is_numeric(b):
+        return True
+    if is_date(a) and is_date(b):
+        return True
+    if is_stringish(a) and is_stringish(b):
+        return not (isinstance(a, CodeType) and isinstance(b, CodeType) and a != b)
+    return a == b
+
+
+def type_phrase(t: FieldType) -> str:
+    """``a str``, ``an int``, ``a `CorpCode` code`` … for labels."""
+    if isinstance(t, CodeType):
+        return f"a `{t}` code"
+    if isinstance(t, EnumType):
+        return "an enum"
+    if isinstance(t, ListType):
+        return f"a list of {t.item}"
+    text = str(t)
+    return f"an {text}" if text[:1] in "aeiou" else f"a {text}"
+
+
+REDUCER_NEEDS: dict[str, str] = {
+    "max": "a number or date field",
+    "min": "a number or date field",
+    "ge": "a numeric field",
+    "le": "a numeric field",
+    "eq": "a scalar field",
+    "after": "a date field",
+    "most_frequent": "a scalar field",
+}
+"""How each reducer's type rule reads in a message."""
+
+
+def pivot_value(lit: n.Literal_) -> object:
+    """A literal as a plain Python value (dates stay ``datetime.date``)."""
+    if isinstance(lit, n.ListLit):
+        return [pivot_value(i) for i in lit.items]
+    if isinstance(lit, n.DictLit):
+        return {k: pivot_value(v) for k, v in lit.entries}
+    return lit.value
+
+
+def pivot_problem(op: str, lit: n.Literal_, field_type: FieldType) -> tuple[str, list[str]] | None:
+    """Why ``lit`` cannot be the pivot of ``op`` on a field of ``field_type`` (and hints)."""
+    what = describe_literal(lit)
+    unquote = [f"write it without quotes: `{lit.value}`"] if isinstance(lit, n.StringLit) else []
+    if op in ("ge", "le") or (op == "eq" and is_numeric(field_type)):
+        return None if isinstance(lit, n.NumberLit) else (f"expected a number, found {what}",
+                                                          unquote)
+    if op == "after" or (op == "eq" and is_date(field_type)):
+        return None if isinstance(lit, n.DateLit) else (f"expected a date, found {what}",
+                                                        unquote)
+    if op == "eq" and field_type == BOOL:
+        return None if isinstance(lit, n.BoolLit) else (f"expected `true` or `false`, found {what}",
+                                                        [])
+    if op == "eq":
+        p = literal_problem(lit, field_type)
+        return None if p is None else (p[2], p[3])
+    return None

@@ -1,0 +1,722 @@
+"""Stage `plan`: IR → Plan, the compiled, serialisable form of a program.
+
+A :class:`Plan` holds everything a run needs without the source text: a :class:`ToolSpec` per
+tool used (wire details, parameter and record types as ``type_to_json`` JSON, paging, the
+declaration hash the store keys on) and one :class:`TrajectoryPlan` per trajectory.
+
+A trajectory plan keys its steps by id. Top-level steps keep their IR id (``filings``, the
+group id ``day`` of a ``parallel``); the calls of a ``parallel`` group keep their relation id
+(``day.meals``) and are run by the group step; the steps of an ``if`` branch are keyed
+``<if id>/then/<id>`` or ``<if id>/else/<id>`` (both branches may bind the same name) and run
+by the ``if`` step. Every step names the DuckDB table it writes in ``relation``: the relation
+id, so that later steps read ``pick`` whichever branch produced it.
+
+``layers`` lists the top-level step ids in topological layers: every step depends only on
+steps of earlier layers, so the steps of one layer may run concurrently. ``if`` steps carry the
+layers of each branch the same way.
+
+Values (literal arguments, pivots, SQL parameters) are stored as JSON with a tag where JSON has
+no type: ``{"$date": "2024-12-01"}`` for a date, ``{"$int": "18446744073709551616"}`` for an
+integer beyond 64 bits, ``{"$dict": {...}}`` for an object that would otherwise read as a tag.
+:func:`encode_value` / :func:`decode_value` convert, so a reloaded plan binds exactly the same
+parameters.
+
+Reductions, ``if`` predicates and answers are SQL text with ``?`` parameters over the relation
+tables of a run (see :mod:`edgedsl.runtime.duck` for the table layout). A predicate is one
+``SELECT`` returning one boolean (NULL counts as false); an answer field is one ``SELECT``
+returning either the distinct non-null values of a field in first-occurrence order
+(``shape="values"``) or one scalar (``shape="scalar"``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import ir
+from .catalog import Catalog, Tool
+from .diagnostics import CompileError, diag
+from .reducers import reduce_sql
+from .source import NO_SPAN, Span
+from .sqlquote import quote_ident
+from .types import FieldType, ListType, ScalarType, type_from_json, type_to_json
+
+__all__ = [
+    "PLAN_VERSION",
+    "AnswerField",
+    "AnswerPlan",
+    "CallStep",
+    "CompareStep",
+    "DrvStep",
+    "IfStep",
+    "JunctionSpec",
+    "ParallelStep",
+    "Plan",
+    "RequestTemplate",
+    "SharedSpec",
+    "SpanInfo",
+    "StepPlan",
+    "ToolSpec",
+    "TrajectoryPlan",
+    "compile_program",
+    "compile_trajectory",
+    "decode_value",
+    "encode_value",
+    "load_plan",
+    "plan_to_json",
+]
+
+PLAN_VERSION = 1
+_INT64 = (-(2**63), 2**63 - 1)
+
+# ---------------------------------------------------------------- value codec
+
+
+def encode_value(v: object) -> Any:
+    """A JSON-ready form of a literal or SQL parameter (dates and big ints tagged)."""
+    if isinstance(v, _dt.datetime):
+        raise ValueError(f"datetimes are not plan values: {v!r}")
+    if isinstance(v, _dt.date):
+        return {"$date": v.isoformat()}
+    if isinstance(v, bool) or v is None or isinstance(v, str | float):
+        return v
+    if isinstance(v, int):
+        return v if _INT64[0] <= v <= _INT64[1] else {"$int": str(v)}
+    if isinstance(v, list | tuple):
+        return [encode_value(x) for x in v]
+    if isinstance(v, dict):
+        body = {str(k): encode_value(x) for k, x in v.items()}
+        if len(body) == 1 and next(iter(body)) in ("$date", "$int", "$dict"):
+            return {"$dict": body}
+        return body
+    raise ValueError(f"not a plan value: {type(v).__name__} {v!r}")
+
+
+def decode_value(v: Any) -> object:
+    """Inverse of :func:`encode_value`."""
+    if isinstance(v, list):
+        return [decode_value(x) for x in v]
+    if isinstance(v, dict):
+        if len(v) == 1:
+            (k, x), = v.items()
+            if k == "$date":
+                return _dt.date.fromisoformat(x)
+            if k == "$int":
+                return int(x)
+            if k == "$dict":
+                return {kk: decode_value(xx) for kk, xx in x.items()}
+        return {k: decode_value(x) for k, x in v.items()}
+    return v
+
+
+# ---------------------------------------------------------------- models
+
+_cfg = ConfigDict(extra="forbid")
+
+
+class SpanInfo(BaseModel):
+    """Where a step came from in the source (1-based line and column of both ends)."""
+
+    model_config = _cfg
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    start: int = 0
+    end: int = 0
+
+    @classmethod
+    def of(cls, span: Span) -> SpanInfo | None:
+        """The SpanInfo of an IR span (None for ``NO_SPAN``)."""
+        if span == NO_SPAN:
+            return None
+        return cls(file=span.file, line=span.line, col=span.col, end_line=span.end_line,
+                   end_col=span.end_col, start=span.start, end=span.end)
+
+    def to_span(self) -> Span:
+        """Back to a :class:`~edgedsl.source.Span` (for diagnostics)."""
+        return Span(self.file, self.start, self.end, self.line, self.col, self.end_line,
+                    self.end_col)
+
+
+class ParamSpec(BaseModel):
+    """One tool parameter: name, JSON type, optional."""
+
+    model_config = _cfg
+    name: str
+    type: Any
+    optional: bool = False
+
+
+class PagingSpec(BaseModel):
+    """Wire names of a tool's page / size parameters, the size limit and the total field."""
+
+    model_config = _cfg
+    page: str | None = None
+    size: str | None = None
+    size_limit: int | None = None
+    total: str | None = None
+
+
+class ToolSpec(BaseModel):
+    """Everything needed to call a tool without the source (the secret's *name*, never a value)."""
+
+    model_config = _cfg
+    qualname: str
+    platform: str
+    name: str
+    doc: str = ""
+    method: str | None = None
+    path: str | None = None
+    base: str | None = None
+    envelope: str | None = None
+    secret: str | None = None
+    params: list[ParamSpec] = Field(default_factory=list)
+    record: str = "Record"
+    fields: dict[str, Any] = Field(default_factory=dict)
+    many: bool = True
+    at: str | None = None
+    paging: PagingSpec | None = None
+    declaration_hash: str
+
+    @property
+    def has_http(self) -> bool:
+        """True when the tool declares a method and a path."""
+        return self.method is not None and self.path is not None
+
+    def field_types(self) -> dict[str, FieldType]:
+        """Record field name → semantic type."""
+        return {k: type_from_json(v) for k, v in self.fields.items()}
+
+    @classmethod
+    def of(cls, tool: Tool, catalog: Catalog | None = None) -> ToolSpec:
+        """The spec of a catalog tool (platform settings from ``catalog`` when given)."""
+        plat = catalog.platforms.get(tool.platform) if catalog is not None else None
+        pg = tool.paging
+        return cls(
+            qualname=tool.qualname, platform=tool.platform, name=tool.name, doc=tool.doc,
+            method=tool.method, path=tool.path,
+            base=plat.base if plat else None, envelope=plat.envelope if plat else None,
+            secret=plat.secret if plat else None,
+            params=[ParamSpec(name=p.name, type=type_to_json(p.type), optional=p.optional)
+                    for p in tool.params],
+            record=tool.record.name,
+            fields={f.name: type_to_json(f.type) for f in tool.record.fields},
+            many=tool.many, at=tool.at,
+            paging=None if pg is None else PagingSpec(page=pg.page, size=pg.size,
+                                                       size_limit=pg.size_limit, total=pg.total),
+            declaration_hash=tool.declaration_hash(),
+        )
+
+
+class JunctionSpec(BaseModel):
+    """A junction placeholder: the argument takes the distinct values of ``source.field``."""
+
+    model_config = _cfg
+    kind: Literal["seq", "fan"]
+    source: str
+    field: str
+    bound: int
+    type: Any = "str"
+    span: SpanInfo | None = None
+
+
+class RequestTemplate(BaseModel):
+    """A call with holes: literal args (encoded JSON), junction placeholders, shared names."""
+
+    model_config = _cfg
+    tool: str
+    literals: dict[str, Any] = Field(default_factory=dict)
+    junctions: dict[str, JunctionSpec] = Field(default_factory=dict)
+    shared: dict[str, str] = Field(default_factory=dict)
+    pages: int | Literal["all"] | None = None
+
+
+class SharedSpec(BaseModel):
+    """A shared argument of a ``parallel`` group: a literal or a Seq junction."""
+
+    model_config = _cfg
+    literal: Any = None
+    junction: JunctionSpec | None = None
+
+
+class _StepBase(BaseModel):
+    model_config = _cfg
+    id: str
+    relation: str | None = None
+    deps: list[str] = Field(default_factory=list)
+    span: SpanInfo | None = None
+
+
+class CallStep(_StepBase):
+    """A tool call; with a fan junction, one call per distinct value, rows tagged ``__arm``."""
+
+    kind: Literal["call"] = "call"
+    request: RequestTemplate
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class DrvStep(_StepBase):
+    """A reduction: final SQL over the source table and its encoded parameters."""
+
+    kind: Literal["drv"] = "drv"
+    source: str
+    reducers: list[dict[str, Any]] = Field(default_factory=list)
+    sql: str
+    params: list[Any] = Field(default_factory=list)
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class ParallelStep(_StepBase):
+    """A ``parallel`` group: shared arguments and the ids of its branch call steps."""
+
+    kind: Literal["parallel"] = "parallel"
+    shared: dict[str, SharedSpec] = Field(default_factory=dict)
+    branches: list[str] = Field(default_factory=list)
+
+
+class CompareStep(_StepBase):
+    """``compare``: the call once per arm value of ``param``; rows tagged ``__arm``."""
+
+    kind: Literal["compare"] = "compare"
+    request: RequestTemplate
+    param: str
+    values: list[Any] = Field(default_factory=list)
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class PredicateSpec(BaseModel):
+    """An ``if`` predicate as one SQL ``SELECT`` of a boolean, with its parameters."""
+
+    model_config = _cfg
+    sql: str
+    params: list[Any] = Field(default_factory=list)
+
+
+class IfStep(_StepBase):
+    """A conditional: the predicate and the layers of step ids of each branch."""
+
+    kind: Literal["if"] = "if"
+    predicate: PredicateSpec
+    then: list[list[str]] = Field(default_factory=list)
+    orelse: list[list[str]] = Field(default_factory=list)
+    binds: list[str] = Field(default_factory=list)
+
+
+StepPlan = Annotated[
+    CallStep | DrvStep | ParallelStep | CompareStep | IfStep, Field(discriminator="kind")
+]
+
+
+class AnswerField(BaseModel):
+    """One answer value: SQL, parameters, shape (``values`` or ``scalar``) and JSON type."""
+
+    model_config = _cfg
+    name: str | None = None
+    sql: str
+    params: list[Any] = Field(default_factory=list)
+    shape: Literal["values", "scalar"]
+    type: Any = None
+    span: SpanInfo | None = None
+
+
+class AnswerPlan(BaseModel):
+    """``answer e`` (kind ``expr``, one field) or ``answer {…}`` (kind ``object``)."""
+
+    model_config = _cfg
+    kind: Literal["expr", "object"]
+    fields: list[AnswerField]
+
+
+class TrajectoryPlan(BaseModel):
+    """One compiled trajectory."""
+
+    model_config = _cfg
+    name: str
+    query: str = ""
+    steps: dict[str, StepPlan] = Field(default_factory=dict)
+    layers: list[list[str]] = Field(default_factory=list)
+    answer: AnswerPlan | None = None
+    say: str | None = None
+    span: SpanInfo | None = None
+
+
+class Plan(BaseModel):
+    """A compiled program: the tools it calls and its trajectories."""
+
+    model_config = _cfg
+    version: int = PLAN_VERSION
+    source_name: str = ""
+    tools: dict[str, ToolSpec] = Field(default_factory=dict)
+    trajectories: list[TrajectoryPlan] = Field(default_factory=list)
+
+    def trajectory(self, name: str) -> TrajectoryPlan:
+        """The trajectory called ``name`` (KeyError naming the known ones otherwise)."""
+        for t in self.trajectories:
+            if t.name == name:
+                return t
+        known = [t.name for t in self.trajectories]
+        raise KeyError(f"no trajectory {name!r}; the plan has {known}")
+
+
+# ---------------------------------------------------------------- JSON in and out
+
+
+def plan_to_json(plan: Plan) -> bytes:
+    """The plan as indented JSON bytes (keys in model order)."""
+    return orjson.dumps(plan.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+
+
+def _e401(message: str) -> CompileError:
+    return CompileError("plan", [diag("E401", message, hints=["recompile the source"])])
+
+
+def load_plan(data: bytes | str | Path) -> Plan:
+    """Read a plan from JSON bytes, JSON text, or a file path (``Path``, or a ``str`` not
+    starting with ``{``). Corrupt JSON or a schema violation → ``CompileError`` E401; another
+    plan version → E402."""
+    if isinstance(data, Path) or (isinstance(data, str) and not data.lstrip().startswith("{")):
+        try:
+            data = Path(data).read_bytes()
+        except OSError as exc:
+            raise _e401(f"cannot read plan file {str(data)!r}: {exc.strerror or exc}") from None
+    try:
+        raw = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise _e401(f"plan is not valid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise _e401(f"plan must be a JSON object, not {type(raw).__name__}")
+    version = raw.get("version")
+    if version is None:
+        raise _e401("plan has no `version` field")
+    if version != PLAN_VERSION:
+        raise CompileError("plan", [diag(
+            "E402", f"plan version {version}, this edgedsl reads version {PLAN_VERSION}; "
+            "recompile the source")])
+    try:
+        plan = Plan.model_validate(raw)
+    except ValidationError as exc:
+        errs = exc.errors()
+        parts = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errs[:3]]
+        more = f" (and {len(errs) - 3} more)" if len(errs) > 3 else ""
+        raise _e401("plan does not match the schema: " + "; ".join(parts) + more) from None
+    problems = _validate_refs(plan)
+    if problems:
+        raise _e401("plan is inconsistent: " + "; ".join(problems[:3]))
+    return plan
+
+
+def _validate_refs(plan: Plan) -> list[str]:
+    out: list[str] = []
+    for t in plan.trajectories:
+        nested: list[list[list[str]]] = [t.layers]
+        for s in t.steps.values():
+            if isinstance(s, CallStep | CompareStep) and s.request.tool not in plan.tools:
+                out.append(f"step `{s.id}` calls unknown tool `{s.request.tool}`")
+            if isinstance(s, IfStep):
+                nested += [s.then, s.orelse]
+            if isinstance(s, ParallelStep):
+                nested.append([s.branches])
+            out += [f"step `{s.id}` depends on unknown step `{d}`" for d in s.deps
+                    if d not in t.steps]
+        for layers in nested:
+            out += [f"trajectory `{t.name}` lists unknown step `{k}`"
+                    for layer in layers for k in layer if k not in t.steps]
+    return out
+
+
+# ---------------------------------------------------------------- expressions → SQL
+
+
+def _lit_sql(v: object, params: list[object]) -> str:
+    params.append(v)
+    if isinstance(v, _dt.date):
+        return "CAST(? AS DATE)"
+    return "?"
+
+
+def _distinct_sql(source: str, field: str) -> str:
+    c = quote_ident(field)
+    return (f"SELECT {c} AS value FROM {quote_ident(source)} WHERE {c} IS NOT NULL "
+            f"GROUP BY {c} ORDER BY min({quote_ident('__row')})")
+
+
+def expr_sql(e: ir.ExprIR, params: list[object]) -> str:
+    """SQL for a scalar expression (a field reference must have one value at run time)."""
+    if isinstance(e, ir.LitE):
+        return _lit_sql(e.value, params)
+    if isinstance(e, ir.FieldE):
+        return f"({_distinct_sql(e.source, e.field)})"
+    if isinstance(e, ir.CountE):
+        return f"(SELECT count(*) FROM {quote_ident(e.source)})"
+    if isinstance(e, ir.AggE):
+        return f"(SELECT {e.fn}({quote_ident(e.field)}) FROM {quote_ident(e.source)})"
+    if isinstance(e, ir.BinE):
+        return f"({expr_sql(e.left, params)} {e.op} {expr_sql(e.right, params)})"
+    if isinstance(e, ir.NegE):
+        return f"(-{expr_sql(e.operand, params)})"
+    if isinstance(e, ir.RoundE):
+        return f"round({expr_sql(e.operand, params)}, {int(e.digits)})"
+    raise TypeError(f"internal error: not an expression: {e!r}")
+
+
+def pred_sql(p: ir.PredIR, params: list[object]) -> str:
+    """SQL for a predicate (three-valued; the runtime reads NULL as false)."""
+    if isinstance(p, ir.CmpP):
+        op = "=" if p.op == "==" else "<>" if p.op == "!=" else p.op
+        return f"({expr_sql(p.left, params)} {op} {expr_sql(p.right, params)})"
+    if isinstance(p, ir.ExistsP):
+        return f"(EXISTS (SELECT 1 FROM {quote_ident(p.source)}))"
+    if isinstance(p, ir.NotP):
+        return f"(NOT {pred_sql(p.operand, params)})"
+    if isinstance(p, ir.AndP | ir.OrP):
+        joiner = " AND " if isinstance(p, ir.AndP) else " OR "
+        return "(" + joiner.join(pred_sql(o, params) for o in p.operands) + ")"
+    raise TypeError(f"internal error: not a predicate: {p!r}")
+
+
+_INT, _FLOAT = ScalarType("int"), ScalarType("float")
+
+
+def expr_type(e: ir.ExprIR) -> FieldType | None:
+    """The result type of an answer expression (None when unknown, e.g. a null literal)."""
+    if isinstance(e, ir.LitE):
+        v = e.value
+        if isinstance(v, bool):
+            return ScalarType("bool")
+        if isinstance(v, int):
+            return _INT
+        if isinstance(v, float):
+            return _FLOAT
+        if isinstance(v, _dt.date):
+            return ScalarType("date")
+        return ScalarType("str") if isinstance(v, str) else None
+    if isinstance(e, ir.FieldE):
+        return e.type
+    if isinstance(e, ir.CountE):
+        return _INT
+    if isinstance(e, ir.AggE):
+        return _FLOAT if e.fn == "avg" else e.type
+    if isinstance(e, ir.BinE):
+        lt, rt = expr_type(e.left), expr_type(e.right)
+        return _INT if e.op != "/" and lt == _INT and rt == _INT else _FLOAT
+    if isinstance(e, ir.NegE):
+        return expr_type(e.operand)
+    if isinstance(e, ir.RoundE):
+        return _INT if expr_type(e.operand) == _INT else _FLOAT
+    return None
+
+
+def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
+    params: list[object] = []
+    t = expr_type(e)
+    if isinstance(e, ir.FieldE):
+        sql, shape = _distinct_sql(e.source, e.field), "values"
+    else:
+        sql, shape = f"SELECT {expr_sql(e, params)} AS value", "scalar"
+    return AnswerField(name=name, sql=sql, params=[encode_value(p) for p in params],
+                       shape=shape, type=None if t is None else type_to_json(t),
+                       span=SpanInfo.of(e.span))
+
+
+# ---------------------------------------------------------------- IR → plan
+
+
+def _junction(j: ir.Junction) -> JunctionSpec:
+    return JunctionSpec(kind=j.kind, source=j.source, field=j.field, bound=j.bound,
+                        type=type_to_json(j.field_type), span=SpanInfo.of(j.span))
+
+
+def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
+    lits: dict[str, Any] = {}
+    juncs: dict[str, JunctionSpec] = {}
+    shared: dict[str, str] = {}
+    for a in c.args:
+        if a.name == skip:
+            continue
+        if a.junction is not None:
+            juncs[a.name] = _junction(a.junction)
+        elif a.shared is not None:
+            shared[a.name] = a.shared
+        else:
+            lits[a.name] = encode_value(a.literal)
+    return RequestTemplate(tool=c.tool.qualname, literals=lits, junctions=juncs, shared=shared,
+                           pages=c.pages)
+
+
+def _fields(tool: Tool) -> dict[str, Any]:
+    return {f.name: type_to_json(f.type) for f in tool.record.fields}
+
+
+def _expr_sources(e: ir.ExprIR) -> set[str]:
+    if isinstance(e, ir.FieldE | ir.CountE | ir.AggE):
+        return {e.source}
+    if isinstance(e, ir.BinE):
+        return _expr_sources(e.left) | _expr_sources(e.right)
+    if isinstance(e, ir.NegE | ir.RoundE):
+        return _expr_sources(e.operand)
+    return set()
+
+
+def _pred_sources(p: ir.PredIR) -> set[str]:
+    if isinstance(p, ir.CmpP):
+        return _expr_sources(p.left) | _expr_sources(p.right)
+    if isinstance(p, ir.ExistsP):
+        return {p.source}
+    if isinstance(p, ir.NotP):
+        return _pred_sources(p.operand)
+    return set().union(*(_pred_sources(o) for o in p.operands))
+
+
+def _call_sources(c: ir.CallIR) -> set[str]:
+    return {a.junction.source for a in c.args if a.junction is not None}
+
+
+class _Compiler:
+    def __init__(self, traj: ir.TrajectoryIR) -> None:
+        self.traj = traj
+        self.steps: dict[str, Any] = {}
+
+    def scope(self, steps: tuple[ir.StepIR, ...], prefix: str) -> tuple[list[list[str]], set[str]]:
+        """Compile one scope; return its layers and the relations it reads from outside."""
+        producer: dict[str, str] = {}
+        reads: dict[str, set[str]] = {}
+        order: list[str] = []
+        for s in steps:
+            key = prefix + s.id
+            order.append(key)
+            reads[key] = self.step(s, key)
+            for rel in self.produces(s):
+                producer[rel] = key
+        outside: set[str] = set()
+        deps: dict[str, list[str]] = {}
+        for key in order:
+            ds: list[str] = []
+            for rel in sorted(reads[key]):
+                p = producer.get(rel)
+                if p is None:
+                    outside.add(rel)
+                elif p != key and p not in ds:
+                    ds.append(p)
+            deps[key] = ds
+            self.steps[key].deps = ds
+        level: dict[str, int] = {}
+        for key in order:  # the checker guarantees source order is a topological order
+            level[key] = 1 + max((level[d] for d in deps[key] if d in level), default=-1)
+        layers = [[k for k in order if level[k] == n] for n in range(max(level.values(),
+                                                                           default=-1) + 1)]
+        return layers, outside
+
+    def produces(self, s: ir.StepIR) -> list[str]:
+        if isinstance(s, ir.ParallelIR):
+            return [s.id, *(b.id for b in s.branches)]
+        if isinstance(s, ir.IfIR):
+            return list(s.binds)
+        return [s.id]
+
+    def step(self, s: ir.StepIR, key: str) -> set[str]:
+        span = SpanInfo.of(s.span)
+        if isinstance(s, ir.CallIR):
+            self.steps[key] = CallStep(id=key, relation=s.id, span=span, request=_request(s),
+                                       fields=_fields(s.tool))
+            return _call_sources(s)
+        if isinstance(s, ir.DrvIR):
+            types = s.field_types or self.traj.relations.get(s.source, {})
+            sql, params = reduce_sql(s.source, s.steps, types)
+            self.steps[key] = DrvStep(
+                id=key, relation=s.id, span=span, source=s.source,
+                reducers=[{"op": r.op, "field": r.field, "pivot": encode_value(r.pivot)}
+                          for r in s.steps],
+                sql=sql, params=[encode_value(p) for p in params],
+                fields={k: type_to_json(v) for k, v in types.items()})
+            return {s.source}
+        if isinstance(s, ir.CompareIR):
+            self.steps[key] = CompareStep(
+                id=key, relation=s.id, span=span, request=_request(s.call, skip=s.param),
+                param=s.param, values=[encode_value(v) for v in s.values],
+                fields=_fields(s.call.tool))
+            return _call_sources(s.call)
+        if isinstance(s, ir.ParallelIR):
+            reads: set[str] = set()
+            shared: dict[str, SharedSpec] = {}
+            for a in s.shared:
+                if a.junction is not None:
+                    shared[a.name] = SharedSpec(junction=_junction(a.junction))
+                    reads.add(a.junction.source)
+                else:
+                    shared[a.name] = SharedSpec(literal=encode_value(a.literal))
+            branch_keys = []
+            for b in s.branches:
+                bkey = b.id if b.id.startswith(f"{s.id}.") else f"{s.id}.{b.id}"
+                branch_keys.append(bkey)
+                self.steps[bkey] = CallStep(id=bkey, relation=bkey, span=SpanInfo.of(b.span),
+                                            request=_request(b), fields=_fields(b.tool))
+                reads |= _call_sources(b)
+            self.steps[key] = ParallelStep(id=key, relation=s.id, span=span, shared=shared,
+                                           branches=branch_keys)
+            return reads
+        if isinstance(s, ir.IfIR):
+            params: list[object] = []
+            sql = f"SELECT {pred_sql(s.cond, params)} AS value"
+            then, out1 = self.scope(s.then, f"{key}/then/")
+            orelse, out2 = self.scope(s.orelse, f"{key}/else/")
+            self.steps[key] = IfStep(
+                id=key, relation=None, span=span,
+                predicate=PredicateSpec(sql=sql, params=[encode_value(p) for p in params]),
+                then=then, orelse=orelse, binds=list(s.binds))
+            return _pred_sources(s.cond) | out1 | out2
+        raise TypeError(f"internal error: not a step: {s!r}")
+
+
+def _tools_of(steps: tuple[ir.StepIR, ...]) -> list[Tool]:
+    out: list[Tool] = []
+    for s in steps:
+        if isinstance(s, ir.CallIR):
+            out.append(s.tool)
+        elif isinstance(s, ir.CompareIR):
+            out.append(s.call.tool)
+        elif isinstance(s, ir.ParallelIR):
+            out += [b.tool for b in s.branches]
+        elif isinstance(s, ir.IfIR):
+            out += _tools_of(s.then) + _tools_of(s.orelse)
+    return out
+
+
+def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
+    """Compile one checked trajectory (tools are collected by :func:`compile_program`)."""
+    c = _Compiler(traj)
+    layers, _ = c.scope(traj.steps, "")
+    answer = None
+    if traj.answer is not None:
+        if traj.answer.fields is not None:
+            answer = AnswerPlan(kind="object",
+                                fields=[_answer_field(n, e) for n, e in traj.answer.fields])
+        elif traj.answer.expr is not None:
+            answer = AnswerPlan(kind="expr", fields=[_answer_field(None, traj.answer.expr)])
+    return TrajectoryPlan(name=traj.name, query=traj.query, steps=c.steps, layers=layers,
+                          answer=answer, say=traj.say, span=SpanInfo.of(traj.span))
+
+
+def compile_program(program: ir.ProgramIR) -> Plan:
+    """Stage `plan`: compile every trajectory of a checked program into one :class:`Plan`."""
+    tools: dict[str, ToolSpec] = {}
+    for t in program.trajectories:
+        for tool in _tools_of(t.steps):
+            tools.setdefault(tool.qualname, ToolSpec.of(tool, program.catalog))
+    return Plan(version=PLAN_VERSION, source_name=program.source_name, tools=tools,
+                trajectories=[compile_trajectory(t) for t in program.trajectories])
+
+
+def answer_type(field: AnswerField) -> FieldType | None:
+    """The semantic type of an answer field (None when unknown)."""
+    return None if field.type is None else type_from_json(field.type)
+
+
+def is_list_type(t: FieldType | None) -> bool:
+    """True for list types (stored as JSON text in DuckDB)."""
+    return isinstance(t, ListType)

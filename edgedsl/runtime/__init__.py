@@ -1,0 +1,35 @@
+"""The runtime: executing plans; relations live in DuckDB (:mod:`edgedsl.runtime.duck`)."""
+
+from .backends import (
+    Backend,
+    PythonBackend,
+    Response,
+    ToolFailure,
+    load_python_tools,
+    make_backend,
+    register_backend,
+)
+from .executor import run, run_plan, run_plan_sync, run_trajectory
+from .result import RunResult
+from .store import RecordingBackend, Store, StoreBackend
+from .trace import Trace, trace_summary
+
+__all__ = [
+    "Backend",
+    "PythonBackend",
+    "RecordingBackend",
+    "Response",
+    "RunResult",
+    "Store",
+    "StoreBackend",
+    "ToolFailure",
+    "Trace",
+    "load_python_tools",
+    "make_backend",
+    "register_backend",
+    "run",
+    "run_plan",
+    "run_plan_sync",
+    "run_trajectory",
+    "trace_summary",
+]

@@ -1,0 +1,350 @@
+"""Backends: where calls go.
+
+A backend answers one call of one tool, one page at a time::
+
+    async def call(self, tool: ToolSpec, args: dict[str, object], *, page: int | None) -> Response
+
+``args`` holds the trajectory's arguments only (dates as ``datetime.date``); the backend adds the
+platform's paging wire parameters and injects secrets at the last moment. A backend that injects
+a secret also scrubs its value from everything it returns (records, raw body, error messages),
+so nothing downstream — trace, store, diagnostics — can see it.
+
+Failures are classified once, where they happen, as :class:`ToolFailure` with ``kind``
+``structural`` (not retried, counted against an edge) or ``environmental`` (retried, never
+counted). Backends are made by name through a registry (:func:`register_backend`,
+:func:`make_backend`) so that the ``world`` and ``http`` backends plug in the same way as
+``python`` and ``store``.
+
+Python tools (:class:`PythonBackend`) are plain callables taking keyword arguments. They return
+a list of records, or one record (a dict); when the tool declares ``at "path"``, a returned dict
+is an *envelope*: the records are at that dotted path and the total at the paging ``total``
+field (looked up at the top level, then beside the records). Sync callables run in a worker
+thread, async ones on the loop. An exception maps to a failure by this rule: ``ToolFailure``
+passes through; ``TimeoutError``, ``ConnectionError`` and any other ``OSError`` are
+*environmental* (R504); every other exception (``ValueError``, ``TypeError``, ``KeyError`` …) is
+*structural* (R503).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+import orjson
+
+from ..plan import ToolSpec
+
+if TYPE_CHECKING:
+    from .duck import Relation
+
+__all__ = [
+    "Backend",
+    "PythonBackend",
+    "Response",
+    "StoredRows",
+    "ToolFailure",
+    "backend_names",
+    "load_python_tools",
+    "make_backend",
+    "register_backend",
+]
+
+FailureKind = Literal["structural", "environmental"]
+
+
+class ToolFailure(Exception):
+    """A classified failure of one call: ``kind``, diagnostic ``code`` and a message."""
+
+    def __init__(self, kind: FailureKind, code: str, message: str) -> None:
+        self.kind = kind
+        self.code = code
+        self.message = message
+        super().__init__(f"{kind} failure {code}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRows:
+    """A handle on a recorded response's shredded rows inside a store's DuckDB file.
+
+    ``owner`` is the store; the executor copies the rows with one SQL statement when its run
+    connection belongs to that store (no re-shredding), and falls back to the records otherwise.
+    """
+
+    owner: object
+    table: str
+    key: str
+    count: int
+
+    def relation(self) -> Relation:
+        """The rows as a :class:`~edgedsl.runtime.duck.Relation` over the store connection."""
+        return self.owner.relation_of(self)  # type: ignore[attr-defined,no-any-return]
+
+
+class Response:
+    """One page of one call: records (loaded lazily for stored responses), the reported total,
+    the raw body, whether it came from the store, and (for a store hit) the stored rows."""
+
+    __slots__ = ("_loader", "_records", "from_store", "raw", "stored", "total")
+
+    def __init__(
+        self,
+        records: list[dict[str, Any]] | None = None,
+        total: int | None = None,
+        raw: bytes | None = None,
+        from_store: bool | None = None,
+        stored: StoredRows | None = None,
+        loader: Callable[[], list[dict[str, Any]]] | None = None,
+    ) -> None:
+        self._records = records
+        self._loader = loader
+        self.total = total
+        self.raw = raw
+        self.from_store = from_store
+        self.stored = stored
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """The records of this page, in service order."""
+        if self._records is None:
+            self._records = self._loader() if self._loader is not None else []
+        return self._records
+
+    def __len__(self) -> int:
+        if self._records is None and self.stored is not None:
+            return self.stored.count
+        return len(self.records)
+
+    def __repr__(self) -> str:
+        return f"Response({len(self)} records, total={self.total}, from_store={self.from_store})"
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Answers calls. ``name`` labels traces; ``unsupported(tool)`` (optional) returns a reason
+    why a tool cannot run here, e.g. no HTTP part on the ``http`` backend."""
+
+    name: str
+
+    async def call(
+        self, tool: ToolSpec, args: dict[str, object], *, page: int | None
+    ) -> Response: ...
+
+
+def unsupported_reason(backend: object, tool: ToolSpec) -> str | None:
+    """Why ``backend`` cannot run ``tool`` (None when it can or does not say)."""
+    fn = getattr(backend, "unsupported", None)
+    return fn(tool) if callable(fn) else None
+
+
+def requires_http(tool: ToolSpec, backend: str) -> str | None:
+    """The reason string for HTTP-based backends (``http``, ``world``) given a tool."""
+    if tool.has_http:
+        return None
+    return (f"tool `{tool.qualname}` declares no HTTP method and path, so the `{backend}` "
+            "backend cannot call it; run it on the `python` or `store` backend")
+
+
+# ---------------------------------------------------------------- registry
+
+_REGISTRY: dict[str, Callable[..., Backend]] = {}
+
+
+def register_backend(name: str, factory: Callable[..., Backend]) -> None:
+    """Make ``make_backend(name, **options)`` call ``factory(**options)``."""
+    _REGISTRY[name] = factory
+
+
+def make_backend(name: str, **options: Any) -> Backend:
+    """A backend by registered name (ValueError naming the known ones otherwise)."""
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        raise ValueError(f"unknown backend {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return factory(**options)
+
+
+def backend_names() -> list[str]:
+    """The registered backend names, sorted."""
+    return sorted(_REGISTRY)
+
+
+# ---------------------------------------------------------------- python tools
+
+
+def load_python_tools(path: str | Path) -> dict[str, Callable[..., Any]]:
+    """Import the ``.py`` file at ``path`` and return its ``TOOLS`` dict
+    (``{"platform.tool": callable}``); ValueError when it is missing or malformed."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"python tools file {str(p)!r} does not exist")
+    mod_name = f"edgedsl_tools_{abs(hash(str(p.resolve())))}"
+    spec = importlib.util.spec_from_file_location(mod_name, p)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot import {str(p)!r} as a Python module")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as exc:
+        sys.modules.pop(mod_name, None)
+        raise ValueError(f"importing {str(p)!r} failed: {type(exc).__name__}: {exc}") from exc
+    tools = getattr(mod, "TOOLS", None)
+    if tools is None:
+        raise ValueError(f"{str(p)!r} defines no TOOLS; add TOOLS = {{'platform.tool': fn}}")
+    if not isinstance(tools, dict):
+        raise ValueError(f"TOOLS in {str(p)!r} must be a dict, not {type(tools).__name__}")
+    bad = [k for k, v in tools.items() if not isinstance(k, str) or not callable(v)]
+    if bad:
+        raise ValueError(f"TOOLS in {str(p)!r} maps {bad[:3]!r} to non-callables or non-str keys")
+    return dict(tools)
+
+
+def _dig(obj: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(obj, dict) or part not in obj:
+            return None
+        obj = obj[part]
+    return obj
+
+
+def _as_int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v.strip().replace(",", "").isdigit():
+        return int(v.strip().replace(",", ""))
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return None
+
+
+def parse_result(tool: ToolSpec, out: Any) -> tuple[list[dict[str, Any]], int | None]:
+    """Records and reported total of a python tool's return value (see the module docstring)."""
+    total = None
+    if isinstance(out, dict) and tool.at:
+        if tool.paging and tool.paging.total:
+            total = _as_int(_dig(out, tool.paging.total))
+            parent = tool.at.rpartition(".")[0]
+            if total is None and parent:
+                total = _as_int(_dig(_dig(out, parent), tool.paging.total))
+        out = _dig(out, tool.at)
+        if out is None:
+            out = []
+    if isinstance(out, dict):
+        out = [out]
+    if not isinstance(out, list | tuple):
+        raise ToolFailure("structural", "R503",
+                          f"`{tool.qualname}` returned {type(out).__name__}, expected records")
+    bad = next((r for r in out if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise ToolFailure("structural", "R503",
+                          f"`{tool.qualname}` returned a non-record item {bad!r:.60}")
+    return list(out), total
+
+
+def _scrub(obj: Any, secrets: list[str]) -> Any:
+    if isinstance(obj, str):
+        for s in secrets:
+            obj = obj.replace(s, "***")
+        return obj
+    if isinstance(obj, list | tuple):
+        return [_scrub(x, secrets) for x in obj]
+    if isinstance(obj, dict):
+        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in obj.items()}
+    return obj
+
+
+def classify(tool: ToolSpec, exc: BaseException) -> ToolFailure:
+    """Map an exception raised by a tool callable to a ToolFailure (module docstring rule)."""
+    if isinstance(exc, ToolFailure):
+        return exc
+    kind: FailureKind = "environmental" if isinstance(exc, OSError) else "structural"
+    return ToolFailure(kind, "R504" if kind == "environmental" else "R503",
+                       f"`{tool.qualname}` raised {type(exc).__name__}: {exc}")
+
+
+class PythonBackend:
+    """Calls in-process Python callables ``tools["platform.tool"](**kwargs)``.
+
+    ``secrets`` maps a platform name to its key; it is passed as the platform's secret parameter
+    and scrubbed from whatever the callable returns or raises.
+    """
+
+    name = "python"
+
+    def __init__(
+        self,
+        tools: Mapping[str, Callable[..., Any]],
+        *,
+        secrets: Mapping[str, str] | None = None,
+    ) -> None:
+        self.tools = dict(tools)
+        self.secrets = dict(secrets or {})
+
+    def unsupported(self, tool: ToolSpec) -> str | None:
+        """A reason when no callable is registered for ``tool``."""
+        if tool.qualname in self.tools:
+            return None
+        return f"no python callable for `{tool.qualname}`; add it to TOOLS"
+
+    async def call(
+        self, tool: ToolSpec, args: dict[str, object], *, page: int | None
+    ) -> Response:
+        """Run the tool's callable with the arguments (+ paging wire params, + secret)."""
+        fn = self.tools.get(tool.qualname)
+        if fn is None:
+            raise ToolFailure("structural", "R503", self.unsupported(tool) or "")
+        kwargs = dict(args)
+        if page is not None and tool.paging is not None:
+            if tool.paging.page:
+                kwargs[tool.paging.page] = page
+            if tool.paging.size and tool.paging.size_limit:
+                kwargs[tool.paging.size] = tool.paging.size_limit
+        secret = self.secrets.get(tool.platform)
+        hidden = [secret] if secret else []
+        if secret and tool.secret:
+            kwargs[tool.secret] = secret
+        try:
+            if inspect.iscoroutinefunction(fn):
+                out = await fn(**kwargs)
+            else:
+                out = await asyncio.to_thread(fn, **kwargs)
+        except Exception as exc:
+            f = classify(tool, exc)
+            raise ToolFailure(f.kind, f.code, _scrub(f.message, hidden)) from None
+        if hidden:
+            out = _scrub(out, hidden)
+        records, total = parse_result(tool, out)
+        try:
+            raw = orjson.dumps(out, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:
+            raw = None
+        return Response(records=records, total=total, raw=raw, from_store=None)
+
+
+def _python_factory(
+    tools: Mapping[str, Callable[..., Any]] | None = None,
+    path: str | Path | None = None,
+    secrets: Mapping[str, str] | None = None,
+) -> PythonBackend:
+    if tools is None:
+        if path is None:
+            raise ValueError("the python backend needs `tools` or `path` (a file with TOOLS)")
+        tools = load_python_tools(path)
+    return PythonBackend(tools, secrets=secrets)
+
+
+def _store_factory(path: str | Path, strict: bool = True, inner: Backend | None = None) -> Backend:
+    from .store import StoreBackend
+
+    return StoreBackend(path, strict=strict, inner=inner)
+
+
+register_backend("python", _python_factory)
+register_backend("store", _store_factory)

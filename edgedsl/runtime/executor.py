@@ -1,0 +1,539 @@
+"""Stage `run`: Plan + backend → RunResult (answer, ``say``, trace, diagnostics).
+
+Each run owns one DuckDB connection: a fresh in-memory database, or — when the backend has a
+:class:`~edgedsl.runtime.store.Store` (``backend.store``) — a cursor on the store, so that stored
+responses are copied into run tables by SQL without re-shredding. Every relation is a TEMP table
+named by its relation id (through ``quote_ident``), laid out by :mod:`edgedsl.runtime.duck`.
+
+Concurrency: layers run in order; the steps of one layer, the arms of a fan, the branches of a
+``parallel`` and the arms of a ``compare`` run concurrently under ``asyncio.gather``, with at most
+``concurrency`` backend calls in flight. All DuckDB work runs synchronously on the event-loop
+thread (it never awaits in between), so the connection is never used from two threads; sync
+Python tools run in worker threads and never touch it.
+
+Junctions are checked when they are read: a Seq must see exactly one distinct value (R501), a
+Fan 1 … its bound (R502). Pages: no clause → first page; ``pages N`` → at most N; ``pages all``
+→ until the reported total is reached or a page comes back short (shorter than the declared
+page size, or empty), bounded by ``max_pages`` — reaching the bound unfinished is R506.
+A failure never escapes: the result has ``ok=False``, the diagnostics and the partial trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import decimal
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import duckdb
+import orjson
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from ..diagnostics import Diagnostic, diag
+from ..plan import (
+    AnswerField,
+    CallStep,
+    CompareStep,
+    DrvStep,
+    IfStep,
+    JunctionSpec,
+    ParallelStep,
+    Plan,
+    SpanInfo,
+    ToolSpec,
+    TrajectoryPlan,
+    decode_value,
+)
+from ..source import Span
+from ..sqlquote import quote_ident
+from ..types import INT, STR, FieldType, ListType, ScalarType, type_from_json
+from .backends import Backend, Response, classify, make_backend, unsupported_reason
+from .duck import Relation, shred
+from .result import RunResult
+from .trace import (
+    MAX_SHOWN,
+    REDACTED,
+    CallTrace,
+    FailureInfo,
+    JunctionTrace,
+    StepTrace,
+    Trace,
+    would_be,
+)
+
+__all__ = ["run", "run_plan", "run_plan_sync", "run_trajectory"]
+
+DEFAULT_MAX_PAGES = 100
+DEFAULT_CONCURRENCY = 16
+
+
+class _StepError(Exception):
+    def __init__(self, d: Diagnostic, failure: FailureInfo) -> None:
+        super().__init__(d.message)
+        self.diagnostic = d
+        self.failure = failure
+
+
+def _span(info: SpanInfo | None) -> Span | None:
+    return None if info is None else info.to_span()
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    if isinstance(v, list | tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    return v
+
+
+def _arm_text(v: object) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    return orjson.dumps(_jsonable(v)).decode()
+
+
+def format_value(v: Any, t: FieldType | None) -> Any:
+    """An answer value as JSON: ints for integral types, ISO dates, decoded list fields."""
+    if v is None:
+        return None
+    if isinstance(t, ListType) and isinstance(v, str):
+        return orjson.loads(v)
+    number = isinstance(v, int | float | decimal.Decimal) and not isinstance(v, bool)
+    if number and isinstance(t, ScalarType) and t.kind == "int":
+        return int(v)
+    if number and isinstance(t, ScalarType) and t.kind in ("float", "num"):
+        return float(v)
+    return _jsonable(v)
+
+
+def _connection(backend: object) -> tuple[duckdb.DuckDBPyConnection, object | None]:
+    from .store import Store
+
+    store = getattr(backend, "store", None)
+    if isinstance(store, Store):
+        return store.cursor(), store
+    return duckdb.connect(":memory:"), None
+
+
+class _Run:
+    def __init__(self, plan: Plan, tp: TrajectoryPlan, backend: Backend, phi: int,
+                 max_pages: int, concurrency: int) -> None:
+        self.plan, self.tp, self.backend = plan, tp, backend
+        self.phi, self.max_pages = phi, max_pages
+        self.sem = asyncio.Semaphore(max(1, concurrency))
+        self.con, self.owner = _connection(backend)
+        self.rels: dict[str, Relation] = {}
+        self.t0 = time.perf_counter()
+        self.trace = Trace(trajectory=tp.name, backend=getattr(backend, "name", "?"), phi=phi)
+
+    def ms(self) -> float:
+        return round((time.perf_counter() - self.t0) * 1000, 3)
+
+    # ------------------------------------------------------------ structure
+
+    async def layers(self, layers: list[list[str]], shared: Mapping[str, object] | None = None
+                     ) -> None:
+        for layer in layers:
+            got = await asyncio.gather(*(self.step(k, shared) for k in layer),
+                                       return_exceptions=True)
+            errs = [g for g in got if isinstance(g, BaseException)]
+            if errs:
+                raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
+
+    async def step(self, key: str, shared: Mapping[str, object] | None = None) -> None:
+        s = self.tp.steps[key]
+        st = StepTrace(id=key, kind=s.kind, relation=s.relation, start_ms=self.ms(),
+                       span=None if s.span is None else s.span.model_dump())
+        self.trace.steps.append(st)
+        try:
+            if isinstance(s, CallStep):
+                await self.call_step(s, st, shared or {})
+            elif isinstance(s, DrvStep):
+                self.drv_step(s, st)
+            elif isinstance(s, CompareStep):
+                await self.compare_step(s, st)
+            elif isinstance(s, ParallelStep):
+                await self.parallel_step(s, st)
+            elif isinstance(s, IfStep):
+                await self.if_step(s, st)
+        except _StepError as e:
+            st.status, st.failure = "failed", e.failure
+            raise
+        except Exception as e:  # a bug: report it, labelled, without crashing the run
+            st.status = "failed"
+            st.failure = FailureInfo(kind="internal", code="R509", message=repr(e))
+            raise _StepError(diag("R509", f"internal error in step `{key}` (a bug in edgedsl): "
+                                  f"{type(e).__name__}: {e}", _span(s.span)), st.failure) from e
+        finally:
+            st.duration_ms = round(self.ms() - st.start_ms, 3)
+
+    # ------------------------------------------------------------ junctions
+
+    def junction(self, j: JunctionSpec, param: str, st: StepTrace, span: SpanInfo | None,
+                 tool: str) -> list[Any]:
+        rel = self.rels.get(j.source)
+        if rel is None:
+            raise KeyError(f"relation {j.source!r} was not computed before `{st.id}`")
+        values = rel.distinct(j.field)
+        n = len(values)
+        ok = n == 1 if j.kind == "seq" else 1 <= n <= j.bound
+        st.junctions.append(JunctionTrace(
+            param=param, kind=j.kind, source=j.source, field=j.field, bound=j.bound,
+            cardinality=n, values=[_jsonable(v) for v in values[:MAX_SHOWN]],
+            would_be=would_be(n, self.phi), ok=ok))
+        if ok:
+            return values
+        spelled = f"{j.kind}{'' if j.kind == 'seq' or j.bound == self.phi else f'({j.bound})'}"
+        ref = f"{j.source}.{j.field}"
+        need = "exactly 1" if j.kind == "seq" else f"1 … {j.bound}"
+        hints: list[str] = []
+        if n == 0:
+            hints.append(f"the upstream call `{j.source}` returned no records with a "
+                         f"`{j.field}` value ({rel.count()} records); check its arguments")
+        elif j.kind == "seq" and n <= self.phi:
+            hints.append(f"use `fan` (k ≤ {self.phi}) to call `{tool}` once per value: "
+                         f"`fan {ref}`, or add a `drv` node to narrow `{j.source}` first")
+        else:
+            if j.kind == "fan" and n <= self.phi:
+                hints.append(f"raise the bound: `fan({n}) {ref}`")
+            hints.append(f"add a `drv` node to narrow `{j.source}` first "
+                         f"(e.g. `drv {j.source} | max …` or `| where …`)")
+        code = "R501" if j.kind == "seq" else "R502"
+        msg = (f"`{spelled} {ref}` saw {n} distinct value{'s' if n != 1 else ''}; "
+               f"a {j.kind} junction needs {need}")
+        src = self.tp.steps.get(j.source)
+        secondary = [] if src is None or src.span is None else [
+            (src.span.to_span(), f"`{j.source}` comes from here")]
+        d = diag(code, msg, _span(j.span or span), f"{n} values", hints=hints,
+                 secondary=secondary)
+        raise _StepError(d, FailureInfo(kind="structural", code=code, message=msg))
+
+    # ------------------------------------------------------------ calls
+
+    def _redact(self, tool: ToolSpec, args: Mapping[str, object]) -> dict[str, Any]:
+        return {k: REDACTED if k == tool.secret else _jsonable(v) for k, v in args.items()}
+
+    async def one_call(self, tool: ToolSpec, args: dict[str, object], page: int | None,
+                       st: StepTrace, arm: str | None, span: SpanInfo | None) -> Response:
+        async with self.sem:
+            ct = CallTrace(arm=arm, args=self._redact(tool, args), page=page, start_ms=self.ms())
+            st.calls.append(ct)
+            try:
+                resp = await self.backend.call(tool, dict(args), page=page)
+            except Exception as exc:
+                f = classify(tool, exc)
+                ct.failure = FailureInfo(kind=f.kind, code=f.code, message=f.message)
+                ct.duration_ms = round(self.ms() - ct.start_ms, 3)
+                if f.code == "R505":
+                    st.store_misses += 1
+                hints = (["an environmental failure (timeout, connection, 5xx, quota): "
+                          "retrying later may succeed"] if f.kind == "environmental" else [])
+                d = diag(f.code, f"call of `{tool.qualname}` failed: {f.message}", _span(span),
+                         f"{f.kind} failure", hints=hints)
+                raise _StepError(d, ct.failure) from None
+            ct.duration_ms = round(self.ms() - ct.start_ms, 3)
+            ct.records, ct.total, ct.store_hit = len(resp), resp.total, resp.from_store
+            if resp.from_store is True:
+                st.store_hits += 1
+            elif resp.from_store is False:
+                st.store_misses += 1
+            return resp
+
+    async def fetch(self, tool: ToolSpec, args: dict[str, object], pages: int | str | None,
+                    st: StepTrace, arm: str | None, span: SpanInfo | None) -> list[Response]:
+        pg = tool.paging
+        if pg is None:
+            resp = await self.one_call(tool, args, None, st, arm, span)
+            st.pages_read += 1
+            return [resp]
+        size = pg.size_limit if pg.size else None
+        limit = 1 if pages is None else self.max_pages if pages == "all" else int(pages)
+        out: list[Response] = []
+        got, total, page = 0, None, 1
+        while True:
+            resp = await self.one_call(tool, args, page, st, arm, span)
+            out.append(resp)
+            st.pages_read += 1
+            n = len(resp)
+            got += n
+            if resp.total is not None:
+                total = resp.total
+                st.total_reported = total if st.total_reported is None else max(
+                    st.total_reported, total)
+            done = n == 0 or (total is not None and got >= total) or (size is not None and n < size)
+            if done or page >= limit:
+                break
+            page += 1
+        if pages == "all" and not done:
+            msg = (f"`{tool.qualname}` still had records after {limit} pages (max_pages) "
+                   f"— read {got}" + ("" if total is None else f" of {total}"))
+            d = diag("R506", msg, _span(span), "pages all",
+                     hints=["narrow the call's arguments, or raise max_pages; edgedsl never "
+                            "truncates `pages all` silently"])
+            raise _StepError(d, FailureInfo(kind="structural", code="R506", message=msg))
+        return out
+
+    def materialise(self, relation: str, types: dict[str, FieldType],
+                    parts: list[tuple[str | None, Response]], tagged: bool) -> Relation:
+        fast = all(r.stored is None or r.stored.owner is not self.owner for _, r in parts)
+        if fast:
+            records: list[dict[str, Any]] = []
+            arms: list[str | None] = []
+            for arm, r in parts:
+                records += r.records
+                arms += [arm] * len(r.records)
+            rel = shred(self.con, records, types, arm=arms if tagged else None, name=relation,
+                        temp=True)
+        else:
+            cols = ", ".join(quote_ident(f) for f in types)
+            sel, params, tmp = [], [], []
+            for i, (arm, r) in enumerate(parts):
+                if r.stored is not None and r.stored.owner is self.owner:
+                    src, where = quote_ident(r.stored.table), ' WHERE "__key" = ?'
+                    params += [arm, r.stored.key]
+                else:
+                    t = shred(self.con, r.records, types, temp=True)
+                    tmp.append(t)
+                    src, where = t.sql_name, ""
+                    params.append(arm)
+                sel.append(f'SELECT {i} AS __part, "__row" AS __r, CAST(? AS VARCHAR) AS "__arm", '
+                           f'{cols}{", " if cols else ""}"__raw" FROM {src}{where}')
+            self.con.execute(
+                f"CREATE TEMP TABLE {quote_ident(relation)} AS SELECT CAST(row_number() OVER "
+                f'(ORDER BY __part, __r) - 1 AS BIGINT) AS "__row", "__arm", '
+                f'{cols}{", " if cols else ""}"__raw" FROM ({" UNION ALL ".join(sel)}) '
+                f"ORDER BY __part, __r", params)
+            for t in tmp:
+                t.drop()
+            rel = Relation(self.con, relation, types, sum(len(r) for _, r in parts))
+        self.rels[relation] = rel
+        return rel
+
+    async def run_arms(self, tool: ToolSpec, arms: list[tuple[str | None, dict[str, object]]],
+                       pages: int | str | None, st: StepTrace, span: SpanInfo | None,
+                       relation: str, tagged: bool) -> None:
+        got = await asyncio.gather(*(self.fetch(tool, a, pages, st, arm, span) for arm, a in arms),
+                                   return_exceptions=True)
+        errs = [g for g in got if isinstance(g, BaseException)]
+        if errs:
+            raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
+        parts = [(arm, r) for (arm, _), resps in zip(arms, got, strict=True)
+                 for r in resps]  # type: ignore[union-attr]
+        rel = self.materialise(relation, tool.field_types(), parts, tagged)
+        st.records = rel.count()
+
+    async def call_step(self, s: CallStep, st: StepTrace, shared: Mapping[str, object]) -> None:
+        tool = self.plan.tools[s.request.tool]
+        st.tool = tool.qualname
+        base: dict[str, object] = {k: decode_value(v) for k, v in s.request.literals.items()}
+        for param, name in s.request.shared.items():
+            base[param] = shared[name]
+        fan: tuple[str, list[Any]] | None = None
+        for param, j in s.request.junctions.items():
+            values = self.junction(j, param, st, s.span, tool.qualname)
+            if j.kind == "seq":
+                base[param] = values[0]
+            else:
+                fan = (param, values)
+        if fan is None:
+            arms: list[tuple[str | None, dict[str, object]]] = [(None, base)]
+        else:
+            arms = [(_arm_text(v), {**base, fan[0]: v}) for v in fan[1]]
+        await self.run_arms(tool, arms, s.request.pages, st, s.span, s.relation or s.id,
+                            fan is not None)
+
+    async def compare_step(self, s: CompareStep, st: StepTrace) -> None:
+        tool = self.plan.tools[s.request.tool]
+        st.tool = tool.qualname
+        base: dict[str, object] = {k: decode_value(v) for k, v in s.request.literals.items()}
+        for param, j in s.request.junctions.items():
+            base[param] = self.junction(j, param, st, s.span, tool.qualname)[0]
+        values = [decode_value(v) for v in s.values]
+        arms = [(_arm_text(v), {**base, s.param: v}) for v in values]
+        await self.run_arms(tool, arms, s.request.pages, st, s.span, s.relation or s.id, True)
+
+    async def parallel_step(self, s: ParallelStep, st: StepTrace) -> None:
+        shared: dict[str, object] = {}
+        for name, sh in s.shared.items():
+            if sh.junction is not None:
+                shared[name] = self.junction(sh.junction, name, st, s.span, s.id)[0]
+            else:
+                shared[name] = decode_value(sh.literal)
+        await self.layers([s.branches], shared)
+        rows = [{"branch": b.removeprefix(f"{s.relation}."), "records": self.rels[b].count()}
+                for b in s.branches]
+        rel = shred(self.con, rows, {"branch": STR, "records": INT}, name=s.relation or s.id,
+                    temp=True)
+        self.rels[s.relation or s.id] = rel
+        st.records = rel.count()
+
+    # ------------------------------------------------------------ SQL steps
+
+    def drv_step(self, s: DrvStep, st: StepTrace) -> None:
+        types = {k: type_from_json(v) for k, v in s.fields.items()}
+        params = [decode_value(p) for p in s.params]
+        st.sql, st.params = s.sql, [_jsonable(p) for p in params]
+        name = quote_ident(s.relation or s.id)
+        self.con.execute(f"CREATE TEMP TABLE {name} AS {s.sql}", params)
+        n = self.con.execute(f"SELECT count(*) FROM {name}").fetchone()
+        rel = Relation(self.con, s.relation or s.id, types, int(n[0]) if n else 0)
+        self.rels[s.relation or s.id] = rel
+        st.records = rel.count()
+
+    def _sql_error(self, what: str, exc: Exception, span: SpanInfo | None) -> _StepError:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        hints = []
+        if "More than one row" in str(exc):
+            hints.append("a field reference used as a single value saw several distinct "
+                         "values; narrow it with a `drv` node first")
+        msg = f"evaluating {what} failed: {text}"
+        return _StepError(diag("R507", msg, _span(span), hints=hints),
+                          FailureInfo(kind="structural", code="R507", message=msg))
+
+    async def if_step(self, s: IfStep, st: StepTrace) -> None:
+        params = [decode_value(p) for p in s.predicate.params]
+        st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
+        try:
+            row = self.con.execute(s.predicate.sql, params).fetchone()
+        except duckdb.Error as exc:
+            raise self._sql_error("the `if` predicate", exc, s.span) from None
+        taken = bool(row and row[0])
+        st.branch = "then" if taken else "else"
+        await self.layers(s.then if taken else s.orelse)
+
+    def answer_value(self, f: AnswerField) -> Any:
+        t = None if f.type is None else type_from_json(f.type)
+        params = [decode_value(p) for p in f.params]
+        try:
+            rows = self.con.execute(f.sql, params).fetchall()
+        except duckdb.Error as exc:
+            what = f"answer field `{f.name}`" if f.name else "the answer"
+            raise self._sql_error(what, exc, f.span) from None
+        if f.shape == "scalar":
+            return format_value(rows[0][0] if rows else None, t)
+        values = [format_value(r[0], t) for r in rows]
+        return None if not values else values[0] if len(values) == 1 else values
+
+    def answer(self) -> Any:
+        a = self.tp.answer
+        if a is None:
+            return None
+        if a.kind == "object":
+            return {f.name or f"_{i}": self.answer_value(f) for i, f in enumerate(a.fields)}
+        return self.answer_value(a.fields[0])
+
+    def say(self, answer: Any) -> str:
+        env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+        ctx = dict(answer) if isinstance(answer, dict) else {}
+        ctx["answer"] = answer
+        try:
+            return env.from_string(self.tp.say or "").render(ctx)
+        except Exception as exc:  # TemplateError, SecurityError, anything the template raises
+            msg = f"the `say` template failed: {type(exc).__name__}: {exc}"
+            raise _StepError(diag("R508", msg, _span(self.tp.span),
+                                  hints=[f"the template sees {sorted(ctx)}"]),
+                             FailureInfo(kind="structural", code="R508", message=msg)) from None
+
+    # ------------------------------------------------------------ whole run
+
+    def preflight(self) -> list[Diagnostic]:
+        out = []
+        for s in self.tp.steps.values():
+            if isinstance(s, CallStep | CompareStep):
+                reason = unsupported_reason(self.backend, self.plan.tools[s.request.tool])
+                if reason:
+                    out.append(diag("E403", reason, _span(s.span), "cannot run here"))
+        return out
+
+    async def run(self) -> RunResult:
+        answer, say, diags = None, None, self.preflight()
+        try:
+            if not diags:
+                await self.layers(self.tp.layers)
+                answer = self.answer()
+                if self.tp.say is not None:
+                    say = self.say(answer)
+        except _StepError as e:
+            diags.append(e.diagnostic)
+            answer = None
+        finally:
+            self.trace.duration_ms = self.ms()
+            self.con.close()
+        return RunResult(trajectory=self.tp.name, ok=not diags, answer=answer,
+                         say=say if not diags else None, trace=self.trace, diagnostics=diags)
+
+
+def _backend(backend: Backend | str) -> Backend:
+    return make_backend(backend) if isinstance(backend, str) else backend
+
+
+async def run_trajectory(
+    plan: Plan,
+    name: str,
+    backend: Backend | str,
+    *,
+    phi: int = 5,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> RunResult:
+    """Run trajectory ``name`` of ``plan`` on ``backend``; never raises for run-time failures."""
+    return await _Run(plan, plan.trajectory(name), _backend(backend), phi, max_pages,
+                      concurrency).run()
+
+
+async def run_plan(
+    plan: Plan,
+    backend: Backend | str,
+    *,
+    trajectory: str | None = None,
+    phi: int = 5,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> list[RunResult]:
+    """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently."""
+    be = _backend(backend)
+    names = [trajectory] if trajectory is not None else [t.name for t in plan.trajectories]
+    return list(await asyncio.gather(*(
+        run_trajectory(plan, n, be, phi=phi, max_pages=max_pages, concurrency=concurrency)
+        for n in names)))
+
+
+def _sync(coro: Any) -> Any:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["v"] = asyncio.run(coro)
+        except BaseException as exc:
+            box["e"] = exc
+
+    th = threading.Thread(target=target)
+    th.start()
+    th.join()
+    if "e" in box:
+        raise box["e"]
+    return box["v"]
+
+
+def run(plan: Plan, name: str, backend: Backend | str, **options: Any) -> RunResult:
+    """Synchronous :func:`run_trajectory` (works inside a running event loop too)."""
+    return _sync(run_trajectory(plan, name, backend, **options))  # type: ignore[no-any-return]
+
+
+def run_plan_sync(plan: Plan, backend: Backend | str, **options: Any) -> list[RunResult]:
+    """Synchronous :func:`run_plan`."""
+    return _sync(run_plan(plan, backend, **options))  # type: ignore[no-any-return]

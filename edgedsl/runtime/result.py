@@ -1,0 +1,41 @@
+"""The result of running one trajectory: answer, ``say`` reply, trace and diagnostics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..diagnostics import Diagnostic
+from .trace import Trace
+
+__all__ = ["RunResult"]
+
+
+@dataclass
+class RunResult:
+    """``ok`` is False when a step failed; ``trace`` then holds the steps that ran."""
+
+    trajectory: str
+    ok: bool
+    answer: Any = None
+    say: str | None = None
+    trace: Trace | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def to_json(self, *, with_trace: bool = False) -> dict[str, Any]:
+        """``trajectory``, ``ok``, ``answer`` (+ ``say``, ``diagnostics``, ``trace`` if any)."""
+        out: dict[str, Any] = {"trajectory": self.trajectory, "ok": self.ok,
+                               "answer": self.answer}
+        if self.say is not None:
+            out["say"] = self.say
+        if self.diagnostics:
+            out["diagnostics"] = [d.to_json() for d in self.diagnostics]
+        if with_trace and self.trace is not None:
+            out["trace"] = self.trace.model_dump(mode="json")
+        return out
+
+    def to_json_bytes(self, *, with_trace: bool = False) -> bytes:
+        """:meth:`to_json` serialised with orjson (indented)."""
+        return orjson.dumps(self.to_json(with_trace=with_trace), option=orjson.OPT_INDENT_2)

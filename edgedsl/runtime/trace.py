@@ -1,0 +1,141 @@
+"""The trace: what one run of a plan did, step by step.
+
+Every step records its kind, tool, the calls it made (arguments with secret parameters shown as
+``"***"``, pages read, the total the service reported, records, store hit/miss), the junctions
+it read (the distinct hand-off values — at most :data:`MAX_SHOWN` shown, plus their count — the
+observed cardinality and the junction kind it *would* be typed as: ``seq`` for 1, ``fan`` for
+2 … φ, ``drv`` for more than φ, ``empty`` for 0), reducer SQL and parameters, the branch an
+``if`` took, timing relative to the start of the run, and a classified failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "MAX_SHOWN",
+    "CallTrace",
+    "FailureInfo",
+    "JunctionTrace",
+    "StepTrace",
+    "Trace",
+    "trace_summary",
+    "would_be",
+]
+
+MAX_SHOWN = 20
+REDACTED = "***"
+
+
+def would_be(cardinality: int, phi: int) -> Literal["empty", "seq", "fan", "drv"]:
+    """The junction kind an observed cardinality would be typed as."""
+    if cardinality == 0:
+        return "empty"
+    if cardinality == 1:
+        return "seq"
+    return "fan" if cardinality <= phi else "drv"
+
+
+class FailureInfo(BaseModel):
+    """A classified failure: structural or environmental, with its diagnostic code."""
+
+    kind: Literal["structural", "environmental", "internal"]
+    code: str
+    message: str
+
+
+class JunctionTrace(BaseModel):
+    """One junction as observed: values (capped), cardinality, declared and observed kind."""
+
+    param: str
+    kind: Literal["seq", "fan"]
+    source: str
+    field: str
+    bound: int
+    cardinality: int
+    values: list[Any] = Field(default_factory=list)
+    would_be: Literal["empty", "seq", "fan", "drv"]
+    ok: bool = True
+
+
+class CallTrace(BaseModel):
+    """One backend call (one arm and one page)."""
+
+    arm: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    page: int | None = None
+    records: int = 0
+    total: int | None = None
+    store_hit: bool | None = None
+    start_ms: float = 0.0
+    duration_ms: float = 0.0
+    failure: FailureInfo | None = None
+
+
+class StepTrace(BaseModel):
+    """One step of the run."""
+
+    id: str
+    kind: str
+    relation: str | None = None
+    tool: str | None = None
+    span: dict[str, Any] | None = None
+    status: Literal["ok", "failed"] = "ok"
+    records: int | None = None
+    calls: list[CallTrace] = Field(default_factory=list)
+    junctions: list[JunctionTrace] = Field(default_factory=list)
+    pages_read: int = 0
+    total_reported: int | None = None
+    sql: str | None = None
+    params: list[Any] | None = None
+    branch: Literal["then", "else"] | None = None
+    start_ms: float = 0.0
+    duration_ms: float = 0.0
+    store_hits: int = 0
+    store_misses: int = 0
+    failure: FailureInfo | None = None
+
+    @property
+    def store_hit(self) -> bool | None:
+        """True when every call came from the store, False when some did not, None if unknown."""
+        if self.store_hits == 0 and self.store_misses == 0:
+            return None
+        return self.store_misses == 0
+
+
+class Trace(BaseModel):
+    """The trace of one trajectory run."""
+
+    trajectory: str
+    backend: str = ""
+    phi: int = 5
+    steps: list[StepTrace] = Field(default_factory=list)
+    duration_ms: float = 0.0
+
+    def step(self, step_id: str) -> StepTrace:
+        """The trace of step ``step_id`` (KeyError if it did not run)."""
+        for s in self.steps:
+            if s.id == step_id:
+                return s
+        raise KeyError(step_id)
+
+
+def trace_summary(trace: Trace) -> str:
+    """A readable summary: one line per step (id, tool, records, junction kind, ms, store)."""
+    lines = [f"trajectory {trace.trajectory} ({trace.backend}, φ={trace.phi}, "
+             f"{trace.duration_ms:.1f} ms)"]
+    width = max((len(s.id) for s in trace.steps), default=2)
+    for s in trace.steps:
+        what = s.tool or s.kind
+        if s.kind == "if":
+            what = f"if → {s.branch}"
+        recs = "-" if s.records is None else str(s.records)
+        junc = ", ".join(f"{j.kind}:{j.cardinality}→{j.would_be}" for j in s.junctions) or "-"
+        store = {None: "", True: " store:hit", False: " store:miss"}[s.store_hit]
+        pages = f" pages:{s.pages_read}" if s.pages_read > 1 else ""
+        fail = f"  FAILED {s.failure.code}: {s.failure.message}" if s.failure else ""
+        lines.append(f"  {s.id:<{width}}  {what:<24} {recs:>6} rec  {junc:<16} "
+                     f"{s.duration_ms:8.1f} ms{pages}{store}{fail}")
+    return "\n".join(lines)
