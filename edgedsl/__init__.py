@@ -13,6 +13,9 @@ The staged API mirrors the compiler's stages (see ARCHITECTURE.md)::
 
 from __future__ import annotations
 
+# Import the `check` subpackage before binding the `check` function: importing a submodule
+# sets the package attribute of the same name, which would otherwise shadow the function.
+from . import check as _check_package  # noqa: F401
 from .api import check, compile, format, parse, read_source, run
 from .diagnostics import CompileError, Diagnostic
 

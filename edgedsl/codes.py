@@ -25,133 +25,195 @@ def _c(title: str, explanation: str) -> CodeInfo:
 
 CODES: dict[str, CodeInfo] = {
     # ------------------------------------------------------------ E0xx: syntax
-    "E000": _c("cannot read a file", """
+    "E000": _c(
+        "cannot read a file",
+        """
 A file could not be read: it does not exist any more, is not readable, or is not UTF-8.
 edgedsl files are UTF-8 text.
 
 Fix: check the path and re-save the file as UTF-8.
-"""),
-    "E001": _c("unexpected character", """
+""",
+    ),
+    "E001": _c(
+        "unexpected character",
+        """
 The lexer met a character that starts no token, for example `@` or a stray `'`.
 
     corp = dart.corp_code(corp_name: '삼성전자')     # single quotes
 
 Fix: strings use double quotes: `"삼성전자"`.
-"""),
-    "E002": _c("unexpected token", """
+""",
+    ),
+    "E002": _c(
+        "unexpected token",
+        """
 A token appeared where the grammar does not allow it. The help line lists what was expected.
 
     corp = dart.corp_code(corp_name "삼성전자")     # missing `:`
 
 Fix: write what the help line expects at that place.
-"""),
-    "E003": _c("unexpected end of file", """
+""",
+    ),
+    "E003": _c(
+        "unexpected end of file",
+        """
 The file ended inside a construct, usually an unclosed `{`, `(` or `[`.
 
 Fix: close the construct that is still open.
-"""),
-    "E004": _c("missing `,` between arguments", """
+""",
+    ),
+    "E004": _c(
+        "missing `,` between arguments",
+        """
 Arguments of a call are separated by commas.
 
     price = krx.stock_price(srtnCd: "005930" basDt: 2024-12-30)
 
 Fix: `krx.stock_price(srtnCd: "005930", basDt: 2024-12-30)`.
-"""),
-    "E005": _c("a field reference needs a junction kind", """
+""",
+    ),
+    "E005": _c(
+        "a field reference needs a junction kind",
+        """
 An argument that takes an upstream field must say how the values are handed off: `seq` (exactly
 one value) or `fan` (one call per value).
 
     filings = dart.disclosures(corp_code: corp.corp_code)
 
 Fix: `dart.disclosures(corp_code: seq corp.corp_code)`.
-"""),
-    "E006": _c("reducers of a `drv` chain are separated by `|`", """
+""",
+    ),
+    "E006": _c(
+        "reducers of a `drv` chain are separated by `|`",
+        """
     latest = drv filings max rcept_dt
 
 Fix: `latest = drv filings | max rcept_dt` (and `| where …` for every further step).
-"""),
-    "E007": _c("`pages` takes `all` or a whole number", """
+""",
+    ),
+    "E007": _c(
+        "`pages` takes `all` or a whole number",
+        """
     filings = dart.disclosures(corp_code: seq corp.corp_code) pages many
 
 Fix: `pages all` or `pages 3`.
-"""),
-    "E008": _c("a trajectory needs a query string", """
+""",
+    ),
+    "E008": _c(
+        "a trajectory needs a query string",
+        """
 Every trajectory carries its natural-language query right after its name.
 
     trajectory latest { … }
 
 Fix: `trajectory latest "가장 최근 공시는?" { … }`.
-"""),
-    "E009": _c("a fan bound is a whole number", """
+""",
+    ),
+    "E009": _c(
+        "a fan bound is a whole number",
+        """
     prices = krx.stock_price(srtnCd: fan(2.5) corp.stock_code)
 
 Fix: `fan(2)` or `fan(3)`.
-"""),
-    "E010": _c("not a calendar date", """
+""",
+    ),
+    "E010": _c(
+        "not a calendar date",
+        """
 A date literal must name a real day.
 
     filings = dart.disclosures(bgn_de: 2024-02-30)
 
 Fix: `2024-02-29`.
-"""),
-    "E011": _c("expression nested too deeply", """
+""",
+    ),
+    "E011": _c(
+        "expression nested too deeply",
+        """
 An expression or predicate is nested beyond what the parser can handle.
 
 Fix: split it over several bindings or answer fields.
-"""),
-    "E012": _c("duplicate key in an object literal", """
+""",
+    ),
+    "E012": _c(
+        "duplicate key in an object literal",
+        """
     call = tools.make_json(dictionary: {"a": 1, "a": 2})
 
 Fix: give every key once.
-"""),
-    "E013": _c("invalid escape in a string", """
+""",
+    ),
+    "E013": _c(
+        "invalid escape in a string",
+        """
 A `\\uD800`–`\\uDFFF` escape must form a surrogate pair; a lone surrogate is not a character.
 
 Fix: write the character itself, or a complete pair.
-"""),
-    "E014": _c("number too large", """
+""",
+    ),
+    "E014": _c(
+        "number too large",
+        """
 A number literal does not fit a 64-bit float.
 
 Fix: write a smaller number.
-"""),
+""",
+    ),
     # ------------------------------------------------------------ E1xx: names and catalogs
-    "E101": _c("invalid regular expression in a code type", """
+    "E101": _c(
+        "invalid regular expression in a code type",
+        """
 The pattern of a code type is not a valid (Python) regular expression.
 
     type StockCode = code /^[0-9]{6$/
 
 Fix: `type StockCode = code /^[0-9]{6}$/`.
-"""),
-    "E102": _c("a catalog number must be whole", """
+""",
+    ),
+    "E102": _c(
+        "a catalog number must be whole",
+        """
 Quotas and page-size limits count calls and records.
 
     quota 2.5 per day
 
 Fix: `quota 20000 per day`, `size: numOfRows <= 100`.
-"""),
-    "E103": _c("unknown module", """
+""",
+    ),
+    "E103": _c(
+        "unknown module",
+        """
 `use X` looks for `X.edge` in the directory of the file, then in the `--lib` directories, then
 in the standard library, and found none.
 
     use dartt
 
 Fix: correct the name (`use dart`), or pass the directory holding the module with `--lib DIR`.
-"""),
-    "E104": _c("`use` cycle", """
+""",
+    ),
+    "E104": _c(
+        "`use` cycle",
+        """
 Modules form a cycle through their `use` declarations (`a` uses `b`, `b` uses `a`). Catalogs are
 loaded once, in dependency order, so a cycle has no order.
 
 Fix: move the declarations both need (often code types) into a third module that both use.
-"""),
-    "E105": _c("name declared twice", """
+""",
+    ),
+    "E105": _c(
+        "name declared twice",
+        """
 A platform, tool, record, type, record field, tool parameter or enum member is declared twice
 in the same scope, or a type takes the name of a built-in type.
 
     record Corp { corp_code: CorpCode  corp_code: str }
 
 Fix: remove or rename one of the declarations.
-"""),
-    "E106": _c("unknown or unusable type", """
+""",
+    ),
+    "E106": _c(
+        "unknown or unusable type",
+        """
 A type name is not a built-in type (`str int float num date bool json`), not a code type of the
 platform, of the module or of a used module — or it is ambiguous, or it names a record.
 
@@ -159,16 +221,22 @@ platform, of the module or of a used module — or it is ambiguous, or it names 
 
 Fix: correct the name, add `use codes`, or qualify it (`codes.StockCode`). A field holding
 nested data is `json`.
-"""),
-    "E107": _c("unknown record", """
+""",
+    ),
+    "E107": _c(
+        "unknown record",
+        """
 A tool's `-> [Record]` names no record visible to the platform (records of the platform, of the
 module's top level, or of the top level of a used module).
 
     tool corp_code GET "/corpCode.json" (corp_name: str) -> [Corps]
 
 Fix: correct the name or declare the record.
-"""),
-    "E108": _c("invalid paging declaration", """
+""",
+    ),
+    "E108": _c(
+        "invalid paging declaration",
+        """
 `paged(…)` takes the options `page` (required: the wire name of the page-number parameter),
 `size` (the page-size parameter, optionally `<= N`) and `total` (the response field with the
 total record count). Each is given once; only `size` takes a limit; a paged tool returns a list.
@@ -176,52 +244,73 @@ total record count). Each is given once; only `size` takes a limit; a paged tool
     paged(page: pageNo, rows: numOfRows)
 
 Fix: `paged(page: pageNo, size: numOfRows <= 100, total: totalCount)`.
-"""),
-    "E109": _c("platform setting given twice", """
+""",
+    ),
+    "E109": _c(
+        "platform setting given twice",
+        """
 A platform has one `base`, one `envelope`, one `secret` and one `quota`.
 
 Fix: keep one of them.
-"""),
-    "E110": _c("unknown or unimported platform", """
+""",
+    ),
+    "E110": _c(
+        "unknown or unimported platform",
+        """
 A call names a platform that no loaded module declares, or one declared only in a module this
 file does not `use` directly.
 
     corp = dartt.corp_code(corp_name: "삼성전자")
 
 Fix: correct the name, or add `use dart`.
-"""),
-    "E111": _c("unknown tool", """
+""",
+    ),
+    "E111": _c(
+        "unknown tool",
+        """
 The platform declares no tool of that name.
 
     corp = dart.corpcode(corp_name: "삼성전자")
 
 Fix: `dart.corp_code(…)`; the help line suggests the closest tool.
-"""),
-    "E112": _c("unknown parameter", """
+""",
+    ),
+    "E112": _c(
+        "unknown parameter",
+        """
 The tool has no parameter of that name. Paging parameters (page number, page size) are not
 written by hand: the `pages` clause drives them.
 
     filings = dart.disclosures(corp: seq corp.corp_code)
 
 Fix: `dart.disclosures(corp_code: seq corp.corp_code)`.
-"""),
-    "E113": _c("unknown name", """
+""",
+    ),
+    "E113": _c(
+        "unknown name",
+        """
 A name used in a junction, a `drv`, a predicate or the answer is bound nowhere in the
 trajectory.
 
     latest = drv filing | max rcept_dt
 
 Fix: correct the name (`filings`); the help line suggests the closest bound name.
-"""),
-    "E114": _c("unknown field or branch", """
+""",
+    ),
+    "E114": _c(
+        "unknown field or branch",
+        """
 The relation has no field of that name (its record type does not declare it), or the parallel
 group has no branch of that name.
 
     latest = drv filings | max rcept_date
 
 Fix: `drv filings | max rcept_dt`; the help line suggests the closest field.
-"""),
-    "E115": _c("name bound twice", """
+""",
+    ),
+    "E115": _c(
+        "name bound twice",
+        """
 Every binding name is bound once in a trajectory (both branches of an `if` may bind the same
 name). Rebinding would make references ambiguous.
 
@@ -229,54 +318,75 @@ name). Rebinding would make references ambiguous.
     prices = drv prices | max clpr
 
 Fix: give the second relation its own name: `top = drv prices | max clpr`.
-"""),
-    "E116": _c("unknown function", """
+""",
+    ),
+    "E116": _c(
+        "unknown function",
+        """
 Expressions know `round`, `count`, `sum`, `avg`, `min` and `max`.
 
     answer mean(trades.dealAmount)
 
 Fix: `answer avg(trades.dealAmount)`.
-"""),
-    "E117": _c("not a shared name", """
+""",
+    ),
+    "E117": _c(
+        "not a shared name",
+        """
 A bare name as an argument value is only allowed inside a `parallel` group, for one of the
 names in the group's header.
 
     price = krx.stock_price(srtnCd: code)
 
 Fix: use a junction (`seq corp.stock_code`) or add `code` to the `parallel (…)` header.
-"""),
-    "E118": _c("given twice", """
+""",
+    ),
+    "E118": _c(
+        "given twice",
+        """
 An argument of a call, a shared name of a `parallel` header or a field of an `answer { … }`
 block appears twice.
 
     corp = dart.corp_code(corp_name: "삼성전자", corp_name: "SK하이닉스")
 
 Fix: keep one; to call once per value, use `compare … over corp_name in [...]`.
-"""),
-    "E119": _c("a relation where a value is needed, or the reverse", """
+""",
+    ),
+    "E119": _c(
+        "a relation where a value is needed, or the reverse",
+        """
 A bare relation name cannot be a value (`answer filings`); a field cannot be a relation
 (`drv filings.rcept_dt`); a parallel group needs a branch (`day.meals`) and a field
 (`day.meals.DDISH_NM`).
 
 Fix: `answer count(filings)`, `drv filings | …`, `day.meals.DDISH_NM`.
-"""),
+""",
+    ),
     # ------------------------------------------------------------ E2xx: types and reducers
-    "E201": _c("literal does not fit the parameter type", """
+    "E201": _c(
+        "literal does not fit the parameter type",
+        """
 A literal argument (or a `compare` value) is not a value of the parameter's type. A date literal
 is accepted for a `str` parameter (sent as `YYYY-MM-DD`); quoted numbers and dates are strings.
 
     price = krx.stock_price(basDt: "2024-12-30")
 
 Fix: `basDt: 2024-12-30` (a date, no quotes).
-"""),
-    "E202": _c("code literal does not match its code type", """
+""",
+    ),
+    "E202": _c(
+        "code literal does not match its code type",
+        """
 A string passed to a code-typed parameter must match the code's pattern.
 
     filings = dart.disclosures(corp_code: "126380")      # CorpCode is 8 digits
 
 Fix: `corp_code: "00126380"`.
-"""),
-    "E203": _c("code types differ", """
+""",
+    ),
+    "E203": _c(
+        "code types differ",
+        """
 Code types are nominal: a `StockCode` is never a `CorpCode`, even though both are digit strings.
 Passing one company identifier where another is expected is the commonest failure of public-API
 chains, so it is an error before any call runs.
@@ -286,94 +396,136 @@ chains, so it is an error before any call runs.
 
 Fix: pass a field of the right code type (`seq corp.corp_code`), or first call a tool that maps
 one code to the other (the help line names one when the catalog has it).
-"""),
-    "E204": _c("reducer does not apply to the field's type", """
+""",
+    ),
+    "E204": _c(
+        "reducer does not apply to the field's type",
+        """
 `max`/`min` need numbers or dates, `>=`/`<=` numbers, `after` dates, `==` and `most_frequent`
 scalars (not lists or json).
 
     recent = drv filings | where report_nm after 2024-12-20
 
 Fix: reduce a field of the right type: `where rcept_dt after 2024-12-20`.
-"""),
-    "E205": _c("pivot does not fit the field", """
+""",
+    ),
+    "E205": _c(
+        "pivot does not fit the field",
+        """
 The literal a `where` step compares with must suit the field: a number for `>=`/`<=`, a date for
 `after`, a value of the field's type for `==` (an enum member, a matching code …).
 
     big = drv trades | where dealAmount >= "100000"
 
 Fix: `where dealAmount >= 100000`.
-"""),
-    "E206": _c("field type does not fit the parameter type", """
+""",
+    ),
+    "E206": _c(
+        "field type does not fit the parameter type",
+        """
 A junction hands a field to a parameter of an incompatible type (for example a `str` to a `date`
 or a `float` to an `int`).
 
 Fix: pass another field, or correct the field's type in the catalog.
-"""),
-    "E207": _c("required parameters missing", """
+""",
+    ),
+    "E207": _c(
+        "required parameters missing",
+        """
 Every parameter declared without `?` must be given.
 
     meals = neis.meals(SD_SCHUL_CODE: seq school.SD_SCHUL_CODE)
 
 Fix: add the parameters the message lists.
-"""),
-    "E208": _c("fan bound outside 1 … φ", """
+""",
+    ),
+    "E208": _c(
+        "fan bound outside 1 … φ",
+        """
 `fan(k)` runs up to k calls; k must be at least 1 and at most the fan-out budget φ (default 5).
 
     prices = krx.stock_price(srtnCd: fan(20) items.srtnCd)
 
 Fix: narrow the field with a `drv` first, then `fan` (or `seq`).
-"""),
-    "E209": _c("more than one `fan` in a call", """
+""",
+    ),
+    "E209": _c(
+        "more than one `fan` in a call",
+        """
 A call fans over at most one argument; two fans would run the cross product.
 
 Fix: fan over one field and narrow the other with `drv` + `seq`.
-"""),
-    "E210": _c("`compare` needs 2 … φ values", """
+""",
+    ),
+    "E210": _c(
+        "`compare` needs 2 … φ values",
+        """
     prices = compare krx.stock_price(basDt: 2024-12-30) over srtnCd in ["005930"]
 
 Fix: give between 2 and φ values (a single value is a plain call).
-"""),
-    "E211": _c("`compare` over an unknown parameter", """
+""",
+    ),
+    "E211": _c(
+        "`compare` over an unknown parameter",
+        """
 The parameter after `over` is not a parameter of the compared tool.
 
 Fix: name one of the tool's parameters.
-"""),
-    "E212": _c("`compare` parameter also given in the call", """
+""",
+    ),
+    "E212": _c(
+        "`compare` parameter also given in the call",
+        """
     prices = compare krx.stock_price(srtnCd: "005930") over srtnCd in ["005930", "000660"]
 
 Fix: remove the argument from the call; `compare` supplies it.
-"""),
-    "E213": _c("arithmetic on a non-number", """
+""",
+    ),
+    "E213": _c(
+        "arithmetic on a non-number",
+        """
 `+ - * /`, unary `-` and `round` need numbers.
 
     answer latest.report_nm + 1
 
 Fix: use numeric fields.
-"""),
-    "E214": _c("aggregate on an unsuitable field", """
+""",
+    ),
+    "E214": _c(
+        "aggregate on an unsuitable field",
+        """
 `sum` and `avg` need a numeric field; `min` and `max` a numeric or date field.
 
     answer sum(filings.report_nm)
 
 Fix: aggregate a numeric field, or use `count(filings)`.
-"""),
-    "E215": _c("wrong arguments to a function", """
+""",
+    ),
+    "E215": _c(
+        "wrong arguments to a function",
+        """
 `round(e, n)` takes a number and a whole-number literal of digits; `count(x)` a relation name;
 `sum`, `avg`, `min`, `max` one field reference.
 
     answer count(filings.rcept_no)
 
 Fix: `answer count(filings)`.
-"""),
-    "E216": _c("operands do not compare", """
+""",
+    ),
+    "E216": _c(
+        "operands do not compare",
+        """
 A predicate compares values of different kinds (a date with a string, two different code
 types), or orders booleans.
 
     if latest.rcept_dt > "2024-12-01" { … }
 
 Fix: `latest.rcept_dt > 2024-12-01` (a date literal, no quotes).
-"""),
-    "E217": _c("name not bound on every path", """
+""",
+    ),
+    "E217": _c(
+        "name not bound on every path",
+        """
 A name bound in only one branch of an `if` (or with no `else`) is used after the `if`, or in
 the other branch.
 
@@ -381,84 +533,126 @@ the other branch.
     answer pick.report_nm
 
 Fix: bind the name in both branches, or use it inside its branch.
-"""),
-    "E218": _c("branches bind a name to different types", """
+""",
+    ),
+    "E218": _c(
+        "branches bind a name to different types",
+        """
 A name bound in both branches of an `if` and used after it must denote the same record type in
 both.
 
 Fix: bind the same kind of relation in both branches (for example two `drv` of one relation).
-"""),
-    "E219": _c("`fan` not allowed here", """
+""",
+    ),
+    "E219": _c(
+        "`fan` not allowed here",
+        """
 A `parallel` header shares one value with all branches, and `compare` already calls once per
 value: neither can fan.
 
 Fix: use `seq` (after a `drv`) in the header; fan inside one branch; drop the fan in `compare`.
-"""),
+""",
+    ),
     # ------------------------------------------------------------ E3xx: graph and statements
-    "E301": _c("dependency cycle", """
+    "E301": _c(
+        "dependency cycle",
+        """
 A binding uses itself, directly (`x = drv x | max f`) or through other bindings. A trajectory
 is an acyclic dataflow.
 
 Fix: give the reduced relation a new name: `top = drv x | max f`.
-"""),
-    "E302": _c("used before bound", """
+""",
+    ),
+    "E302": _c(
+        "used before bound",
+        """
 A name is used above the line that binds it. Bindings are evaluated in dataflow order but must
 be written before their uses.
 
 Fix: move the binding above its first use.
-"""),
-    "E303": _c("`pages N` with N < 1", """
+""",
+    ),
+    "E303": _c(
+        "`pages N` with N < 1",
+        """
     filings = dart.disclosures(corp_code: seq corp.corp_code) pages 0
 
 Fix: `pages 1` or more, or `pages all`.
-"""),
-    "E304": _c("`pages` on a tool that is not paged", """
+""",
+    ),
+    "E304": _c(
+        "`pages` on a tool that is not paged",
+        """
 Only tools declared with `paged(…)` read pages.
 
 Fix: remove the `pages` clause.
-"""),
-    "E305": _c("answer given twice", """
+""",
+    ),
+    "E305": _c(
+        "answer given twice",
+        """
 A trajectory has one `answer`.
 
 Fix: merge them into `answer { a: …, b: … }`.
-"""),
-    "E306": _c("`say` without an answer", """
+""",
+    ),
+    "E306": _c(
+        "`say` without an answer",
+        """
 A `say` template renders the answer; without one there is nothing to render.
 
 Fix: add an `answer`.
-"""),
-    "E307": _c("`say` given twice", """
+""",
+    ),
+    "E307": _c(
+        "`say` given twice",
+        """
 A trajectory has one `say` template.
 
 Fix: keep one.
-"""),
-    "E308": _c("`answer` or `say` inside an `if`", """
+""",
+    ),
+    "E308": _c(
+        "`answer` or `say` inside an `if`",
+        """
 The answer and its template are written once, at the top level of the trajectory. To answer
 differently per branch, bind the same name in both branches and answer from it.
 
 Fix: move the statement out of the `if`.
-"""),
-    "E309": _c("`say` template does not parse", """
+""",
+    ),
+    "E309": _c(
+        "`say` template does not parse",
+        """
 The template is jinja2: `{{ name }}`, `{% if … %}`.
 
     say "{{ report 공시"
 
 Fix: `say "{{ report }} 공시"`.
-"""),
+""",
+    ),
     # ------------------------------------------------------------ E4xx: plans
-    "E401": _c("corrupt plan", """
+    "E401": _c(
+        "corrupt plan",
+        """
 A plan file could not be read back: it is not JSON, or does not follow the plan schema.
 
     $ edgedsl run plan.json          # plan.json truncated by an interrupted write
 
 Fix: compile the trajectory again (`edgedsl compile FILE -o plan.json`).
-"""),
-    "E402": _c("plan version mismatch", """
+""",
+    ),
+    "E402": _c(
+        "plan version mismatch",
+        """
 The plan was written by a different plan-format version than this edgedsl reads.
 
 Fix: recompile the source with the installed edgedsl.
-"""),
-    "E403": _c("tool not runnable on this backend", """
+""",
+    ),
+    "E403": _c(
+        "tool not runnable on this backend",
+        """
 A tool without an HTTP part (`METHOD "path"`) runs only on the `python` and `store` backends;
 a tool the `python` backend has no callable for cannot run there either.
 
@@ -466,9 +660,12 @@ a tool the `python` backend has no callable for cannot run there either.
     $ edgedsl run --backend http plan.json
 
 Fix: choose a backend that can run the tool, or declare its HTTP endpoint.
-"""),
+""",
+    ),
     # ------------------------------------------------------------ R5xx: run time
-    "R501": _c("junction saw no value", """
+    "R501": _c(
+        "junction saw no value",
+        """
 A `seq` or `fan` junction found 0 distinct values of its field (the upstream relation was empty
 or the field was always null). Structural: not retried.
 
@@ -476,8 +673,11 @@ or the field was always null). Structural: not retried.
     filings = dart.disclosures(corp_code: seq corp.corp_code)
 
 Fix: check the upstream call's arguments, or guard with `if exists(corp) { … }`.
-"""),
-    "R502": _c("junction saw more values than its bound", """
+""",
+    ),
+    "R502": _c(
+        "junction saw more values than its bound",
+        """
 `seq` takes exactly 1 distinct value and `fan(k)` at most k; the field had more. The diagnostic
 gives the observed cardinality.
 
@@ -485,41 +685,59 @@ gives the observed cardinality.
     info = krx.stock_info(srtnCd: seq prices.srtnCd)
 
 Fix: narrow with a `drv` (`top = drv prices | max trqu`), or use `fan` when there are at most φ.
-"""),
-    "R503": _c("tool call failed (structural)", """
+""",
+    ),
+    "R503": _c(
+        "tool call failed (structural)",
+        """
 The service rejected the request (an error envelope saying it is invalid, an unknown parameter,
 a wrong code format) or answered with a body that does not fit the declared record. Structural
 failures are not retried.
 
 Fix: correct the arguments or the catalog declaration the message points at.
-"""),
-    "R504": _c("environmental failure", """
+""",
+    ),
+    "R504": _c(
+        "environmental failure",
+        """
 A timeout, connection error, 5xx, 429, quota exhaustion or a maintenance envelope. These are
 retried with backoff, and reported only when retries are exhausted; they say nothing about the
 trajectory.
 
 Fix: try again later, raise the timeout, or run against the `world` or `store` backend.
-"""),
-    "R505": _c("missing recorded response", """
+""",
+    ),
+    "R505": _c(
+        "missing recorded response",
+        """
 The `store` backend in strict mode was asked for a call it has no recording of (the arguments,
 or the tool's declaration, changed since recording).
 
 Fix: record again (`--record`), or replay in non-strict mode.
-"""),
-    "R506": _c("page bound reached", """
+""",
+    ),
+    "R506": _c(
+        "page bound reached",
+        """
 `pages all` reached the configured maximum number of pages before the service's total. A
 truncated relation would give a wrong answer silently, so this fails instead.
 
 Fix: raise `--max-pages`, narrow the call's arguments, or read `pages N` on purpose.
-"""),
-    "R507": _c("multi-valued field in arithmetic", """
+""",
+    ),
+    "R507": _c(
+        "multi-valued field in arithmetic",
+        """
 A field reference used in arithmetic (or a predicate) had more than one distinct value.
 
     answer price.clpr * 2           # `price` holds several rows
 
 Fix: narrow the relation with a `drv` first, or aggregate (`max(price.clpr)`).
-"""),
-    "R508": _c("`say` template failed", """
+""",
+    ),
+    "R508": _c(
+        "`say` template failed",
+        """
 The template referred to an undefined name (templates run with strict undefined) or raised an
 error while rendering.
 
@@ -527,41 +745,59 @@ error while rendering.
     say "{{ reprot }}"
 
 Fix: use the names of the answer fields (`answer` for a single-expression answer).
-"""),
-    "R509": _c("internal error in a step", """
+""",
+    ),
+    "R509": _c(
+        "internal error in a step",
+        """
 A step raised an unexpected exception: a bug in edgedsl, not in the trajectory or the service.
 The run stops that step, reports it with its origin span, and labels it as internal.
 
 Fix: report it with the trace (`--trace trace.json`) attached.
-"""),
-    "R510": _c("recording a response failed", """
+""",
+    ),
+    "R510": _c(
+        "recording a response failed",
+        """
 `record` could not write a successful response to the store (disk full, file locked, read-only
 path). The write is rolled back; nothing half-written is visible. Environmental: the call itself
 succeeded.
 
 Fix: free space or choose another `--store` path, then run again.
-"""),
+""",
+    ),
     # ------------------------------------------------------------ warnings
-    "W001": _c("unused binding", """
+    "W001": _c(
+        "unused binding",
+        """
 A binding is used by no call, `drv`, predicate or answer; it still costs calls at run time.
 Names starting with `_` are exempt. Not reported when the trajectory has no answer (`W003`).
 
 Fix: remove it, or rename it `_name` to keep it on purpose.
-"""),
-    "W002": _c("paged tool read without `pages`", """
+""",
+    ),
+    "W002": _c(
+        "paged tool read without `pages`",
+        """
 Without a `pages` clause only the first page of a paged tool is read, and later records are
 silently missing.
 
     filings = dart.disclosures(corp_code: seq corp.corp_code)
 
 Fix: `… ) pages all`, or `pages N` for at most N pages.
-"""),
-    "W003": _c("trajectory without an answer", """
+""",
+    ),
+    "W003": _c(
+        "trajectory without an answer",
+        """
 A trajectory computes relations but never says what its answer is.
 
 Fix: add `answer x.field` or `answer { name: expr, … }`.
-"""),
-    "W004": _c("junction checked only at run time", """
+""",
+    ),
+    "W004": _c(
+        "junction checked only at run time",
+        """
 The field's type does not guarantee the parameter's type, but can hold it: a `str` field into a
 code or enum parameter, a `num` into an `int`, a number into a `str`, `json` into anything.
 Each value is checked when the call runs.
@@ -570,13 +806,17 @@ Each value is checked when the call runs.
     … (corp_code: seq x.corp_code)     # parameter is CorpCode
 
 Fix: declare the field with the parameter's type in the catalog when every value is one.
-"""),
-    "W005": _c("`say` refers to an unknown name", """
+""",
+    ),
+    "W005": _c(
+        "`say` refers to an unknown name",
+        """
 The template uses a name that is not a field of the `answer { … }` block (or `answer` for a
 single-expression answer); rendering will fail (`R508`).
 
 Fix: use one of the answer's names.
-"""),
+""",
+    ),
 }
 
 
@@ -584,9 +824,15 @@ def explain(code: str) -> str:
     """The long explanation of ``code`` (``E204``, case-insensitive); KeyError when unknown."""
     key = code.upper()
     info = CODES[key]
-    family = {"E0": "syntax", "E1": "names and catalogs", "E2": "types and reducers",
-              "E3": "dataflow graph", "E4": "plan", "R5": "run time", "W0": "warning"}.get(
-        key[:2], "")
+    family = {
+        "E0": "syntax",
+        "E1": "names and catalogs",
+        "E2": "types and reducers",
+        "E3": "dataflow graph",
+        "E4": "plan",
+        "R5": "run time",
+        "W0": "warning",
+    }.get(key[:2], "")
     return f"{key}: {info.title}  [{family}]\n\n{info.explanation}\n"
 
 

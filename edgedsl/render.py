@@ -20,6 +20,7 @@ ANSI colour only when ``color=True``.
 
 from __future__ import annotations
 
+import contextlib
 import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -70,22 +71,23 @@ class _Painter:
         return f"{_STYLE[style]}{text}{_RESET}"
 
 
-def _source_for(name: str, sources: Mapping[str, Source], cache: dict[str, Source | None]) -> Source | None:
+def _source_for(
+    name: str, sources: Mapping[str, Source], cache: dict[str, Source | None]
+) -> Source | None:
     if name in sources:
         return sources[name]
     if name not in cache:
         cache[name] = None
         p = Path(name)
         if p.is_file():
-            try:
+            with contextlib.suppress(OSError, UnicodeDecodeError):
                 cache[name] = Source.from_path(p)
-            except (OSError, UnicodeDecodeError):
-                pass
     return cache[name]
 
 
-def _render_one(d: Diagnostic, sources: Mapping[str, Source], paint: _Painter,
-                cache: dict[str, Source | None]) -> list[str]:
+def _render_one(
+    d: Diagnostic, sources: Mapping[str, Source], paint: _Painter, cache: dict[str, Source | None]
+) -> list[str]:
     sev = d.severity
     out = [f"{paint(sev, f'{sev}[{d.code}]')}{paint('bold', ': ' + d.message)}"]
     labels = [lb for lb in d.labels if lb.span.line > 0]
@@ -111,8 +113,10 @@ def _render_one(d: Diagnostic, sources: Mapping[str, Source], paint: _Painter,
             num = paint("gutter", f"{line:>{width}} |")
             shown = text.replace("\t", " " * TAB)
             out.append(f" {num} {shown}".rstrip())
-            on_line = sorted((lb for lb in in_file if lb.span.line == line),
-                             key=lambda lb: (lb.span.col, not lb.primary))
+            on_line = sorted(
+                (lb for lb in in_file if lb.span.line == line),
+                key=lambda lb: (lb.span.col, not lb.primary),
+            )
             for lb in on_line:
                 out.append(f"{pad} {bar} {_underline(lb, text, paint, sev)}".rstrip())
     if d.hints or d.fix is not None:
@@ -122,8 +126,9 @@ def _render_one(d: Diagnostic, sources: Mapping[str, Source], paint: _Painter,
             out.append(f"{pad} {paint('help', '=')} {paint('bold', 'help:')} {h}")
         if d.fix is not None:
             desc = d.fix.description or "replace with"
-            out.append(f"{pad} {paint('help', '=')} {paint('bold', 'fix:')} {desc} "
-                       f"`{d.fix.replacement}`")
+            out.append(
+                f"{pad} {paint('help', '=')} {paint('bold', 'fix:')} {desc} `{d.fix.replacement}`"
+            )
     return out
 
 

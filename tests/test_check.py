@@ -202,8 +202,10 @@ def test_unknown_field_and_tool_and_param() -> None:
 def test_parallel_branches_and_shared_names() -> None:
     text = traj(
         '  school = neis.school_info(SCHUL_NM: "서울고")\n'
-        "  day = parallel (office: seq school.ATPT_OFCDC_SC_CODE, code: seq school.SD_SCHUL_CODE) {\n"
-        "    meals = neis.meals(ATPT_OFCDC_SC_CODE: office, SD_SCHUL_CODE: cod, MLSV_YMD: 2024-05-02)\n"
+        "  day = parallel (office: seq school.ATPT_OFCDC_SC_CODE,\n"
+        "                  code: seq school.SD_SCHUL_CODE) {\n"
+        "    meals = neis.meals(ATPT_OFCDC_SC_CODE: office, SD_SCHUL_CODE: cod,\n"
+        "                       MLSV_YMD: 2024-05-02)\n"
         "  }\n  answer { a: day.meals.DDISH_NM, b: day.meal.DDISH_NM, c: day.DDISH_NM }"
     )
     assert codes(text) == ["E117", "E114", "E119"]
@@ -418,7 +420,8 @@ def _program(body: str, head: str = HEAD) -> ir.TrajectoryIR:
 
 def test_lowering_of_fan_and_compare_adds_arm_typed_by_the_parameter() -> None:
     t = _program(
-        '  c = compare krx.stock_price(basDt: 2024-12-30) pages all over srtnCd in ["005930", "000660"]\n'
+        "  c = compare krx.stock_price(basDt: 2024-12-30) pages all\n"
+        '      over srtnCd in ["005930", "000660"]\n'
         "  w = drv c | max fltRt\n"
         "  f = krx.stock_price(srtnCd: fan w.srtnCd, basDt: 2024-12-27) pages all\n"
         "  answer { arm: w.__arm, n: count(f) }"
@@ -444,8 +447,10 @@ def test_lowering_of_parallel_if_and_literals() -> None:
     )
     t = _program(
         '  school = neis.school_info(SCHUL_NM: "서울고")\n'
-        "  day = parallel (office: seq school.ATPT_OFCDC_SC_CODE, code: seq school.SD_SCHUL_CODE) {\n"
-        "    meals = neis.meals(ATPT_OFCDC_SC_CODE: office, SD_SCHUL_CODE: code, MLSV_YMD: 2024-05-02)\n"
+        "  day = parallel (office: seq school.ATPT_OFCDC_SC_CODE,\n"
+        "                  code: seq school.SD_SCHUL_CODE) {\n"
+        "    meals = neis.meals(ATPT_OFCDC_SC_CODE: office, SD_SCHUL_CODE: code,\n"
+        "                       MLSV_YMD: 2024-05-02)\n"
         "  }\n"
         '  if count(day.meals) > 0 {\n    pick = drv day.meals | where CAL_INFO == "1.5"\n'
         "  } else {\n    pick = drv day.meals | most_frequent DDISH_NM\n  }\n"
@@ -453,7 +458,7 @@ def test_lowering_of_parallel_if_and_literals() -> None:
         "  answer { menu: pick.DDISH_NM, j: j.result }",
         head,
     )
-    school, par, cond, j = t.steps
+    _school, par, cond, j = t.steps
     assert isinstance(par, ir.ParallelIR)
     assert [a.name for a in par.shared] == ["office", "code"]
     assert par.branches[0].id == "day.meals" and par.branches[0].args[0].shared == "office"

@@ -31,6 +31,7 @@ import pytest
 
 from edgedsl.api import check, compile, read_source, run
 from edgedsl.build import parse_module
+from edgedsl.nodes import TypeDecl as n_TypeDecl
 from edgedsl.printer import format_module
 from edgedsl.runtime.backends import PythonBackend, load_python_tools
 
@@ -712,3 +713,40 @@ def test_traces_record_junctions_and_branches(backend: PythonBackend) -> None:
     for traj, branch in [("may_schedule_high", "then"), ("may_schedule_elementary", "else")]:
         t = _trace("school_day.edge", traj, backend)
         assert [s.branch for s in t.steps if s.kind == "if"] == [branch]
+
+
+def test_stdlib_codes_is_formatted_and_declares_the_shared_codes() -> None:
+    path = ROOT / "stdlib" / "codes.edge"
+    module = parse_module(read_source(path))
+    assert format_module(module) == path.read_text(encoding="utf-8")
+    check(read_source(path))
+    decls = {i.name: i for i in module.items if isinstance(i, n_TypeDecl)}
+    assert {
+        "StockCode",
+        "Isin",
+        "Crno",
+        "Bizno",
+        "LegalDong",
+        "LawdCd",
+        "NeisOffice",
+        "NeisSchool",
+        "SgId",
+    } <= set(decls)
+    assert "CorpCode" not in decls  # DART-only: declared inside the dart platform
+    samples = {
+        "StockCode": "005930",
+        "Isin": "KR7005930003",
+        "Crno": "1301110006246",
+        "Bizno": "1248100998",
+        "LegalDong": "1168010300",
+        "LawdCd": "11680",
+        "NeisOffice": "B10",
+        "NeisSchool": "7010569",
+        "SgId": "20240410",
+    }
+    for name, value in samples.items():
+        assert re.search(decls[name].pattern, value), (name, value)
+        assert decls[name].doc
+    assert not re.search(decls["StockCode"].pattern, "A005930")
+    assert not re.search(decls["NeisOffice"].pattern, "b10")
+    assert not re.search(decls["SgId"].pattern, "20241310")

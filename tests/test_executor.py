@@ -151,11 +151,11 @@ def test_fan_rows_are_tagged_with_their_arm() -> None:
     assert res.trace.step("f").records == 10
 
 
-def test_seq_over_several_values_is_r501_with_span_and_hint() -> None:
+def test_seq_over_several_values_is_r502_with_span_and_hint() -> None:
     res = _fan(1, kind="seq")
     assert not res.ok
     (d,) = res.diagnostics
-    assert d.code == "R501"
+    assert d.code == "R502"
     assert "3 distinct values" in d.message
     assert d.span.line == 3 and d.span.file == "demo.edge"
     assert any("use `fan`" in h for h in d.hints)
@@ -165,14 +165,14 @@ def test_seq_over_several_values_is_r501_with_span_and_hint() -> None:
     assert res.trace.step("corps").status == "ok"  # the partial trace keeps earlier steps
 
 
-def test_fan_over_bound_and_empty_are_r502() -> None:
+def test_fan_over_bound_is_r502_and_empty_is_r501() -> None:
     res = _fan(2)
     assert [d.code for d in res.diagnostics] == ["R502"]
     assert any("drv" in h for h in res.diagnostics[0].hints)
     assert any("fan(3)" in h for h in res.diagnostics[0].hints)
     res = _fan(5, corp_name="none")
     (d,) = res.diagnostics
-    assert d.code == "R502" and "0 distinct values" in d.message
+    assert d.code == "R501" and "0 distinct values" in d.message
     assert any("returned no records" in h for h in d.hints)
 
 

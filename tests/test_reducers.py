@@ -118,6 +118,9 @@ def test_thresholds_are_numeric_and_exact_on_ints() -> None:
     assert kept(rows, [ReduceStep("le", "v", 99999.5)], t) == [1]
     assert kept(rows, [ReduceStep("ge", "v", "1,000")], t) == [0, 1, 2]
     assert kept(rows, [ReduceStep("le", "v", 1e300)], t) == [0, 1, 2]
+    big = [{"v": 2**53 + 1}, {"v": 2**53}]
+    assert kept(big, [ReduceStep("le", "v", float(2**53))], t) == [1]  # no rounding to double
+    assert kept(big, [ReduceStep("ge", "v", float(2**53) + 2)], t) == []
     tf = {"v": FLOAT}
     assert kept(rows, [ReduceStep("le", "v", 0)], tf) == [3]
     assert kept(rows, [ReduceStep("ge", "v", "junk")], tf) == []

@@ -33,10 +33,14 @@ def span_of(needle: str, src: Source = SRC, nth: int = 0):  # type: ignore[no-un
 
 
 def test_design_layout() -> None:
-    d = diag("E204", "reducer `after` needs a date field", span_of("report_nm"),
-             "`report_nm` is a str",
-             secondary=[(span_of(CALL), "`filings` comes from here")],
-             hints=["`after` needs a date field; did you mean `rcept_dt`?"])
+    d = diag(
+        "E204",
+        "reducer `after` needs a date field",
+        span_of("report_nm"),
+        "`report_nm` is a str",
+        secondary=[(span_of(CALL), "`filings` comes from here")],
+        hints=["`after` needs a date field; did you mean `rcept_dt`?"],
+    )
     out = render_text([d], {SRC.name: SRC})
     assert out == (
         "error[E204]: reducer `after` needs a date field\n"
@@ -73,8 +77,14 @@ def test_multi_line_span_marks_to_end_of_first_line() -> None:
 
 def test_labels_in_another_file_and_missing_sources() -> None:
     other = Source("stdlib/dart.edge", "platform dart {\n  tool corp_code\n}\n")
-    d = Diagnostic("E203", "m", (Label(span_of("corp.corp_code"), "here", True),
-                                 Label(other.span(18, 27), "declared here", False)))
+    d = Diagnostic(
+        "E203",
+        "m",
+        (
+            Label(span_of("corp.corp_code"), "here", True),
+            Label(other.span(18, 27), "declared here", False),
+        ),
+    )
     out = render_text([d], {SRC.name: SRC, other.name: other})
     assert "  ::: stdlib/dart.edge:2:3\n" in out
     assert " 2 |   tool corp_code\n   |   --------- declared here\n" in out
@@ -83,8 +93,14 @@ def test_labels_in_another_file_and_missing_sources() -> None:
 
 
 def test_two_labels_on_one_line_read_left_to_right() -> None:
-    d = Diagnostic("E118", "m", (Label(span_of("corp_code", nth=2), "second", True),
-                                 Label(span_of("corp_code", nth=1), "first", False)))
+    d = Diagnostic(
+        "E118",
+        "m",
+        (
+            Label(span_of("corp_code", nth=2), "second", True),
+            Label(span_of("corp_code", nth=1), "first", False),
+        ),
+    )
     lines = render_text([d], {SRC.name: SRC}).splitlines()
     assert lines[4].endswith("first") and lines[5].endswith("second")
 
@@ -93,15 +109,20 @@ def test_widths_grow_with_line_numbers_and_warnings_are_labelled() -> None:
     src = Source("f.edge", "\n" * 11 + "x = 1\n")
     d = diag("W001", "`x` is never used", src.span(11, 12), "unused", hints=["remove it"])
     out = render_text([d], {"f.edge": src})
-    assert out.startswith("warning[W001]: `x` is never used\n   --> f.edge:12:1\n    |\n 12 | x = 1\n")
+    assert out.startswith(
+        "warning[W001]: `x` is never used\n   --> f.edge:12:1\n    |\n 12 | x = 1\n"
+    )
     assert out.endswith("    = help: remove it\n\nwarning: 1 warning\n")
 
 
 def test_diagnostic_without_labels_and_fix() -> None:
-    d = Diagnostic("E000", "cannot read `x`", (), ("check the path",),
-                   Fix(SRC.span(0, 3), "use", "write"))
-    assert render_text([d]) == ("error[E000]: cannot read `x`\n   = help: check the path\n"
-                                "   = fix: write `use`\n\nerror: 1 error\n")
+    d = Diagnostic(
+        "E000", "cannot read `x`", (), ("check the path",), Fix(SRC.span(0, 3), "use", "write")
+    )
+    assert render_text([d]) == (
+        "error[E000]: cannot read `x`\n   = help: check the path\n"
+        "   = fix: write `use`\n\nerror: 1 error\n"
+    )
 
 
 def test_color_only_when_asked() -> None:
@@ -120,8 +141,9 @@ def test_summary() -> None:
 
 
 def test_render_json() -> None:
-    d = diag("E204", "m", span_of("report_nm"), "l", hints=["h"],
-             secondary=[(span_of("filings"), "s")])
+    d = diag(
+        "E204", "m", span_of("report_nm"), "l", hints=["h"], secondary=[(span_of("filings"), "s")]
+    )
     data = orjson.loads(render_json([d]))
     assert data == [d.to_json()]
     assert data[0]["labels"][0]["primary"] is True and data[0]["labels"][1]["primary"] is False

@@ -102,8 +102,9 @@ def check(
     standard library. Raises :class:`CheckError` (a CompileError with stage ``"check"``) holding
     every diagnostic, warnings included, when any error was found.
     """
-    ctx = CheckContext(module=module, source=source, search_paths=tuple(Path(p) for p in search_paths),
-                       phi=phi)
+    ctx = CheckContext(
+        module=module, source=source, search_paths=tuple(Path(p) for p in search_paths), phi=phi
+    )
     run_passes(ctx)
     diags = sorted(ctx.diags, key=_sort_key(source.name))
     if ctx.diags.has_errors() or ctx.program is None:
@@ -122,8 +123,12 @@ def load_catalog(names: Iterable[str], search_paths: Sequence[Path] = ()) -> Cat
     source = Source("<catalog>", text)
     from ..build import parse_module
 
-    ctx = CheckContext(module=parse_module(source), source=source,
-                       search_paths=tuple(Path(p) for p in search_paths), check_trajectories=False)
+    ctx = CheckContext(
+        module=parse_module(source),
+        source=source,
+        search_paths=tuple(Path(p) for p in search_paths),
+        check_trajectories=False,
+    )
     run_passes(ctx, (load_modules, build_catalog))
     if ctx.diags.has_errors():
         raise CheckError(sorted(ctx.diags, key=_sort_key(source.name)), ctx.sources)

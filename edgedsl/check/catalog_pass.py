@@ -19,7 +19,16 @@ from .. import nodes as n
 from ..catalog import Catalog, Paging, Param, Platform, Tool
 from ..diagnostics import diag, suggestion_hint
 from ..source import Span
-from ..types import SCALAR_KINDS, CodeType, EnumType, FieldSpec, FieldType, ListType, RecordType, ScalarType
+from ..types import (
+    SCALAR_KINDS,
+    CodeType,
+    EnumType,
+    FieldSpec,
+    FieldType,
+    ListType,
+    RecordType,
+    ScalarType,
+)
 from .context import UNKNOWN, CheckContext, ModuleInfo
 
 PAGING_KEYS = ("page", "size", "total")
@@ -38,8 +47,15 @@ class _Builder:
     # ------------------------------------------------------------ helpers
     def dup(self, what: str, name: str, span: Span, first: Span | None) -> None:
         secondary = [(first, "first declared here")] if first is not None else []
-        self.ctx.diags.add(diag("E105", f"{what} `{name}` is declared twice", span,
-                                "declared again here", secondary=secondary))
+        self.ctx.diags.add(
+            diag(
+                "E105",
+                f"{what} `{name}` is declared twice",
+                span,
+                "declared again here",
+                secondary=secondary,
+            )
+        )
 
     def _items(self, mod: ModuleInfo) -> Iterable[n.Item]:
         return mod.ast.items if mod.ast is not None else ()
@@ -66,8 +82,15 @@ class _Builder:
     def declare_type(self, qual: str, decl: n.TypeDecl, scope: dict[str, str]) -> None:
         span = self.ctx.sub_span(decl.span, decl.name)
         if decl.name in SCALAR_KINDS:
-            self.ctx.diags.add(diag("E105", f"type `{decl.name}` shadows the built-in type", span,
-                                    "a built-in type name", hints=["choose another name"]))
+            self.ctx.diags.add(
+                diag(
+                    "E105",
+                    f"type `{decl.name}` shadows the built-in type",
+                    span,
+                    "a built-in type name",
+                    hints=["choose another name"],
+                )
+            )
             return
         qname = f"{qual}.{decl.name}"
         if decl.name in scope or qname in self.cat.code_types:
@@ -122,8 +145,11 @@ class _Builder:
             seen: set[str] = set()
             for m in texpr.members:
                 if m in seen:
-                    self.ctx.diags.add(diag("E105", f"enum member `{m}` is listed twice",
-                                            texpr.span, "in this enum"))
+                    self.ctx.diags.add(
+                        diag(
+                            "E105", f"enum member `{m}` is listed twice", texpr.span, "in this enum"
+                        )
+                    )
                 seen.add(m)
             return EnumType(texpr.members)
         if isinstance(texpr, n.ListTypeExpr):
@@ -137,18 +163,38 @@ class _Builder:
             return self.cat.code_types[hits[0]]
         span = texpr.span
         if len(hits) > 1:
-            self.ctx.diags.add(diag("E106", f"type `{name}` is ambiguous", span,
-                                    "declared in several used modules",
-                                    hints=[f"write one of {', '.join(f'`{h}`' for h in hits)}"]))
+            self.ctx.diags.add(
+                diag(
+                    "E106",
+                    f"type `{name}` is ambiguous",
+                    span,
+                    "declared in several used modules",
+                    hints=[f"write one of {', '.join(f'`{h}`' for h in hits)}"],
+                )
+            )
             return UNKNOWN  # type: ignore[return-value]
         if self.lookup("record", name, mod, platform):
-            self.ctx.diags.add(diag("E106", f"`{name}` is a record, not a field type", span,
-                                    "a record type", hints=["a field holding nested data is `json`"]))
+            self.ctx.diags.add(
+                diag(
+                    "E106",
+                    f"`{name}` is a record, not a field type",
+                    span,
+                    "a record type",
+                    hints=["a field holding nested data is `json`"],
+                )
+            )
             return UNKNOWN  # type: ignore[return-value]
         if not self.ctx.catalog_incomplete:
             pool = [*SCALAR_KINDS, *self.visible("type", mod, platform)]
-            self.ctx.diags.add(diag("E106", f"unknown type `{name}`", span, "not declared",
-                                    hints=suggestion_hint(name, pool)))
+            self.ctx.diags.add(
+                diag(
+                    "E106",
+                    f"unknown type `{name}`",
+                    span,
+                    "not declared",
+                    hints=suggestion_hint(name, pool),
+                )
+            )
         return UNKNOWN  # type: ignore[return-value]
 
     # ------------------------------------------------------------ pass 2: records
@@ -184,14 +230,24 @@ class _Builder:
         tools: dict[str, Tool] = {}
         tool_spans: dict[str, Span] = {}
         for item in decl.items:
-            key = {n.BaseDecl: "base", n.EnvelopeDecl: "envelope", n.SecretDecl: "secret",
-                   n.QuotaDecl: "quota"}.get(type(item))
+            key = {
+                n.BaseDecl: "base",
+                n.EnvelopeDecl: "envelope",
+                n.SecretDecl: "secret",
+                n.QuotaDecl: "quota",
+            }.get(type(item))
             if key is not None:
                 if key in settings:
-                    self.ctx.diags.add(diag(
-                        "E109", f"platform `{decl.name}` sets `{key}` twice", item.span,
-                        "set again here", secondary=[(setting_spans[key], "first set here")],
-                        hints=[f"a platform has one `{key}`"]))
+                    self.ctx.diags.add(
+                        diag(
+                            "E109",
+                            f"platform `{decl.name}` sets `{key}` twice",
+                            item.span,
+                            "set again here",
+                            secondary=[(setting_spans[key], "first set here")],
+                            hints=[f"a platform has one `{key}`"],
+                        )
+                    )
                     continue
                 setting_spans[key] = item.span
                 if isinstance(item, n.BaseDecl):
@@ -210,9 +266,14 @@ class _Builder:
                     tools[item.name] = tool
                     tool_spans[item.name] = span
         self.cat.platforms[decl.name] = Platform(
-            name=decl.name, doc=decl.doc or "", base=settings.get("base"),  # type: ignore[arg-type]
-            envelope=settings.get("envelope"), secret=settings.get("secret"),  # type: ignore[arg-type]
-            quota=settings.get("quota"), tools=tools, span=decl.span,  # type: ignore[arg-type]
+            name=decl.name,
+            doc=decl.doc or "",
+            base=settings.get("base"),  # type: ignore[arg-type]
+            envelope=settings.get("envelope"),
+            secret=settings.get("secret"),  # type: ignore[arg-type]
+            quota=settings.get("quota"),
+            tools=tools,
+            span=decl.span,  # type: ignore[arg-type]
         )
 
     def build_tool(self, mod: ModuleInfo, platform: str, decl: n.ToolDecl) -> Tool | None:
@@ -224,24 +285,45 @@ class _Builder:
                 self.dup("parameter", p.name, span, first[p.name])
                 continue
             first[p.name] = span
-            params.append(Param(p.name, self.resolve(p.type, mod, platform), p.type.optional,
-                                span=p.span))
+            params.append(
+                Param(p.name, self.resolve(p.type, mod, platform), p.type.optional, span=p.span)
+            )
         ret_span = self.ctx.sub_span(decl.span, decl.returns, last=True)
         hits = self.lookup("record", decl.returns, mod, platform)
         record = RecordType(f"{platform}.{decl.returns}", ())
         if len(hits) == 1 and hits[0] in self.cat.records:
             record = self.cat.records[hits[0]]
         elif len(hits) > 1:
-            self.ctx.diags.add(diag("E107", f"record `{decl.returns}` is ambiguous", ret_span,
-                                    "declared in several used modules"))
+            self.ctx.diags.add(
+                diag(
+                    "E107",
+                    f"record `{decl.returns}` is ambiguous",
+                    ret_span,
+                    "declared in several used modules",
+                )
+            )
         elif not hits and not self.ctx.catalog_incomplete:
-            self.ctx.diags.add(diag(
-                "E107", f"unknown record `{decl.returns}`", ret_span, "no such record",
-                hints=suggestion_hint(decl.returns, self.visible("record", mod, platform))))
+            self.ctx.diags.add(
+                diag(
+                    "E107",
+                    f"unknown record `{decl.returns}`",
+                    ret_span,
+                    "no such record",
+                    hints=suggestion_hint(decl.returns, self.visible("record", mod, platform)),
+                )
+            )
         return Tool(
-            platform=platform, name=decl.name, doc=decl.doc or "", method=decl.method,
-            path=decl.path, params=tuple(params), record=record, many=decl.many, at=decl.at,
-            paging=self.paging(decl), span=decl.span,
+            platform=platform,
+            name=decl.name,
+            doc=decl.doc or "",
+            method=decl.method,
+            path=decl.path,
+            params=tuple(params),
+            record=record,
+            many=decl.many,
+            at=decl.at,
+            paging=self.paging(decl),
+            span=decl.span,
         )
 
     def paging(self, decl: n.ToolDecl) -> Paging | None:
@@ -250,33 +332,70 @@ class _Builder:
         seen: dict[str, n.PagedOpt] = {}
         for opt in decl.paged:
             if opt.key not in PAGING_KEYS:
-                self.ctx.diags.add(diag(
-                    "E108", f"unknown paging option `{opt.key}`", self.ctx.sub_span(opt.span, opt.key),
-                    "not a paging option",
-                    hints=[*suggestion_hint(opt.key, PAGING_KEYS),
-                           "paging options are `page`, `size` and `total`"]))
+                self.ctx.diags.add(
+                    diag(
+                        "E108",
+                        f"unknown paging option `{opt.key}`",
+                        self.ctx.sub_span(opt.span, opt.key),
+                        "not a paging option",
+                        hints=[
+                            *suggestion_hint(opt.key, PAGING_KEYS),
+                            "paging options are `page`, `size` and `total`",
+                        ],
+                    )
+                )
             elif opt.key in seen:
-                self.ctx.diags.add(diag(
-                    "E108", f"paging option `{opt.key}` is given twice", opt.span, "given again",
-                    secondary=[(seen[opt.key].span, "first given here")]))
+                self.ctx.diags.add(
+                    diag(
+                        "E108",
+                        f"paging option `{opt.key}` is given twice",
+                        opt.span,
+                        "given again",
+                        secondary=[(seen[opt.key].span, "first given here")],
+                    )
+                )
             else:
                 if opt.limit is not None and opt.key != "size":
-                    self.ctx.diags.add(diag(
-                        "E108", f"only `size` takes a `<=` limit, not `{opt.key}`", opt.span,
-                        "limit not allowed here"))
+                    self.ctx.diags.add(
+                        diag(
+                            "E108",
+                            f"only `size` takes a `<=` limit, not `{opt.key}`",
+                            opt.span,
+                            "limit not allowed here",
+                        )
+                    )
                 if opt.limit is not None and opt.limit < 1:
-                    self.ctx.diags.add(diag("E108", "a page-size limit is at least 1", opt.span,
-                                            "must be at least 1"))
+                    self.ctx.diags.add(
+                        diag(
+                            "E108",
+                            "a page-size limit is at least 1",
+                            opt.span,
+                            "must be at least 1",
+                        )
+                    )
                 seen[opt.key] = opt
         if "page" not in seen:
-            self.ctx.diags.add(diag(
-                "E108", f"paged tool `{decl.name}` does not name its page parameter",
-                self.ctx.sub_span(decl.span, "paged", last=True), "no `page:` option",
-                hints=["write `paged(page: pageNo, size: numOfRows <= 100, total: totalCount)`"]))
+            self.ctx.diags.add(
+                diag(
+                    "E108",
+                    f"paged tool `{decl.name}` does not name its page parameter",
+                    self.ctx.sub_span(decl.span, "paged", last=True),
+                    "no `page:` option",
+                    hints=[
+                        "write `paged(page: pageNo, size: numOfRows <= 100, total: totalCount)`"
+                    ],
+                )
+            )
         if not decl.many:
-            self.ctx.diags.add(diag(
-                "E108", f"paged tool `{decl.name}` must return a list", decl.span,
-                "returns one record", hints=[f"write `-> [{decl.returns}]`"]))
+            self.ctx.diags.add(
+                diag(
+                    "E108",
+                    f"paged tool `{decl.name}` must return a list",
+                    decl.span,
+                    "returns one record",
+                    hints=[f"write `-> [{decl.returns}]`"],
+                )
+            )
         size = seen.get("size")
         return Paging(
             page=seen["page"].name if "page" in seen else None,

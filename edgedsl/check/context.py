@@ -155,8 +155,9 @@ class CheckContext:
             return span
         base = span.start + skip
         text = src.text[base : span.end]
-        pattern = (rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])"
-                   if word else re.escape(needle))
+        pattern = (
+            rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])" if word else re.escape(needle)
+        )
         hits = list(re.finditer(pattern, text))
         if not hits:
             return span
@@ -171,7 +172,7 @@ class CheckContext:
         return src.span(span.start, min(span.end, span.start + length))
 
 
-def ordinal_names(names: list[str]) -> str:
+def and_list(names: list[str]) -> str:
     """```a`, `b` and `c``` for messages."""
     quoted = [f"`{x}`" for x in names]
     if len(quoted) <= 1:

@@ -42,9 +42,6 @@ class _Graph:
     def __init__(self, ctx: CheckContext, t: TrajInfo) -> None:
         self.ctx = ctx
         self.t = t
-        self.order = {}
-        for i, b in enumerate(t.bindings):
-            self.order.setdefault(b.name, i)
         self.deps: dict[str, set[str]] = {}
         for u in t.uses:
             if u.user is not None:
@@ -80,8 +77,13 @@ class _Graph:
             target = self.def_span(u.name)
             secondary = [(target, f"`{u.name}` is bound here")] if target is not None else []
             if u.user == u.name:
-                self.err("E301", f"`{u.name}` uses itself", u.span, "refers to its own binding",
-                         hints=["a binding can only use names bound before it"])
+                self.err(
+                    "E301",
+                    f"`{u.name}` uses itself",
+                    u.span,
+                    "refers to its own binding",
+                    hints=["a binding can only use names bound before it"],
+                )
                 continue
             path = self.reaches(u.name, u.user) if u.user is not None else None
             if path is not None and u.user is not None:
@@ -90,22 +92,36 @@ class _Graph:
                     continue
                 reported.add(key)
                 cycle = " → ".join([u.user, *path])
-                self.err("E301", f"dependency cycle: {cycle}", u.span, "closes the cycle",
-                         secondary=secondary, hints=["a dataflow graph has no cycles; break one "
-                                                     "of the uses"])
+                self.err(
+                    "E301",
+                    f"dependency cycle: {cycle}",
+                    u.span,
+                    "closes the cycle",
+                    secondary=secondary,
+                    hints=["a dataflow graph has no cycles; break one of the uses"],
+                )
                 continue
-            self.err("E302", f"`{u.name}` is used before it is bound", u.span, "used here",
-                     secondary=secondary,
-                     hints=[f"move the binding of `{u.name}` above its first use"])
+            self.err(
+                "E302",
+                f"`{u.name}` is used before it is bound",
+                u.span,
+                "used here",
+                secondary=secondary,
+                hints=[f"move the binding of `{u.name}` above its first use"],
+            )
 
     def unused(self) -> None:
         used = {u.name for u in self.t.uses if u.user != u.name}
         for b in self.t.bindings:
             if b.name in used or b.name.startswith("_"):
                 continue
-            self.err("W001", f"`{b.name}` is never used", self.ctx.head_span(b.span, len(b.name)),
-                     "bound but not used",
-                     hints=[f"remove it, or rename it `_{b.name}` to keep it on purpose"])
+            self.err(
+                "W001",
+                f"`{b.name}` is never used",
+                self.ctx.head_span(b.span, len(b.name)),
+                "bound but not used",
+                hints=[f"remove it, or rename it `_{b.name}` to keep it on purpose"],
+            )
             used.add(b.name)
 
     def pages(self) -> None:
@@ -116,15 +132,29 @@ class _Graph:
                     continue
                 pspan = self.ctx.sub_span(call.span, "pages", last=True)
                 if call.pages is None and tool.paging is not None:
-                    self.err("W002", f"`{tool.qualname}` is paged; without `pages` only the first "
-                             "page is read", call.span, "reads one page",
-                             hints=["add `pages all` to read every page, or `pages N`"])
+                    self.err(
+                        "W002",
+                        f"`{tool.qualname}` is paged; without `pages` only the first page is read",
+                        call.span,
+                        "reads one page",
+                        hints=["add `pages all` to read every page, or `pages N`"],
+                    )
                 elif call.pages is not None and tool.paging is None:
-                    self.err("E304", f"`{tool.qualname}` is not paged", pspan, "`pages` not allowed",
-                             hints=["remove the `pages` clause"])
+                    self.err(
+                        "E304",
+                        f"`{tool.qualname}` is not paged",
+                        pspan,
+                        "`pages` not allowed",
+                        hints=["remove the `pages` clause"],
+                    )
                 elif isinstance(call.pages, int) and call.pages < 1:
-                    self.err("E303", f"`pages {call.pages}` reads no page", pspan,
-                             "at least 1", hints=["write `pages 1` or more, or `pages all`"])
+                    self.err(
+                        "E303",
+                        f"`pages {call.pages}` reads no page",
+                        pspan,
+                        "at least 1",
+                        hints=["write `pages 1` or more, or `pages all`"],
+                    )
 
     def statements(self) -> bool:
         """Answer and say rules; True when the trajectory has an answer."""
@@ -133,19 +163,38 @@ class _Graph:
         says = [s for s in traj.body if isinstance(s, n.SayStmt)]
         self.nested(traj.body, top=True)
         for extra in answers[1:]:
-            self.err("E305", "a trajectory has one `answer`", extra.span, "second answer",
-                     secondary=[(answers[0].span, "first answer")],
-                     hints=["merge them into one `answer { name: …, … }` block"])
+            self.err(
+                "E305",
+                "a trajectory has one `answer`",
+                extra.span,
+                "second answer",
+                secondary=[(answers[0].span, "first answer")],
+                hints=["merge them into one `answer { name: …, … }` block"],
+            )
         for extra in says[1:]:
-            self.err("E307", "a trajectory has one `say`", extra.span, "second say",
-                     secondary=[(says[0].span, "first say")])
+            self.err(
+                "E307",
+                "a trajectory has one `say`",
+                extra.span,
+                "second say",
+                secondary=[(says[0].span, "first say")],
+            )
         if says and not answers:
-            self.err("E306", "`say` needs an `answer`", says[0].span, "nothing to render",
-                     hints=["add an `answer` the template can refer to"])
+            self.err(
+                "E306",
+                "`say` needs an `answer`",
+                says[0].span,
+                "nothing to render",
+                hints=["add an `answer` the template can refer to"],
+            )
         if not answers:
-            self.err("W003", f"trajectory `{traj.name}` has no `answer`",
-                     self.ctx.sub_span(traj.span, traj.name), "no answer",
-                     hints=["add `answer x.field` or `answer { name: x.field }`"])
+            self.err(
+                "W003",
+                f"trajectory `{traj.name}` has no `answer`",
+                self.ctx.sub_span(traj.span, traj.name),
+                "no answer",
+                hints=["add `answer x.field` or `answer { name: x.field }`"],
+            )
         if says and answers:
             self.template(says[0], answers[0])
         return bool(answers)
@@ -154,8 +203,13 @@ class _Graph:
         for s in stmts:
             if isinstance(s, n.AnswerStmt | n.SayStmt) and not top:
                 kw = "answer" if isinstance(s, n.AnswerStmt) else "say"
-                self.err("E308", f"`{kw}` inside an `if` block", s.span, "not at the top level",
-                         hints=[f"write one `{kw}` at the end of the trajectory"])
+                self.err(
+                    "E308",
+                    f"`{kw}` inside an `if` block",
+                    s.span,
+                    "not at the top level",
+                    hints=[f"write one `{kw}` at the end of the trajectory"],
+                )
             elif isinstance(s, n.IfStmt):
                 self.nested(s.then, top=False)
                 self.nested(s.orelse or (), top=False)
@@ -165,16 +219,25 @@ class _Graph:
         try:
             ast = env.parse(say.template)
         except TemplateSyntaxError as err:
-            self.err("E309", f"`say` template does not parse: {err.message}", say.span,
-                     "jinja2 syntax error", hints=["templates use jinja2: `{{ name }}`"])
+            self.err(
+                "E309",
+                f"`say` template does not parse: {err.message}",
+                say.span,
+                "jinja2 syntax error",
+                hints=["templates use jinja2: `{{ name }}`"],
+            )
             return
         names = ["answer"] if answer.fields is None else [f.name for f in answer.fields]
         for var in sorted(meta.find_undeclared_variables(ast)):
             if var not in names:
-                self.err("W005", f"`say` refers to `{var}`, which the answer does not define",
-                         say.span, "in this template",
-                         hints=suggestion_hint(var, names) or
-                         [f"the template sees {', '.join(f'`{x}`' for x in names)}"])
+                self.err(
+                    "W005",
+                    f"`say` refers to `{var}`, which the answer does not define",
+                    say.span,
+                    "in this template",
+                    hints=suggestion_hint(var, names)
+                    or [f"the template sees {', '.join(f'`{x}`' for x in names)}"],
+                )
 
 
 def check_graph(ctx: CheckContext) -> None:

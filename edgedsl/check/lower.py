@@ -25,9 +25,7 @@ from ..catalog import Param
 from ..reducers import ReduceStep
 from ..types import STR, FieldType
 from .context import CheckContext, Group, Rel, TrajInfo
-from .typerules import literal_type, pivot_value
-
-_LITERALS = (n.StringLit, n.NumberLit, n.DateLit, n.BoolLit, n.ListLit, n.DictLit)
+from .typerules import LITERALS, literal_type, pivot_value
 
 
 class _Lower:
@@ -54,11 +52,16 @@ class _Lower:
             elif isinstance(s, n.IfStmt):
                 self.ifs += 1
                 sid = f"if#{self.ifs}"
-                steps.append(ir.IfIR(
-                    id=sid, cond=self.pred(s.cond), then=self.block(s.then),
-                    orelse=self.block(s.orelse or ()), binds=self.t.if_binds.get(id(s), ()),
-                    span=s.span,
-                ))
+                steps.append(
+                    ir.IfIR(
+                        id=sid,
+                        cond=self.pred(s.cond),
+                        then=self.block(s.then),
+                        orelse=self.block(s.orelse or ()),
+                        binds=self.t.if_binds.get(id(s), ()),
+                        span=s.span,
+                    )
+                )
         return tuple(steps)
 
     def binding(self, b: n.Binding) -> ir.StepIR:
@@ -73,10 +76,16 @@ class _Lower:
             src = self.t.drv_sources[id(node)]
             self.rel(value)
             return ir.DrvIR(
-                id=b.name, source=src.id,
-                steps=tuple(ReduceStep(s.op, s.field, None if s.pivot is None
-                                       else self.literal(s.pivot, None)) for s in node.steps),
-                field_types=dict(src.fields), span=node.span,
+                id=b.name,
+                source=src.id,
+                steps=tuple(
+                    ReduceStep(
+                        s.op, s.field, None if s.pivot is None else self.literal(s.pivot, None)
+                    )
+                    for s in node.steps
+                ),
+                field_types=dict(src.fields),
+                span=node.span,
             )
         if isinstance(node, n.Parallel):
             assert isinstance(value, Group)
@@ -89,17 +98,19 @@ class _Lower:
                 assert rel is not None
                 self.rel(rel)
                 branches.append(self.call(rel.id, br.call, shared))
-            return ir.ParallelIR(id=b.name, shared=tuple(shared.values()),
-                                 branches=tuple(branches), span=node.span)
+            return ir.ParallelIR(
+                id=b.name, shared=tuple(shared.values()), branches=tuple(branches), span=node.span
+            )
         assert isinstance(value, Rel)
         self.rel(value)
         call = self.call(b.name, node.call, {}, skip=node.param)
         tool = self.t.tools[id(node.call)]
         param = tool.param(node.param)
         return ir.CompareIR(
-            id=b.name, call=call, param=node.param,
-            values=tuple(self.literal(v, param.type if param else None)
-                         for v in node.values.items),
+            id=b.name,
+            call=call,
+            param=node.param,
+            values=tuple(self.literal(v, param.type if param else None) for v in node.values.items),
             span=node.span,
         )
 
@@ -108,15 +119,27 @@ class _Lower:
         if isinstance(v, n.SeqArg):
             info = self.t.refs[id(v.ref)]
             assert info.type is not None and info.field is not None
-            j = ir.Junction(kind="seq", source=info.rel.id, field=info.field,
-                            field_type=info.type, bound=1, span=v.span)
+            j = ir.Junction(
+                kind="seq",
+                source=info.rel.id,
+                field=info.field,
+                field_type=info.type,
+                bound=1,
+                span=v.span,
+            )
             return ir.ArgIR(name=arg.name, type=info.type, junction=j, span=arg.span)
-        assert isinstance(v, _LITERALS)
-        return ir.ArgIR(name=arg.name, type=literal_type(v), literal=self.literal(v, None),
-                        is_literal=True, span=arg.span)
+        assert isinstance(v, LITERALS)
+        return ir.ArgIR(
+            name=arg.name,
+            type=literal_type(v),
+            literal=self.literal(v, None),
+            is_literal=True,
+            span=arg.span,
+        )
 
-    def call(self, cid: str, call: n.Call, shared: dict[str, ir.ArgIR],
-             skip: str | None = None) -> ir.CallIR:
+    def call(
+        self, cid: str, call: n.Call, shared: dict[str, ir.ArgIR], skip: str | None = None
+    ) -> ir.CallIR:
         tool = self.t.tools[id(call)]
         args = []
         for a in call.args:
@@ -133,17 +156,28 @@ class _Lower:
             assert info.type is not None and info.field is not None
             fan = isinstance(v, n.FanArg)
             bound = (v.bound or self.ctx.phi) if isinstance(v, n.FanArg) else 1
-            j = ir.Junction(kind="fan" if fan else "seq", source=info.rel.id, field=info.field,
-                            field_type=info.type, bound=bound, span=v.span)
+            j = ir.Junction(
+                kind="fan" if fan else "seq",
+                source=info.rel.id,
+                field=info.field,
+                field_type=info.type,
+                bound=bound,
+                span=v.span,
+            )
             return ir.ArgIR(name=a.name, type=param.type, junction=j, span=a.span)
         if isinstance(v, n.SharedArg):
             return ir.ArgIR(name=a.name, type=param.type, shared=v.name, span=a.span)
-        return ir.ArgIR(name=a.name, type=param.type, literal=self.literal(v, param.type),
-                        is_literal=True, span=a.span)
+        return ir.ArgIR(
+            name=a.name,
+            type=param.type,
+            literal=self.literal(v, param.type),
+            is_literal=True,
+            span=a.span,
+        )
 
     # ------------------------------------------------------------ expressions
     def expr(self, e: n.Expr) -> ir.ExprIR:
-        if isinstance(e, _LITERALS):
+        if isinstance(e, LITERALS):
             return ir.LitE(value=self.literal(e, None), span=e.span)  # type: ignore[arg-type]
         if isinstance(e, n.Ref):
             info = self.t.refs[id(e)]
@@ -162,8 +196,13 @@ class _Lower:
             return ir.CountE(source=self.t.refs[id(e.args[0])].rel.id, span=e.span)
         info = self.t.refs[id(e.args[0])]
         assert info.field is not None and info.type is not None
-        return ir.AggE(fn=e.name, source=info.rel.id, field=info.field,  # type: ignore[arg-type]
-                       type=info.type, span=e.span)
+        return ir.AggE(
+            fn=e.name,
+            source=info.rel.id,
+            field=info.field,  # type: ignore[arg-type]
+            type=info.type,
+            span=e.span,
+        )
 
     def pred(self, p: n.Pred) -> ir.PredIR:
         if isinstance(p, n.PredCmp):
@@ -186,15 +225,22 @@ class _Lower:
             if isinstance(s, n.AnswerStmt) and answer is None:
                 answer = ir.AnswerIR(
                     expr=None if s.expr is None else self.expr(s.expr),
-                    fields=None if s.fields is None
+                    fields=None
+                    if s.fields is None
                     else tuple((f.name, self.expr(f.expr)) for f in s.fields),
                     span=s.span,
                 )
             elif isinstance(s, n.SayStmt) and say is None:
                 say = s.template
         return ir.TrajectoryIR(
-            name=traj.name, query=traj.query, steps=steps, relations=self.relations,
-            answer=answer, say=say, source_name=self.ctx.source.name, span=traj.span,
+            name=traj.name,
+            query=traj.query,
+            steps=steps,
+            relations=self.relations,
+            answer=answer,
+            say=say,
+            source_name=self.ctx.source.name,
+            span=traj.span,
         )
 
 
@@ -203,6 +249,4 @@ def lower_program(ctx: CheckContext) -> None:
     if ctx.diags.has_errors():
         return
     trajs = tuple(_Lower(ctx, t).trajectory() for t in ctx.trajs)
-    ctx.program = ir.ProgramIR(catalog=ctx.catalog, trajectories=trajs,
-                               source_name=ctx.source.name)
-
+    ctx.program = ir.ProgramIR(catalog=ctx.catalog, trajectories=trajs, source_name=ctx.source.name)

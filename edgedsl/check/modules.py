@@ -1,10 +1,12 @@
 """Pass `modules`: resolve ``use`` declarations and load every used module once.
 
-``use X`` names the file ``X.edge``, looked up in this order: the directory of the module that
-says ``use X`` (for the compiled file, its own directory), the extra search paths, then the
-shipped standard library. Each module is parsed with :func:`edgedsl.build.parse_module` (its
-syntax errors become diagnostics pointing into that file) and loaded once; a ``use`` cycle is
-``E104``; a module found nowhere is ``E103`` with a did-you-mean over available module names.
+``use X`` names the file ``X.edge``, looked up in this order: the directory of the file being
+compiled, the extra search paths, then the shipped standard library. The same order serves every
+``use``, also inside used modules, so a module name always denotes one file (a local
+``codes.edge`` shadows the standard one for the whole program, as on a Python path). Each module
+is parsed with :func:`edgedsl.build.parse_module` (its syntax errors become diagnostics pointing
+into that file) and loaded once; a ``use`` cycle is ``E104``; a module found nowhere is ``E103``
+with a did-you-mean over available module names.
 Modules end up in ``ctx.modules`` in dependency order (used modules first).
 """
 
@@ -20,6 +22,13 @@ from ..source import Source, Span
 from .context import CheckContext, ModuleInfo
 
 
+def _stdlib() -> Path | None:
+    try:
+        return stdlib_dir()
+    except FileNotFoundError:  # a broken installation has no stdlib
+        return None
+
+
 def module_name_for(source_name: str) -> str:
     """The module name of a compiled file: its stem when that is an identifier, else ``main``."""
     stem = Path(source_name).stem
@@ -32,10 +41,9 @@ def search_dirs(origin: Path | None, extra: tuple[Path, ...]) -> list[Path]:
     if origin is not None:
         dirs.append(origin.parent)
     dirs.extend(extra)
-    try:
-        dirs.append(stdlib_dir())
-    except FileNotFoundError:  # pragma: no cover - broken installation
-        pass
+    std = _stdlib()
+    if std is not None:
+        dirs.append(std)
     return dirs
 
 
@@ -52,6 +60,7 @@ class _Loader:
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
         self.by_path: dict[Path, ModuleInfo] = {}
+        self.unreadable: set[Path] = set()
         self.stack: list[tuple[Path | None, str]] = []
 
     def visit(self, info: ModuleInfo) -> None:
@@ -63,42 +72,65 @@ class _Loader:
                     continue
                 for name in item.names:
                     span = self.ctx.sub_span(item.span, name)
-                    loaded = self.use(info, name, span)
+                    loaded = self.use(name, span)
                     if loaded is not None and loaded not in info.uses:
                         info.uses.append(loaded)
         self.stack.pop()
         self.ctx.modules[info.name] = info
 
-    def use(self, importer: ModuleInfo, name: str, span: Span) -> str | None:
-        dirs = search_dirs(importer.path, self.ctx.search_paths)
+    def use(self, name: str, span: Span) -> str | None:
+        main = self.ctx.main
+        dirs = search_dirs(main.path if main is not None else None, self.ctx.search_paths)
         path = next((d / f"{name}.edge" for d in dirs if (d / f"{name}.edge").is_file()), None)
         if path is None:
             self.ctx.catalog_incomplete = True
-            where = ", ".join(f"`{d}`" for d in dirs)
-            self.ctx.diags.add(diag(
-                "E103", f"unknown module `{name}`", span, "no such module",
-                hints=[*suggestion_hint(name, available_modules(dirs)),
-                       f"`use {name}` looks for `{name}.edge` in {where}"],
-            ))
+            std = _stdlib()
+            where = ", ".join("the standard library" if d == std else f"`{d}`" for d in dirs)
+            self.ctx.diags.add(
+                diag(
+                    "E103",
+                    f"unknown module `{name}`",
+                    span,
+                    "no such module",
+                    hints=[
+                        *suggestion_hint(name, available_modules(dirs)),
+                        f"`use {name}` looks for `{name}.edge` in {where}",
+                    ],
+                )
+            )
             return None
         key = path.resolve()
         stack_keys = [k for k, _ in self.stack]
         if key in stack_keys:
-            chain = [nm for _, nm in self.stack[stack_keys.index(key):]]
-            self.ctx.diags.add(diag(
-                "E104", f"`use` cycle: {' → '.join([*chain, name])}", span, "this `use` closes the cycle",
-                hints=["move the shared declarations into a module that both can use"],
-            ))
+            chain = [nm for _, nm in self.stack[stack_keys.index(key) :]]
+            self.ctx.diags.add(
+                diag(
+                    "E104",
+                    f"`use` cycle: {' → '.join([*chain, name])}",
+                    span,
+                    "this `use` closes the cycle",
+                    hints=["move the shared declarations into a module that both can use"],
+                )
+            )
             return None
         if key in self.by_path:
             return self.by_path[key].name
+        if key in self.unreadable:  # reported where it was first used
+            return None
         try:
             source = Source(str(path), path.read_bytes().decode("utf-8"))
         except (OSError, UnicodeDecodeError) as err:
             self.ctx.catalog_incomplete = True
+            self.unreadable.add(key)
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-            self.ctx.diags.add(diag("E000", f"cannot read `{path}`: {reason}", span,
-                                    f"while loading module `{name}`"))
+            self.ctx.diags.add(
+                diag(
+                    "E000",
+                    f"cannot read `{path}`: {reason}",
+                    span,
+                    f"while loading module `{name}`",
+                )
+            )
             return None
         self.ctx.sources[source.name] = source
         try:

@@ -20,7 +20,7 @@ from .. import nodes as n
 from ..catalog import Tool
 from ..diagnostics import diag, suggestion_hint
 from ..source import Span
-from .context import UNKNOWN, CheckContext, Group, Join, Rel, RefInfo, TrajInfo, Use, Value
+from .context import UNKNOWN, CheckContext, Group, Join, RefInfo, Rel, TrajInfo, Use, Value
 
 FUNCS = ("round", "count", "sum", "avg", "min", "max")
 
@@ -34,8 +34,13 @@ class _Scope:
     seen: dict[str, n.Binding] = field(default_factory=dict)
 
     def copy(self) -> _Scope:
-        return _Scope(dict(self.names), dict(self.defs), dict(self.one_branch), dict(self.joins),
-                      dict(self.seen))
+        return _Scope(
+            dict(self.names),
+            dict(self.defs),
+            dict(self.one_branch),
+            dict(self.joins),
+            dict(self.seen),
+        )
 
 
 def _all_bindings(stmts: tuple[n.Stmt, ...]) -> list[n.Binding]:
@@ -75,10 +80,18 @@ class _Resolver:
                 first: dict[str, n.AnswerField] = {}
                 for f in s.fields or ():
                     if f.name in first:
-                        self.err("E118", f"answer field `{f.name}` is given twice",
-                                 self.ctx.head_span(f.span, len(f.name)), "given again",
-                                 secondary=[(self.ctx.head_span(first[f.name].span, len(f.name)),
-                                             "first given here")])
+                        self.err(
+                            "E118",
+                            f"answer field `{f.name}` is given twice",
+                            self.ctx.head_span(f.span, len(f.name)),
+                            "given again",
+                            secondary=[
+                                (
+                                    self.ctx.head_span(first[f.name].span, len(f.name)),
+                                    "first given here",
+                                )
+                            ],
+                        )
                     first.setdefault(f.name, f)
                     self.expr(f.expr, scope)
 
@@ -86,9 +99,14 @@ class _Resolver:
         name_span = self.ctx.head_span(b.span, len(b.name))
         if b.name in scope.seen:
             prev = scope.seen[b.name]
-            self.err("E115", f"`{b.name}` is bound twice", name_span, "bound again here",
-                     secondary=[(self.ctx.head_span(prev.span, len(b.name)), "first bound here")],
-                     hints=["a name is bound once; choose a new name for the second relation"])
+            self.err(
+                "E115",
+                f"`{b.name}` is bound twice",
+                name_span,
+                "bound again here",
+                secondary=[(self.ctx.head_span(prev.span, len(b.name)), "first bound here")],
+                hints=["a name is bound once; choose a new name for the second relation"],
+            )
         self.user = b.name
         value = self.node(b.name, b.node, scope)
         self.t.values[id(b)] = value
@@ -139,21 +157,35 @@ class _Resolver:
         if name in scope.one_branch:
             b = scope.one_branch[name]
             self.t.uses.append(Use(name, span, self.user))
-            self.err("E217", f"`{name}` is bound in only one branch of an `if`", span,
-                     "used here, after the `if`",
-                     secondary=[(self.ctx.head_span(b.span, len(name)), "bound only in this branch")],
-                     hints=[f"bind `{name}` in both branches, or use it inside its branch"])
+            self.err(
+                "E217",
+                f"`{name}` is bound in only one branch of an `if`",
+                span,
+                "used here, after the `if`",
+                secondary=[(self.ctx.head_span(b.span, len(name)), "bound only in this branch")],
+                hints=[f"bind `{name}` in both branches, or use it inside its branch"],
+            )
             return False, None
-        if name in self.all_names and name not in self.done or name == self.user:
+        if (name in self.all_names and name not in self.done) or name == self.user:
             self.t.uses.append(Use(name, span, self.user, forward=True))
             return False, None
         if name in self.all_names:  # bound earlier, but in another branch
             self.t.uses.append(Use(name, span, self.user))
-            self.err("E217", f"`{name}` is not bound on this path", span, "not visible here",
-                     hints=[f"`{name}` is bound in another branch of an `if`"])
+            self.err(
+                "E217",
+                f"`{name}` is not bound on this path",
+                span,
+                "not visible here",
+                hints=[f"`{name}` is bound in another branch of an `if`"],
+            )
             return False, None
-        self.err("E113", f"unknown name `{name}`", span, "not bound in this trajectory",
-                 hints=suggestion_hint(name, scope.names))
+        self.err(
+            "E113",
+            f"unknown name `{name}`",
+            span,
+            "not bound in this trajectory",
+            hints=suggestion_hint(name, scope.names),
+        )
         return False, None
 
     def relation(self, parts: tuple[str, ...], span: Span, scope: _Scope) -> Rel | None:
@@ -163,22 +195,39 @@ class _Resolver:
             return None
         if isinstance(value, Group):
             if len(parts) != 2:
-                self.err("E119", f"`{parts[0]}` is a parallel group, not a relation", span,
-                         "a group", hints=[f"name one of its branches: "
-                                           f"{', '.join(f'`{parts[0]}.{b}`' for b in value.branches)}"])
+                self.err(
+                    "E119",
+                    f"`{parts[0]}` is a parallel group, not a relation",
+                    span,
+                    "a group",
+                    hints=[
+                        f"name one of its branches: "
+                        f"{', '.join(f'`{parts[0]}.{b}`' for b in value.branches)}"
+                    ],
+                )
                 return None
             return self.branch(value, parts[1], span)
         if len(parts) != 1:
-            self.err("E119", f"`{'.'.join(parts)}` is a field, not a relation", span, "a field",
-                     hints=[f"name the relation itself: `{parts[0]}`"])
+            self.err(
+                "E119",
+                f"`{'.'.join(parts)}` is a field, not a relation",
+                span,
+                "a field",
+                hints=[f"name the relation itself: `{parts[0]}`"],
+            )
             return None
         return value
 
     def branch(self, group: Group, name: str, span: Span) -> Rel | None:
         if name not in group.branches:
-            self.err("E114", f"parallel group `{group.name}` has no branch `{name}`", span,
-                     "no such branch", secondary=[(group.span, f"`{group.name}` is defined here")],
-                     hints=suggestion_hint(name, group.branches))
+            self.err(
+                "E114",
+                f"parallel group `{group.name}` has no branch `{name}`",
+                span,
+                "no such branch",
+                secondary=[(group.span, f"`{group.name}` is defined here")],
+                hints=suggestion_hint(name, group.branches),
+            )
             return None
         return group.branches[name]
 
@@ -190,10 +239,16 @@ class _Resolver:
         rest = ref.parts[1:]
         if isinstance(value, Group):
             if len(rest) != 2:
-                self.err("E119", f"`{value.name}` is a parallel group; name a branch and a field",
-                         ref.span, "needs `group.branch.field`",
-                         hints=[f"for example `{value.name}.{next(iter(value.branches), 'b')}."
-                                f"{ref.parts[-1]}`"])
+                self.err(
+                    "E119",
+                    f"`{value.name}` is a parallel group; name a branch and a field",
+                    ref.span,
+                    "needs `group.branch.field`",
+                    hints=[
+                        f"for example `{value.name}.{next(iter(value.branches), 'b')}."
+                        f"{ref.parts[-1]}`"
+                    ],
+                )
                 return None
             rel = self.branch(value, rest[0], ref.span)
             if rel is None:
@@ -202,17 +257,26 @@ class _Resolver:
         else:
             rel = value
             if len(rest) != 1:
-                self.err("E119", f"`{ref.parts[0]}` is a relation; `{'.'.join(ref.parts)}` "
-                         "goes too deep", ref.span, "only `x.field`",
-                         hints=["nested names are only for parallel groups: `group.branch.field`"])
+                self.err(
+                    "E119",
+                    f"`{ref.parts[0]}` is a relation; `{'.'.join(ref.parts)}` goes too deep",
+                    ref.span,
+                    "only `x.field`",
+                    hints=["nested names are only for parallel groups: `group.branch.field`"],
+                )
                 return None
         fname = rest[0]
         if fname not in rel.fields:
             label_span = self.ctx.sub_span(ref.span, fname, last=True)
-            self.err("E114", f"`{rel.id}` has no field `{fname}`", label_span, "no such field",
-                     secondary=[(rel.span, f"`{rel.id}` comes from here")],
-                     hints=suggestion_hint(fname, rel.fields)
-                     or [f"fields of `{rel.id}`: {', '.join(rel.fields)}"])
+            self.err(
+                "E114",
+                f"`{rel.id}` has no field `{fname}`",
+                label_span,
+                "no such field",
+                secondary=[(rel.span, f"`{rel.id}` comes from here")],
+                hints=suggestion_hint(fname, rel.fields)
+                or [f"fields of `{rel.id}`: {', '.join(rel.fields)}"],
+            )
             return None
         info = RefInfo(rel, fname, rel.fields[fname])
         self.t.refs[id(ref)] = info
@@ -232,10 +296,14 @@ class _Resolver:
             self.t.drv_sources[id(node)] = src
             for step in node.steps:
                 if step.field not in src.fields:
-                    self.err("E114", f"`{src.id}` has no field `{step.field}`",
-                             self.ctx.sub_span(step.span, step.field, last=step.pivot is None),
-                             "no such field", secondary=[(src.span, f"`{src.id}` comes from here")],
-                             hints=suggestion_hint(step.field, src.fields))
+                    self.err(
+                        "E114",
+                        f"`{src.id}` has no field `{step.field}`",
+                        self.ctx.sub_span(step.span, step.field, last=step.pivot is None),
+                        "no such field",
+                        secondary=[(src.span, f"`{src.id}` comes from here")],
+                        hints=suggestion_hint(step.field, src.fields),
+                    )
             return Rel(name, src.record, dict(src.fields), node.span)
         if isinstance(node, n.Parallel):
             return self.parallel(name, node, scope)
@@ -250,18 +318,30 @@ class _Resolver:
         shared: dict[str, n.Arg] = {}
         for arg in par.shared:
             if arg.name in shared:
-                self.err("E118", f"shared name `{arg.name}` is given twice",
-                         self.ctx.head_span(arg.span, len(arg.name)), "given again",
-                         secondary=[(self.ctx.head_span(shared[arg.name].span, len(arg.name)),
-                                     "first given here")])
+                self.err(
+                    "E118",
+                    f"shared name `{arg.name}` is given twice",
+                    self.ctx.head_span(arg.span, len(arg.name)),
+                    "given again",
+                    secondary=[
+                        (
+                            self.ctx.head_span(shared[arg.name].span, len(arg.name)),
+                            "first given here",
+                        )
+                    ],
+                )
                 continue
             shared[arg.name] = arg
             self.arg_value(arg.value, scope, None)
         group = Group(name, {}, par.span)
         for br in par.branches:
             if br.name in group.branches:
-                self.err("E115", f"branch `{br.name}` is bound twice in `{name}`",
-                         self.ctx.head_span(br.span, len(br.name)), "bound again here")
+                self.err(
+                    "E115",
+                    f"branch `{br.name}` is bound twice in `{name}`",
+                    self.ctx.head_span(br.span, len(br.name)),
+                    "bound again here",
+                )
                 continue
             group.branches[br.name] = self.call(f"{name}.{br.name}", br.call, scope, shared)
         return group
@@ -271,20 +351,30 @@ class _Resolver:
             self.ref(value.ref, scope)
         elif isinstance(value, n.SharedArg):
             if shared is None:
-                self.err("E117", f"`{value.name}` is not a shared name", value.span,
-                         "a bare name outside `parallel`",
-                         hints=[f"write `seq {value.name}.field` for a field of `{value.name}`"]
-                         if value.name in scope.names
-                         else ["a bare name is only allowed inside `parallel`, for a shared name"])
+                self.err(
+                    "E117",
+                    f"`{value.name}` is not a shared name",
+                    value.span,
+                    "a bare name outside `parallel`",
+                    hints=[f"write `seq {value.name}.field` for a field of `{value.name}`"]
+                    if value.name in scope.names
+                    else ["a bare name is only allowed inside `parallel`, for a shared name"],
+                )
             elif value.name not in shared:
-                self.err("E117", f"`{value.name}` is not a shared name of this `parallel`",
-                         value.span, "not in the group's header",
-                         hints=suggestion_hint(value.name, shared)
-                         or [f"shared names: {', '.join(shared) or '(none)'}"])
+                self.err(
+                    "E117",
+                    f"`{value.name}` is not a shared name of this `parallel`",
+                    value.span,
+                    "not in the group's header",
+                    hints=suggestion_hint(value.name, shared)
+                    or [f"shared names: {', '.join(shared) or '(none)'}"],
+                )
             else:
                 self.t.shared[id(value)] = shared[value.name]
 
-    def call(self, rid: str, call: n.Call, scope: _Scope, shared: dict[str, n.Arg] | None) -> Rel | None:
+    def call(
+        self, rid: str, call: n.Call, scope: _Scope, shared: dict[str, n.Arg] | None
+    ) -> Rel | None:
         for arg in call.args:
             self.arg_value(arg.value, scope, shared)
         tool = self.tool(call)
@@ -296,9 +386,18 @@ class _Resolver:
         for arg in call.args:
             aspan = self.ctx.head_span(arg.span, len(arg.name))
             if arg.name in given:
-                self.err("E118", f"argument `{arg.name}` is given twice", aspan, "given again",
-                         secondary=[(self.ctx.head_span(given[arg.name].span, len(arg.name)),
-                                     "first given here")])
+                self.err(
+                    "E118",
+                    f"argument `{arg.name}` is given twice",
+                    aspan,
+                    "given again",
+                    secondary=[
+                        (
+                            self.ctx.head_span(given[arg.name].span, len(arg.name)),
+                            "first given here",
+                        )
+                    ],
+                )
                 continue
             given[arg.name] = arg
             param = tool.param(arg.name)
@@ -306,11 +405,18 @@ class _Resolver:
                 paging = tool.paging
                 hints = suggestion_hint(arg.name, [p.name for p in tool.params])
                 if paging is not None and arg.name in (paging.page, paging.size):
-                    hints = ["paging parameters are set by the runtime; use `pages all` or `pages N`"]
+                    hints = [
+                        "paging parameters are set by the runtime; use `pages all` or `pages N`"
+                    ]
                 elif not tool.params:
                     hints = [f"`{tool.qualname}` takes no parameters"]
-                self.err("E112", f"`{tool.qualname}` has no parameter `{arg.name}`", aspan,
-                         "unknown parameter", hints=hints)
+                self.err(
+                    "E112",
+                    f"`{tool.qualname}` has no parameter `{arg.name}`",
+                    aspan,
+                    "unknown parameter",
+                    hints=hints,
+                )
                 continue
             self.t.params[id(arg)] = param
             if isinstance(arg.value, n.FanArg) and "__arm" not in fields:
@@ -323,14 +429,26 @@ class _Resolver:
         plat = cat.platforms.get(call.platform)
         if plat is None:
             if not self.ctx.catalog_incomplete:
-                self.err("E110", f"unknown platform `{call.platform}`", pspan, "no such platform",
-                         hints=suggestion_hint(call.platform, cat.platforms)
-                         or [f"add `use {call.platform}` if a module `{call.platform}.edge` declares it"])
+                self.err(
+                    "E110",
+                    f"unknown platform `{call.platform}`",
+                    pspan,
+                    "no such platform",
+                    hints=suggestion_hint(call.platform, cat.platforms)
+                    or [
+                        f"add `use {call.platform}` if a module `{call.platform}.edge` declares it"
+                    ],
+                )
             return None
         if call.platform not in self.ctx.visible_platforms:
             mod = self.ctx.platform_module.get(call.platform, call.platform)
-            self.err("E110", f"platform `{call.platform}` is not imported", pspan,
-                     "declared in a module this file does not use", hints=[f"add `use {mod}`"])
+            self.err(
+                "E110",
+                f"platform `{call.platform}` is not imported",
+                pspan,
+                "declared in a module this file does not use",
+                hints=[f"add `use {mod}`"],
+            )
         tool = plat.tools.get(call.tool)
         if tool is None:
             tspan = self.ctx.sub_span(call.span, call.tool)
@@ -338,8 +456,13 @@ class _Resolver:
             elsewhere = [t.qualname for t in cat.tools() if t.name == call.tool]
             if elsewhere:
                 hints.append(f"{', '.join(f'`{q}`' for q in elsewhere)} exists")
-            self.err("E111", f"platform `{call.platform}` has no tool `{call.tool}`", tspan,
-                     "unknown tool", hints=hints)
+            self.err(
+                "E111",
+                f"platform `{call.platform}` has no tool `{call.tool}`",
+                tspan,
+                "unknown tool",
+                hints=hints,
+            )
         return tool
 
     # ------------------------------------------------------------ expressions
@@ -349,8 +472,13 @@ class _Resolver:
         elif isinstance(e, n.NameExpr):
             self.lookup(e.name, e.span, scope)
             if e.name in scope.names and not in_func:
-                self.err("E119", f"`{e.name}` is a relation, not a value", e.span, "a relation",
-                         hints=[f"`count({e.name})` counts its records; `{e.name}.field` takes a field"])
+                self.err(
+                    "E119",
+                    f"`{e.name}` is a relation, not a value",
+                    e.span,
+                    "a relation",
+                    hints=[f"`count({e.name})` counts its records; `{e.name}.field` takes a field"],
+                )
         elif isinstance(e, n.BinOp):
             self.expr(e.left, scope)
             self.expr(e.right, scope)
@@ -358,10 +486,13 @@ class _Resolver:
             self.expr(e.operand, scope)
         elif isinstance(e, n.FuncCall):
             if e.name not in FUNCS:
-                self.err("E116", f"unknown function `{e.name}`",
-                         self.ctx.head_span(e.span, len(e.name)), "not a function",
-                         hints=suggestion_hint(e.name, FUNCS)
-                         or [f"functions: {', '.join(FUNCS)}"])
+                self.err(
+                    "E116",
+                    f"unknown function `{e.name}`",
+                    self.ctx.head_span(e.span, len(e.name)),
+                    "not a function",
+                    hints=suggestion_hint(e.name, FUNCS) or [f"functions: {', '.join(FUNCS)}"],
+                )
             for a in e.args:
                 if e.name == "count" and isinstance(a, n.NameExpr):
                     rel = self.relation((a.name,), a.span, scope)

@@ -47,12 +47,19 @@ from .context import known
 
 Fit = Literal["ok", "warn", "code", "error"]
 
+LITERALS = (n.StringLit, n.NumberLit, n.DateLit, n.BoolLit, n.ListLit, n.DictLit)
+"""The literal node classes (an argument value or expression that is a literal)."""
+
 
 def describe_literal(lit: object) -> str:
     """``a string``, ``a number`` … for messages."""
     return {
-        n.StringLit: "a string", n.NumberLit: "a number", n.DateLit: "a date",
-        n.BoolLit: "a boolean", n.ListLit: "a list", n.DictLit: "an object",
+        n.StringLit: "a string",
+        n.NumberLit: "a number",
+        n.DateLit: "a date",
+        n.BoolLit: "a boolean",
+        n.ListLit: "a list",
+        n.DictLit: "an object",
     }.get(type(lit), "a value")
 
 
@@ -92,16 +99,24 @@ def literal_problem(
     what = describe_literal(lit)
     if isinstance(ty, ListType):
         if not isinstance(lit, n.ListLit):
-            return (lit, "E201", f"expected a list of {ty.item}, found {what}",
-                    [f"write a list: `[…]` of {ty.item} values"])
+            return (
+                lit,
+                "E201",
+                f"expected a list of {ty.item}, found {what}",
+                [f"write a list: `[…]` of {ty.item} values"],
+            )
         for item in lit.items:
             p = literal_problem(item, ty.item)
             if p is not None:
                 return p
         return None
     if isinstance(lit, n.ListLit):
-        return (lit, "E201", f"expected {ty}, found a list",
-                ["to call the tool once per value, use `compare … over p in [...]`"])
+        return (
+            lit,
+            "E201",
+            f"expected {ty}, found a list",
+            ["to call the tool once per value, use `compare … over p in [...]`"],
+        )
     if isinstance(lit, n.DictLit):
         return (lit, "E201", f"expected {ty}, found an object", ["only `json` takes an object"])
     if isinstance(ty, CodeType):
@@ -109,18 +124,33 @@ def literal_problem(
             if ty.matches(lit.value):
                 return None
             doc = f"`{ty}` is {ty.doc}: " if ty.doc else ""
-            return (lit, "E202", f"\"{lit.value}\" is not a valid `{ty}`",
-                    [f"{doc}a `{ty}` matches /{ty.pattern}/"])
-        return (lit, "E201", f"expected a `{ty}` code, found {what}",
-                ["codes are strings: write the code in quotes"])
+            return (
+                lit,
+                "E202",
+                f'"{lit.value}" is not a valid `{ty}`',
+                [f"{doc}a `{ty}` matches /{ty.pattern}/"],
+            )
+        return (
+            lit,
+            "E201",
+            f"expected a `{ty}` code, found {what}",
+            ["codes are strings: write the code in quotes"],
+        )
     if isinstance(ty, EnumType):
-        text = lit.value if isinstance(lit, n.StringLit) else (
-            str(lit.value) if isinstance(lit, n.NumberLit) else None)
+        text = (
+            lit.value
+            if isinstance(lit, n.StringLit)
+            else (str(lit.value) if isinstance(lit, n.NumberLit) else None)
+        )
         if text is not None and text in ty.members:
             return None
-        shown = f"\"{text}\"" if isinstance(lit, n.StringLit) else what
-        return (lit, "E201", f"{shown} is not a member of {ty}",
-                suggestion_hint(text, ty.members) if text is not None else [])
+        shown = f'"{text}"' if isinstance(lit, n.StringLit) else what
+        return (
+            lit,
+            "E201",
+            f"{shown} is not a member of {ty}",
+            suggestion_hint(text, ty.members) if text is not None else [],
+        )
     assert isinstance(ty, ScalarType)
     kind = ty.kind
     if isinstance(lit, n.StringLit):
@@ -135,9 +165,13 @@ def literal_problem(
     if isinstance(lit, n.NumberLit):
         if kind in ("float", "num") or (kind == "int" and isinstance(lit.value, int)):
             return None
-        hints = [f"write `\"{lit.value}\"` for the text"] if kind == "str" else []
-        return (lit, "E201", f"expected {kind}, found a{' fractional' if kind == 'int' else ''} number",
-                hints)
+        hints = [f'write `"{lit.value}"` for the text'] if kind == "str" else []
+        return (
+            lit,
+            "E201",
+            f"expected {kind}, found a{' fractional' if kind == 'int' else ''} number",
+            hints,
+        )
     if isinstance(lit, n.DateLit):
         if kind in ("date", "str"):
             return None
@@ -229,14 +263,17 @@ def pivot_problem(op: str, lit: n.Literal_, field_type: FieldType) -> tuple[str,
     what = describe_literal(lit)
     unquote = [f"write it without quotes: `{lit.value}`"] if isinstance(lit, n.StringLit) else []
     if op in ("ge", "le") or (op == "eq" and is_numeric(field_type)):
-        return None if isinstance(lit, n.NumberLit) else (f"expected a number, found {what}",
-                                                          unquote)
+        return (
+            None if isinstance(lit, n.NumberLit) else (f"expected a number, found {what}", unquote)
+        )
     if op == "after" or (op == "eq" and is_date(field_type)):
-        return None if isinstance(lit, n.DateLit) else (f"expected a date, found {what}",
-                                                        unquote)
+        return None if isinstance(lit, n.DateLit) else (f"expected a date, found {what}", unquote)
     if op == "eq" and field_type == BOOL:
-        return None if isinstance(lit, n.BoolLit) else (f"expected `true` or `false`, found {what}",
-                                                        [])
+        return (
+            None
+            if isinstance(lit, n.BoolLit)
+            else (f"expected `true` or `false`, found {what}", [])
+        )
     if op == "eq":
         p = literal_problem(lit, field_type)
         return None if p is None else (p[2], p[3])

@@ -24,8 +24,9 @@ from ..diagnostics import diag, did_you_mean, suggestion_hint
 from ..reducers import REDUCERS
 from ..source import Span
 from ..types import BOOL, DATE, FLOAT, INT, NUM, CodeType, FieldType, is_date, is_numeric
-from .context import CheckContext, Rel, RefInfo, TrajInfo, known, ordinal_names
+from .context import CheckContext, RefInfo, Rel, TrajInfo, and_list, known
 from .typerules import (
+    LITERALS,
     REDUCER_NEEDS,
     comparable,
     junction_fit,
@@ -34,8 +35,6 @@ from .typerules import (
     pivot_problem,
     type_phrase,
 )
-
-_LITERALS = (n.StringLit, n.NumberLit, n.DateLit, n.BoolLit, n.ListLit, n.DictLit)
 
 
 class _Typer:
@@ -69,10 +68,16 @@ class _Typer:
         elif isinstance(node, n.Parallel):
             for arg in node.shared:
                 if isinstance(arg.value, n.FanArg):
-                    self.err("E219", "a `parallel` header cannot fan", arg.value.span,
-                             "fan in a shared argument",
-                             hints=["shared arguments are literals or `seq` junctions; "
-                                    "fan inside one branch instead"])
+                    self.err(
+                        "E219",
+                        "a `parallel` header cannot fan",
+                        arg.value.span,
+                        "fan in a shared argument",
+                        hints=[
+                            "shared arguments are literals or `seq` junctions; "
+                            "fan inside one branch instead"
+                        ],
+                    )
             for br in node.branches:
                 self.call(br.call)
         else:
@@ -85,39 +90,61 @@ class _Typer:
             return
         fans = [a for a in call.args if isinstance(a.value, n.FanArg)]
         for extra in fans[1:]:
-            self.err("E209", f"a call has at most one `fan`; `{tool.qualname}` has {len(fans)}",
-                     extra.value.span, "second fan",
-                     secondary=[(fans[0].value.span, "first fan")],
-                     hints=["fan over one field, and narrow the other with a `drv` and `seq`"])
+            self.err(
+                "E209",
+                f"a call has at most one `fan`; `{tool.qualname}` has {len(fans)}",
+                extra.value.span,
+                "second fan",
+                secondary=[(fans[0].value.span, "first fan")],
+                hints=["fan over one field, and narrow the other with a `drv` and `seq`"],
+            )
         if over is not None:
             for f in fans:
-                self.err("E219", "a `compare` call cannot fan", f.value.span, "fan in compare",
-                         hints=["compare already calls the tool once per value"])
+                self.err(
+                    "E219",
+                    "a `compare` call cannot fan",
+                    f.value.span,
+                    "fan in compare",
+                    hints=["compare already calls the tool once per value"],
+                )
         for arg in call.args:
             param = self.t.params.get(id(arg))
             if param is not None:
                 self.arg(tool, param, arg.value)
         given = {a.name for a in call.args}
-        missing = [p.name for p in tool.params if not p.optional and p.name not in given
-                   and p.name != over]
+        missing = [
+            p.name for p in tool.params if not p.optional and p.name not in given and p.name != over
+        ]
         unresolved = any(id(a) not in self.t.params for a in call.args)
         if missing and not unresolved:  # a misspelt argument is reported once, as E112
             what = "parameter" if len(missing) == 1 else "parameters"
-            self.err("E207", f"`{tool.qualname}` is missing required {what} {ordinal_names(missing)}",
-                     call.span, "in this call",
-                     hints=[f"add {', '.join(f'`{m}: …`' for m in missing)}"])
+            self.err(
+                "E207",
+                f"`{tool.qualname}` is missing required {what} {and_list(missing)}",
+                call.span,
+                "in this call",
+                hints=[f"add {', '.join(f'`{m}: …`' for m in missing)}"],
+            )
 
     def arg(self, tool: Tool, param: Param, value: n.ArgValue) -> None:
-        if isinstance(value, _LITERALS):
+        if isinstance(value, LITERALS):
             self.literal(value, param, tool)  # type: ignore[arg-type]
         elif isinstance(value, n.SeqArg | n.FanArg):
-            if isinstance(value, n.FanArg) and value.bound is not None and not (
-                1 <= value.bound <= self.ctx.phi
+            if (
+                isinstance(value, n.FanArg)
+                and value.bound is not None
+                and not (1 <= value.bound <= self.ctx.phi)
             ):
-                self.err("E208", f"`fan({value.bound})` is outside 1 … φ = {self.ctx.phi}",
-                         value.span, "fan bound out of range",
-                         hints=[f"a fan runs at most φ = {self.ctx.phi} calls; narrow the field "
-                                "with a `drv` first"])
+                self.err(
+                    "E208",
+                    f"`fan({value.bound})` is outside 1 … φ = {self.ctx.phi}",
+                    value.span,
+                    "fan bound out of range",
+                    hints=[
+                        f"a fan runs at most φ = {self.ctx.phi} calls; narrow the field "
+                        "with a `drv` first"
+                    ],
+                )
             info = self.t.refs.get(id(value.ref))
             if info is not None:
                 self.junction(info, value.ref.span, param, tool)
@@ -125,11 +152,17 @@ class _Typer:
             header = self.t.shared.get(id(value))
             if header is None:
                 return
-            if isinstance(header.value, _LITERALS):
+            if isinstance(header.value, LITERALS):
                 p = literal_problem(header.value, param.type)  # type: ignore[arg-type]
                 if p is not None:
-                    self.err(p[1], p[2], value.span, f"`{value.name}` is passed to `{param.name}`",
-                             secondary=[(p[0].span, "value given here")], hints=p[3])
+                    self.err(
+                        p[1],
+                        p[2],
+                        value.span,
+                        f"`{value.name}` is passed to `{param.name}`",
+                        secondary=[(p[0].span, "value given here")],
+                        hints=p[3],
+                    )
             elif isinstance(header.value, n.SeqArg | n.FanArg):
                 info = self.t.refs.get(id(header.value.ref))
                 if info is not None:
@@ -138,9 +171,13 @@ class _Typer:
     def literal(self, lit: n.Literal_, param: Param, tool: Tool) -> None:
         p = literal_problem(lit, param.type)
         if p is not None:
-            self.err(p[1], p[2], p[0].span,
-                     f"`{param.name}` of `{tool.qualname}` takes {type_phrase(param.type)}",
-                     hints=p[3])
+            self.err(
+                p[1],
+                p[2],
+                p[0].span,
+                f"`{param.name}` of `{tool.qualname}` takes {type_phrase(param.type)}",
+                hints=p[3],
+            )
 
     def junction(self, info: RefInfo, span: Span, param: Param, tool: Tool) -> None:
         assert info.type is not None and info.field is not None
@@ -151,32 +188,55 @@ class _Typer:
         secondary = [(info.rel.span, f"`{info.rel.id}` comes from here")]
         if fit == "code":
             assert isinstance(src, CodeType) and isinstance(dst, CodeType)
-            self.err("E203", f"code types differ: `{ref}` is a `{src}`, but `{param.name}` of "
-                     f"`{tool.qualname}` takes a `{dst}`", span, label, secondary=secondary,
-                     hints=self.code_hints(info.rel, src, dst))
+            self.err(
+                "E203",
+                f"code types differ: `{ref}` is a `{src}`, but `{param.name}` of "
+                f"`{tool.qualname}` takes a `{dst}`",
+                span,
+                label,
+                secondary=secondary,
+                hints=self.code_hints(info.rel, src, dst),
+            )
         elif fit == "error":
-            self.err("E206", f"`{ref}` is {type_phrase(src)}, but `{param.name}` of "
-                     f"`{tool.qualname}` takes {type_phrase(dst)}", span, label,
-                     secondary=secondary)
+            self.err(
+                "E206",
+                f"`{ref}` is {type_phrase(src)}, but `{param.name}` of "
+                f"`{tool.qualname}` takes {type_phrase(dst)}",
+                span,
+                label,
+                secondary=secondary,
+            )
         elif fit == "warn":
-            self.err("W004", f"`{ref}` ({src}) is checked against `{param.name}` ({dst}) only at "
-                     "run time", span, label,
-                     hints=[f"declare `{info.field}` with the type `{dst}` in the catalog if every "
-                            "value is one"])
+            self.err(
+                "W004",
+                f"`{ref}` ({src}) is checked against `{param.name}` ({dst}) only at run time",
+                span,
+                label,
+                hints=[
+                    f"declare `{info.field}` with the type `{dst}` in the catalog if every "
+                    "value is one"
+                ],
+            )
 
     def code_hints(self, rel: Rel, src: CodeType, dst: CodeType) -> list[str]:
-        hints = [f"`{rel.id}.{f}` is a `{dst}`: did you mean `seq {rel.id}.{f}`?"
-                 for f, ft in rel.fields.items() if ft == dst][:1]
+        hints = [
+            f"`{rel.id}.{f}` is a `{dst}`: did you mean `seq {rel.id}.{f}`?"
+            for f, ft in rel.fields.items()
+            if ft == dst
+        ][:1]
         for tool in self.ctx.catalog.tools():
             p = next((p for p in tool.params if p.type == src), None)
             f = next((f for f in tool.record.fields if f.type == dst), None)
             if p is not None and f is not None:
-                hints.append(f"`{tool.qualname}` maps a `{src}` to a `{dst}` "
-                             f"(`{p.name}` → `{f.name}`)")
+                hints.append(
+                    f"`{tool.qualname}` maps a `{src}` to a `{dst}` (`{p.name}` → `{f.name}`)"
+                )
                 break
         if len(hints) == 0:
-            hints.append(f"`{src}` and `{dst}` are different code systems; a value of one is "
-                         "not a value of the other")
+            hints.append(
+                f"`{src}` and `{dst}` are different code systems; a value of one is "
+                "not a value of the other"
+            )
         return hints
 
     # ------------------------------------------------------------ drv and compare
@@ -200,46 +260,69 @@ class _Typer:
                     hint += f"; did you mean `{(near or ok)[0]}`?"
                 elif ok:
                     hint += f"; fields of `{src.id}` that fit: {', '.join(f'`{f}`' for f in ok)}"
-                self.err("E204", f"reducer `{red.surface}` needs {rule}", fspan,
-                         f"`{step.field}` is {type_phrase(ft)}",
-                         secondary=[(src.span, f"`{src.id}` comes from here")], hints=[hint])
+                self.err(
+                    "E204",
+                    f"reducer `{red.surface}` needs {rule}",
+                    fspan,
+                    f"`{step.field}` is {type_phrase(ft)}",
+                    secondary=[(src.span, f"`{src.id}` comes from here")],
+                    hints=[hint],
+                )
                 continue
             if step.pivot is not None:
                 problem = pivot_problem(step.op, step.pivot, ft)
                 if problem is not None:
                     why, hints = problem
-                    self.err("E205", f"bad pivot for `{red.surface}` on `{step.field}`: {why}",
-                             step.pivot.span, f"`{step.field}` is {type_phrase(ft)}", hints=hints)
+                    self.err(
+                        "E205",
+                        f"bad pivot for `{red.surface}` on `{step.field}`: {why}",
+                        step.pivot.span,
+                        f"`{step.field}` is {type_phrase(ft)}",
+                        hints=hints,
+                    )
 
     def compare(self, cmp: n.Compare) -> None:
         self.call(cmp.call, over=cmp.param)
         tool = self.t.tools.get(id(cmp.call))
         count = len(cmp.values.items)
         if not 2 <= count <= self.ctx.phi:
-            self.err("E210", f"`compare` needs 2 … φ = {self.ctx.phi} values, found {count}",
-                     cmp.values.span, f"{count} value{'s' if count != 1 else ''}",
-                     hints=["one value is a plain call; for more than φ, split the comparison"])
+            self.err(
+                "E210",
+                f"`compare` needs 2 … φ = {self.ctx.phi} values, found {count}",
+                cmp.values.span,
+                f"{count} value{'s' if count != 1 else ''}",
+                hints=["one value is a plain call; for more than φ, split the comparison"],
+            )
         if tool is None:
             return
         pspan = self.ctx.sub_span(cmp.span, cmp.param, last=True)
         param = tool.param(cmp.param)
         if param is None:
-            self.err("E211", f"`{tool.qualname}` has no parameter `{cmp.param}` to compare over",
-                     pspan, "unknown parameter",
-                     hints=suggestion_hint(cmp.param, [p.name for p in tool.params]))
+            self.err(
+                "E211",
+                f"`{tool.qualname}` has no parameter `{cmp.param}` to compare over",
+                pspan,
+                "unknown parameter",
+                hints=suggestion_hint(cmp.param, [p.name for p in tool.params]),
+            )
             return
         given = next((a for a in cmp.call.args if a.name == cmp.param), None)
         if given is not None:
-            self.err("E212", f"`{cmp.param}` is both compared over and given in the call",
-                     given.span, "given here", secondary=[(pspan, "compared over here")],
-                     hints=[f"remove `{cmp.param}` from the call's arguments"])
+            self.err(
+                "E212",
+                f"`{cmp.param}` is both compared over and given in the call",
+                given.span,
+                "given here",
+                secondary=[(pspan, "compared over here")],
+                hints=[f"remove `{cmp.param}` from the call's arguments"],
+            )
         for value in cmp.values.items:
             self.literal(value, param, tool)
 
     # ------------------------------------------------------------ expressions
     def infer(self, e: n.Expr) -> FieldType | None:
         """The type of an expression (None when unknown); reports type errors on the way."""
-        if isinstance(e, _LITERALS):
+        if isinstance(e, LITERALS):
             return literal_type(e)  # type: ignore[arg-type]
         if isinstance(e, n.Ref):
             info = self.t.refs.get(id(e))
@@ -263,17 +346,30 @@ class _Typer:
     def numeric(self, e: n.Expr, t: FieldType | None, op: str) -> bool:
         if t is None or not known(t) or is_numeric(t):
             return True
-        self.err("E213", f"`{op}` needs numbers", e.span, f"this is {type_phrase(t)}",
-                 hints=["arithmetic works on int, float and num fields"])
+        self.err(
+            "E213",
+            f"`{op}` needs numbers",
+            e.span,
+            f"this is {type_phrase(t)}",
+            hints=["arithmetic works on int, float and num fields"],
+        )
         return False
 
     def func(self, e: n.FuncCall) -> FieldType | None:
         args = e.args
         if e.name == "round":
-            if len(args) != 2 or not (isinstance(args[1], n.NumberLit)
-                                      and isinstance(args[1].value, int) and args[1].value >= 0):
-                self.err("E215", "`round` takes an expression and a whole number of digits",
-                         e.span, "here", hints=["write `round(x, 2)`"])
+            if len(args) != 2 or not (
+                isinstance(args[1], n.NumberLit)
+                and isinstance(args[1].value, int)
+                and args[1].value >= 0
+            ):
+                self.err(
+                    "E215",
+                    "`round` takes an expression and a whole number of digits",
+                    e.span,
+                    "here",
+                    hints=["write `round(x, 2)`"],
+                )
                 for a in args:
                     self.infer(a)
                 return None
@@ -282,28 +378,49 @@ class _Typer:
         if e.name == "count":
             a = args[0] if len(args) == 1 else None
             info = self.t.refs.get(id(a)) if a is not None else None
-            if a is None or not (isinstance(a, n.NameExpr | n.Ref)) or (
-                    info is not None and info.field is not None):
-                self.err("E215", "`count` takes the name of a relation", e.span, "here",
-                         hints=["write `count(filings)` (not `count(filings.f)`)"])
+            if (
+                a is None
+                or not (isinstance(a, n.NameExpr | n.Ref))
+                or (info is not None and info.field is not None)
+            ):
+                self.err(
+                    "E215",
+                    "`count` takes the name of a relation",
+                    e.span,
+                    "here",
+                    hints=["write `count(filings)` (not `count(filings.f)`)"],
+                )
                 return None
             return INT
         if e.name in ("sum", "avg", "min", "max"):
             if len(args) != 1 or not isinstance(args[0], n.Ref):
-                self.err("E215", f"`{e.name}` takes one field reference", e.span, "here",
-                         hints=[f"write `{e.name}(x.field)`"])
+                self.err(
+                    "E215",
+                    f"`{e.name}` takes one field reference",
+                    e.span,
+                    "here",
+                    hints=[f"write `{e.name}(x.field)`"],
+                )
                 return None
             t = self.infer(args[0])
             if not known(t):
                 return None
             assert t is not None
             if e.name in ("sum", "avg") and not is_numeric(t):
-                self.err("E214", f"`{e.name}` needs a numeric field", args[0].span,
-                         f"this is {type_phrase(t)}")
+                self.err(
+                    "E214",
+                    f"`{e.name}` needs a numeric field",
+                    args[0].span,
+                    f"this is {type_phrase(t)}",
+                )
                 return None
             if e.name in ("min", "max") and not (is_numeric(t) or is_date(t)):
-                self.err("E214", f"`{e.name}` needs a number or date field", args[0].span,
-                         f"this is {type_phrase(t)}")
+                self.err(
+                    "E214",
+                    f"`{e.name}` needs a number or date field",
+                    args[0].span,
+                    f"this is {type_phrase(t)}",
+                )
                 return None
             if e.name == "avg":
                 return FLOAT
@@ -322,8 +439,13 @@ class _Typer:
                 hints = []
                 if DATE in (lt, rt) and any(isinstance(x, n.StringLit) for x in (p.left, p.right)):
                     hints = ["write a date literal without quotes: `2024-12-01`"]
-                self.err("E216", f"cannot compare {type_phrase(lt)} with {type_phrase(rt)} "
-                         f"using `{p.op}`", p.span, "these operands do not compare", hints=hints)
+                self.err(
+                    "E216",
+                    f"cannot compare {type_phrase(lt)} with {type_phrase(rt)} using `{p.op}`",
+                    p.span,
+                    "these operands do not compare",
+                    hints=hints,
+                )
         elif isinstance(p, n.PredNot):
             self.pred(p.operand)
         elif isinstance(p, n.PredAnd | n.PredOr):
@@ -338,13 +460,25 @@ class _Typer:
                 continue
             if a.record == b.record and a.fields == b.fields:
                 continue
-            what = (f"a `{a.record.rsplit('.', 1)[-1]}` in one branch and a "
-                    f"`{b.record.rsplit('.', 1)[-1]}` in the other") if a.record != b.record else \
-                "relations with different fields in the two branches"
-            self.err("E218", f"`{j.name}` is {what}", j.uses[0], "used here, after the `if`",
-                     secondary=[(self.ctx.head_span(j.then.span, len(j.name)), "bound here"),
-                                (self.ctx.head_span(j.orelse.span, len(j.name)), "and here")],
-                     hints=["bind the name to the same kind of relation in both branches"])
+            what = (
+                (
+                    f"a `{a.record.rsplit('.', 1)[-1]}` in one branch and a "
+                    f"`{b.record.rsplit('.', 1)[-1]}` in the other"
+                )
+                if a.record != b.record
+                else "relations with different fields in the two branches"
+            )
+            self.err(
+                "E218",
+                f"`{j.name}` is {what}",
+                j.uses[0],
+                "used here, after the `if`",
+                secondary=[
+                    (self.ctx.head_span(j.then.span, len(j.name)), "bound here"),
+                    (self.ctx.head_span(j.orelse.span, len(j.name)), "and here"),
+                ],
+                hints=["bind the name to the same kind of relation in both branches"],
+            )
 
 
 def check_types(ctx: CheckContext) -> None:

@@ -83,7 +83,7 @@ class StoredRows:
 
     def relation(self) -> Relation:
         """The rows as a :class:`~edgedsl.runtime.duck.Relation` over the store connection."""
-        return self.owner.relation_of(self)  # type: ignore[attr-defined,no-any-return]
+        return self.owner.relation_of(self)  # type: ignore[attr-defined]
 
 
 class Response:

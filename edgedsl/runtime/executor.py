@@ -11,8 +11,9 @@ Concurrency: layers run in order; the steps of one layer, the arms of a fan, the
 thread (it never awaits in between), so the connection is never used from two threads; sync
 Python tools run in worker threads and never touch it.
 
-Junctions are checked when they are read: a Seq must see exactly one distinct value (R501), a
-Fan 1 … its bound (R502). Pages: no clause → first page; ``pages N`` → at most N; ``pages all``
+Junctions are checked when they are read: a Seq must see exactly one distinct value, a Fan
+1 … its bound; 0 values is R501, more than the bound R502. Pages: no clause → first page;
+``pages N`` → at most N; ``pages all``
 → until the reported total is reached or a page comes back short (shorter than the declared
 page size, or empty), bounded by ``max_pages`` — reaching the bound unfinished is R506.
 A failure never escapes: the result has ``ok=False``, the diagnostics and the partial trace.
@@ -208,7 +209,7 @@ class _Run:
                 hints.append(f"raise the bound: `fan({n}) {ref}`")
             hints.append(f"add a `drv` node to narrow `{j.source}` first "
                          f"(e.g. `drv {j.source} | max …` or `| where …`)")
-        code = "R501" if j.kind == "seq" else "R502"
+        code = "R501" if n == 0 else "R502"  # no value / more values than the bound
         msg = (f"`{spelled} {ref}` saw {n} distinct value{'s' if n != 1 else ''}; "
                f"a {j.kind} junction needs {need}")
         src = self.tp.steps.get(j.source)
@@ -359,7 +360,8 @@ class _Run:
         for param, j in s.request.junctions.items():
             base[param] = self.junction(j, param, st, s.span, tool.qualname)[0]
         values = [decode_value(v) for v in s.values]
-        arms = [(_arm_text(v), {**base, s.param: v}) for v in values]
+        arms: list[tuple[str | None, dict[str, object]]] = [
+            (_arm_text(v), {**base, s.param: v}) for v in values]
         await self.run_arms(tool, arms, s.request.pages, st, s.span, s.relation or s.id, True)
 
     async def parallel_step(self, s: ParallelStep, st: StepTrace) -> None:
@@ -531,9 +533,9 @@ def _sync(coro: Any) -> Any:
 
 def run(plan: Plan, name: str, backend: Backend | str, **options: Any) -> RunResult:
     """Synchronous :func:`run_trajectory` (works inside a running event loop too)."""
-    return _sync(run_trajectory(plan, name, backend, **options))  # type: ignore[no-any-return]
+    return _sync(run_trajectory(plan, name, backend, **options))
 
 
 def run_plan_sync(plan: Plan, backend: Backend | str, **options: Any) -> list[RunResult]:
     """Synchronous :func:`run_plan`."""
-    return _sync(run_plan(plan, backend, **options))  # type: ignore[no-any-return]
+    return _sync(run_plan(plan, backend, **options))
