@@ -190,9 +190,7 @@ def _pages(call: n.Call) -> str:
 # ---------------------------------------------------------------- layout
 
 
-def _broken(
-    head: str, items: Sequence[str], tail: str, indent: str, reserve: int = 0
-) -> list[str]:
+def _broken(head: str, items: Sequence[str], tail: str, indent: str, reserve: int = 0) -> list[str]:
     """``head`` + items one line each (trailing comma) + ``tail``, or one line when it fits.
 
     ``reserve`` columns are kept free for text the caller appends to the last line.
@@ -284,7 +282,8 @@ class _Printer:
         """``if p { … } else if q { … } else { … }``."""
         depth = len(indent) // len(_IND) + 1
         lines = _braced(
-            [f"{indent}if {format_pred(s.cond)}"], self.body(s.then, s.then_end_comments, depth),
+            [f"{indent}if {format_pred(s.cond)}"],
+            self.body(s.then, s.then_end_comments, depth),
             indent,
         )
         if s.orelse is None:
@@ -293,8 +292,11 @@ class _Printer:
             inner = self.if_stmt(s.orelse[0], indent)  # type: ignore[arg-type]
             lines[-1] += " else " + inner[0][len(indent) :]
             return [*lines, *inner[1:]]
-        rest = _braced([lines.pop()[len(indent) :] + " else"],
-                       self.body(s.orelse, s.else_end_comments, depth), indent)
+        rest = _braced(
+            [lines.pop()[len(indent) :] + " else"],
+            self.body(s.orelse, s.else_end_comments, depth),
+            indent,
+        )
         rest[0] = indent + rest[0]
         return [*lines, *rest]
 
@@ -315,8 +317,9 @@ class _Printer:
             return _braced([f"{indent}record {item.name}"], body, indent)
         if isinstance(item, n.PlatformDecl):
             doc = "" if item.doc is None else " " + format_string(item.doc)
-            return _braced([f"{indent}platform {item.name}{doc}"], self.platform_body(item, depth),
-                           indent)
+            return _braced(
+                [f"{indent}platform {item.name}{doc}"], self.platform_body(item, depth), indent
+            )
         if isinstance(item, n.Trajectory):
             return self.trajectory(item, indent)
         if isinstance(item, n.ToolDecl):
@@ -386,9 +389,9 @@ def _tool(t: n.ToolDecl, indent: str) -> list[str]:
     one = f"{indent}{head} (" + ", ".join(params) + ")" + tail + paged
     if _width(one) <= WIDTH:
         return [one]
-    lines = _broken(head + " (", params, ")" + tail, indent) if params else [
-        f"{indent}{head} (){tail}"
-    ]
+    lines = (
+        _broken(head + " (", params, ")" + tail, indent) if params else [f"{indent}{head} (){tail}"]
+    )
     if t.paged is not None:
         last = lines.pop()
         lines += _broken(last[len(indent) :] + " paged (", opts, ")", indent)

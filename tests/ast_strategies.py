@@ -129,13 +129,12 @@ def _dict(children: st.SearchStrategy[n.Literal_]) -> st.SearchStrategy[n.DictLi
     return entries.map(lambda es: n.DictLit(entries=tuple(es)))
 
 
-literals: st.SearchStrategy[n.Literal_] = st.recursive(
-    scalars,
-    lambda kids: st.one_of(
-        st.lists(kids, max_size=3).map(lambda xs: n.ListLit(items=tuple(xs))), _dict(kids)
-    ),
-    max_leaves=6,
-)
+def _containers(kids: st.SearchStrategy[n.Literal_]) -> st.SearchStrategy[n.Literal_]:
+    lists = st.lists(kids, max_size=3).map(lambda xs: n.ListLit(items=tuple(xs)))
+    return st.one_of(lists, _dict(kids))
+
+
+literals: st.SearchStrategy[n.Literal_] = st.recursive(scalars, _containers, max_leaves=6)
 list_lits = st.lists(literals, max_size=3).map(lambda xs: n.ListLit(items=tuple(xs)))
 expr_literals = st.one_of(scalars, list_lits)  # an object literal is never a whole expression
 
@@ -152,9 +151,8 @@ def _neg(e: n.Expr) -> n.Expr:
     return e if isinstance(e, n.NumberLit) else n.Neg(operand=e)
 
 
-exprs: st.SearchStrategy[n.Expr] = st.recursive(
-    st.one_of(expr_literals, refs, names().map(lambda s: n.NameExpr(name=s))),
-    lambda kids: st.one_of(
+def _compound_exprs(kids: st.SearchStrategy[n.Expr]) -> st.SearchStrategy[n.Expr]:
+    return st.one_of(
         st.builds(
             lambda op, a, b: n.BinOp(op=op, left=a, right=b),
             st.sampled_from(["+", "-", "*", "/"]),
@@ -167,9 +165,23 @@ exprs: st.SearchStrategy[n.Expr] = st.recursive(
             st.sampled_from(["round", "count", "sum", "avg", "min", "max", "f"]),
             st.lists(kids, min_size=1, max_size=3),
         ),
-    ),
+    )
+
+
+exprs: st.SearchStrategy[n.Expr] = st.recursive(
+    st.one_of(expr_literals, refs, names().map(lambda s: n.NameExpr(name=s))),
+    _compound_exprs,
     max_leaves=8,
 )
+
+
+def _compound_preds(kids: st.SearchStrategy[n.Pred]) -> st.SearchStrategy[n.Pred]:
+    return st.one_of(
+        kids.map(lambda p: n.PredNot(operand=p)),
+        st.lists(kids, min_size=2, max_size=3).map(lambda ps: n.PredAnd(operands=tuple(ps))),
+        st.lists(kids, min_size=2, max_size=3).map(lambda ps: n.PredOr(operands=tuple(ps))),
+    )
+
 
 preds: st.SearchStrategy[n.Pred] = st.recursive(
     st.one_of(
@@ -181,11 +193,7 @@ preds: st.SearchStrategy[n.Pred] = st.recursive(
         ),
         names().map(lambda s: n.PredExists(name=s)),
     ),
-    lambda kids: st.one_of(
-        kids.map(lambda p: n.PredNot(operand=p)),
-        st.lists(kids, min_size=2, max_size=3).map(lambda ps: n.PredAnd(operands=tuple(ps))),
-        st.lists(kids, min_size=2, max_size=3).map(lambda ps: n.PredOr(operands=tuple(ps))),
-    ),
+    _compound_preds,
     max_leaves=6,
 )
 
@@ -316,6 +324,12 @@ enum_members = st.one_of(
     names("enum_member"), strings, st.sampled_from(["1", "007", "1.5", "1e5", "2024-01-01"])
 )
 type_names = st.lists(names(), min_size=1, max_size=2).map(".".join)
+
+
+def _list_types(kids: st.SearchStrategy[n.TypeExpr]) -> st.SearchStrategy[n.TypeExpr]:
+    return st.builds(lambda t, o: n.ListTypeExpr(item=t, optional=o), kids, st.booleans())
+
+
 type_exprs: st.SearchStrategy[n.TypeExpr] = st.recursive(
     st.one_of(
         st.builds(lambda s, o: n.NamedTypeExpr(name=s, optional=o), type_names, st.booleans()),
@@ -325,7 +339,7 @@ type_exprs: st.SearchStrategy[n.TypeExpr] = st.recursive(
             st.booleans(),
         ),
     ),
-    lambda kids: st.builds(lambda t, o: n.ListTypeExpr(item=t, optional=o), kids, st.booleans()),
+    _list_types,
     max_leaves=3,
 )
 fields = st.builds(

@@ -8,7 +8,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgedsl.reducers import (
@@ -70,6 +70,10 @@ def test_duckdb_agrees_with_reference_on_random_chains(case: Any) -> None:
     check_reducer_chain(rows, steps, types)
 
 
+HALF = settings(max_examples=max(10, settings().max_examples // 2))  # keeps the profile's scale
+
+
+@HALF
 @given(st.data())
 def test_duckdb_agrees_with_reference_on_fixed_hostile_schema(data: st.DataObject) -> None:
     rows = data.draw(relations(FIXED, max_size=25))

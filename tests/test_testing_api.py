@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgedsl.reducers import REDUCERS, ReduceStep, check_step, coerce
@@ -38,6 +38,7 @@ def test_hostile_names_are_legal_identifiers(name: str) -> None:
     assert name and "\x00" not in name
 
 
+@settings(max_examples=max(10, settings().max_examples // 4))
 @given(st.data())
 def test_reduce_steps_respect_type_rules(data: st.DataObject) -> None:
     types = data.draw(field_type_maps())

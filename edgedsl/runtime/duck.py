@@ -180,7 +180,7 @@ class Relation:
             f"SELECT '[' || coalesce(string_agg(\"__raw\", ',' ORDER BY \"__row\"), '') || ']' "
             f"FROM {self.sql_name}"
         )[0]
-        return orjson.loads(blob)  # type: ignore[no-any-return]
+        return orjson.loads(blob)  # type: ignore[no-any-return,unused-ignore]
 
     def aggregate(self, fn: str, field: str) -> Any:
         """``sum``/``avg``/``min``/``max`` of a field, computed in DuckDB (None when no value)."""
