@@ -18,6 +18,7 @@ from .source import Source
 if TYPE_CHECKING:
     from .check import CheckResult
     from .plan import Plan
+    from .runtime.backends import Backend
     from .runtime.executor import RunResult
 
 
@@ -75,7 +76,7 @@ def compile(  # noqa: A001 - the stage is called compile
 
 def run(
     plan: Plan,
-    backend: object,
+    backend: Backend | str,
     *,
     trajectory: str | None = None,
     phi: int = 5,

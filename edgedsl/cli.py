@@ -228,12 +228,11 @@ def _make_backend(args: argparse.Namespace) -> Any:
 
         backend = StoreBackend(Path(args.store), strict=not args.no_strict)
     else:
-        try:
-            backend = backends.create_backend(name, args)
-        except KeyError:
+        if name not in backends.backend_names():
             raise UsageError(
                 f"unknown backend `{name}`; available: {', '.join(backends.backend_names())}"
-            ) from None
+            )
+        backend = backends.make_backend(name)
     if args.record:
         from .runtime.store import RecordingBackend, Store
 
@@ -266,7 +265,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     status = EXIT_OK
     traces = []
     for res in results:
-        traces.append(res.trace.model_dump(mode="json"))
+        if res.trace is not None:
+            traces.append(res.trace.model_dump(mode="json"))
         if not res.ok:
             status = EXIT_ERRORS
         if args.json:
@@ -278,7 +278,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             sys.stdout.write("answer: " + _dump(res.answer) + "\n")
             if res.say:
                 sys.stdout.write(res.say + "\n")
-        sys.stdout.write(trace_summary(res.trace) + "\n")
+        if res.trace is not None:
+            sys.stdout.write(trace_summary(res.trace) + "\n")
         if res.diagnostics:
             _print_diagnostics(res.diagnostics, sources, as_json=False)
     if args.trace:

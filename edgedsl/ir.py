@@ -25,14 +25,13 @@ from .reducers import ReduceStep
 from .source import NO_SPAN, Span
 from .types import FieldType
 
-_ir = dataclass(frozen=True, slots=True, kw_only=True)
 
 
 def _span() -> Span:
     return field(default=NO_SPAN, compare=False, repr=False)  # type: ignore[no-any-return]
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Junction:
     """A hand-off from an upstream field to a parameter: ``seq`` (bound 1) or ``fan`` (1 … k)."""
 
@@ -44,7 +43,7 @@ class Junction:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ArgIR:
     """One argument of a call: exactly one of ``literal``, ``junction`` or ``shared`` is set
     (``literal`` may legitimately be None only when ``is_literal`` is False)."""
@@ -58,7 +57,7 @@ class ArgIR:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CallIR:
     """A call of one tool; at most one argument is a fan junction."""
 
@@ -77,7 +76,7 @@ class CallIR:
         return None
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DrvIR:
     """A ``drv`` node: reducer steps over the relation ``source`` (field types known)."""
 
@@ -88,7 +87,7 @@ class DrvIR:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ParallelIR:
     """A ``parallel`` group: shared arguments (Seq/literal) and branches ``id.branch``."""
 
@@ -98,7 +97,7 @@ class ParallelIR:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompareIR:
     """``compare``: one call per value of ``param`` (2 … φ values); rows tagged in ``__arm``."""
 
@@ -112,7 +111,7 @@ class CompareIR:
 # ---------------------------------------------------------------- expressions
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LitE:
     """A literal value in an expression."""
 
@@ -120,7 +119,7 @@ class LitE:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FieldE:
     """``x.f``: the distinct non-null values of field ``f`` of relation ``source``."""
 
@@ -130,7 +129,7 @@ class FieldE:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CountE:
     """``count(x)``: the number of records of relation ``source``."""
 
@@ -138,7 +137,7 @@ class CountE:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AggE:
     """``sum|avg|min|max(x.f)`` over the records of ``source``."""
 
@@ -149,7 +148,7 @@ class AggE:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BinE:
     """Arithmetic ``left op right``."""
 
@@ -159,7 +158,7 @@ class BinE:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NegE:
     """Unary minus."""
 
@@ -167,7 +166,7 @@ class NegE:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RoundE:
     """``round(e, n)``."""
 
@@ -179,7 +178,7 @@ class RoundE:
 ExprIR: TypeAlias = LitE | FieldE | CountE | AggE | BinE | NegE | RoundE
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CmpP:
     """``left op right`` in a predicate."""
 
@@ -189,7 +188,7 @@ class CmpP:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ExistsP:
     """``exists(x)``."""
 
@@ -197,7 +196,7 @@ class ExistsP:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NotP:
     """``not p``."""
 
@@ -205,7 +204,7 @@ class NotP:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AndP:
     """``p and q …``."""
 
@@ -213,7 +212,7 @@ class AndP:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class OrP:
     """``p or q …``."""
 
@@ -224,7 +223,7 @@ class OrP:
 PredIR: TypeAlias = CmpP | ExistsP | NotP | AndP | OrP
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class IfIR:
     """A conditional: ``then`` or ``orelse`` runs; ``binds`` are the names visible after it."""
 
@@ -239,7 +238,7 @@ class IfIR:
 StepIR: TypeAlias = CallIR | DrvIR | ParallelIR | CompareIR | IfIR
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerIR:
     """``answer e`` (``expr``) or ``answer { name: e, … }`` (``fields``)."""
 
@@ -248,7 +247,7 @@ class AnswerIR:
     span: Span = _span()
 
 
-@_ir
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TrajectoryIR:
     """A checked trajectory: steps in source order, relation schemas, answer and template."""
 

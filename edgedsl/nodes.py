@@ -18,7 +18,6 @@ from typing import Literal, TypeAlias
 
 from .source import NO_SPAN, Span
 
-_node = dataclass(frozen=True, slots=True, kw_only=True)
 
 
 def _span() -> Span:
@@ -28,7 +27,7 @@ def _span() -> Span:
 # ---------------------------------------------------------------- literals
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StringLit:
     """A string literal, ``"삼성전자"``; ``value`` is the unescaped text."""
 
@@ -36,7 +35,7 @@ class StringLit:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NumberLit:
     """A number literal; an int when written without a fraction or exponent."""
 
@@ -44,7 +43,7 @@ class NumberLit:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DateLit:
     """A date literal, ``2024-12-01``."""
 
@@ -52,7 +51,7 @@ class DateLit:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BoolLit:
     """``true`` or ``false``."""
 
@@ -60,7 +59,7 @@ class BoolLit:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ListLit:
     """A list literal, ``["005930", "000660"]``."""
 
@@ -68,7 +67,7 @@ class ListLit:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DictLit:
     """A JSON-object literal, ``{"a": 1, "b": [2, 3]}``; keys are strings, in written order."""
 
@@ -81,7 +80,7 @@ Literal_: TypeAlias = StringLit | NumberLit | DateLit | BoolLit | ListLit | Dict
 # ---------------------------------------------------------------- types (catalog syntax)
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NamedTypeExpr:
     """A type by name: ``str``, ``date``, ``CorpCode`` or ``codes.StockCode``; ``?`` if optional."""
 
@@ -90,7 +89,7 @@ class NamedTypeExpr:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EnumTypeExpr:
     """``enum[A, B, "기타"]``; members are kept as strings."""
 
@@ -99,7 +98,7 @@ class EnumTypeExpr:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ListTypeExpr:
     """``[T]``."""
 
@@ -113,7 +112,7 @@ TypeExpr: TypeAlias = NamedTypeExpr | EnumTypeExpr | ListTypeExpr
 # ---------------------------------------------------------------- catalog declarations
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UseDecl:
     """``use dart, krx``: import catalog modules."""
 
@@ -123,7 +122,7 @@ class UseDecl:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TypeDecl:
     """``type CorpCode = code /^[0-9]{8}$/ "doc"``: a nominal code type."""
 
@@ -135,7 +134,7 @@ class TypeDecl:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FieldDecl:
     """One field of a record declaration, ``rcept_dt: date``."""
 
@@ -146,7 +145,7 @@ class FieldDecl:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordDecl:
     """``record Disclosure { … }``."""
 
@@ -158,7 +157,7 @@ class RecordDecl:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ParamDecl:
     """One parameter of a tool, ``corp_code: CorpCode?``."""
 
@@ -167,7 +166,7 @@ class ParamDecl:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PagedOpt:
     """One paging option, ``size: page_count <= 100``: role, wire name and optional limit."""
 
@@ -177,7 +176,7 @@ class PagedOpt:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolDecl:
     """``tool NAME "doc" [METHOD "path"] (params) -> [Record] [at "path"] [paged(…)]``."""
 
@@ -195,7 +194,7 @@ class ToolDecl:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BaseDecl:
     """``base "https://…"``: the platform's base URL."""
 
@@ -205,7 +204,7 @@ class BaseDecl:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EnvelopeDecl:
     """``envelope dart``: the platform's response convention."""
 
@@ -215,7 +214,7 @@ class EnvelopeDecl:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SecretDecl:
     """``secret crtfc_key``: a parameter supplied at run time and never recorded."""
 
@@ -225,7 +224,7 @@ class SecretDecl:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class QuotaDecl:
     """``quota 20000 per day``."""
 
@@ -241,7 +240,7 @@ PlatformItem: TypeAlias = (
 )
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlatformDecl:
     """``platform dart "doc" { … }``: one provider's settings, types, records and tools."""
 
@@ -257,7 +256,7 @@ class PlatformDecl:
 # ---------------------------------------------------------------- expressions
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Ref:
     """A field reference ``x.f`` (or ``day.meals.f`` through a parallel group)."""
 
@@ -275,7 +274,7 @@ class Ref:
         return self.parts[-1]
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NameExpr:
     """A bare name: a binding (``count(filings)``) or a shared name of a ``parallel``."""
 
@@ -283,7 +282,7 @@ class NameExpr:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BinOp:
     """``left op right`` with op one of ``+ - * /``."""
 
@@ -293,7 +292,7 @@ class BinOp:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Neg:
     """Unary minus of a non-literal operand (``-5`` is a NumberLit)."""
 
@@ -301,7 +300,7 @@ class Neg:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FuncCall:
     """``round(e, n)``, ``count(x)``, ``sum(x.f)``, ``avg``, ``min``, ``max``."""
 
@@ -317,7 +316,7 @@ Expr: TypeAlias = (
 # ---------------------------------------------------------------- predicates
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PredCmp:
     """``left op right`` with op one of ``== != < <= > >=``."""
 
@@ -327,7 +326,7 @@ class PredCmp:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PredExists:
     """``exists(x)``: the relation bound to ``x`` is not empty."""
 
@@ -335,7 +334,7 @@ class PredExists:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PredNot:
     """``not p``."""
 
@@ -343,7 +342,7 @@ class PredNot:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PredAnd:
     """``p and q and …`` (two or more operands)."""
 
@@ -351,7 +350,7 @@ class PredAnd:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PredOr:
     """``p or q or …`` (two or more operands)."""
 
@@ -364,7 +363,7 @@ Pred: TypeAlias = PredCmp | PredExists | PredNot | PredAnd | PredOr
 # ---------------------------------------------------------------- arguments and nodes
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeqArg:
     """``seq x.f``: a junction that must carry exactly one value."""
 
@@ -372,7 +371,7 @@ class SeqArg:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FanArg:
     """``fan x.f`` / ``fan(k) x.f``: one call per value, 1 … k values (k ≤ φ)."""
 
@@ -381,7 +380,7 @@ class FanArg:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SharedArg:
     """A bare name inside ``parallel``: the value of one of the group's shared arguments."""
 
@@ -394,7 +393,7 @@ ArgValue: TypeAlias = (
 )
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Arg:
     """``name: value`` in a call or in a ``parallel`` header."""
 
@@ -403,7 +402,7 @@ class Arg:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Call:
     """``platform.tool(args) [pages all | pages N]``; ``pages`` is None, ``"all"`` or N."""
 
@@ -422,7 +421,7 @@ class Call:
 ReducerOp = Literal["max", "min", "most_frequent", "ge", "le", "eq", "after"]
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Reducer:
     """One step of a ``drv`` chain: ``max f``, ``where f >= 10`` …; ``pivot`` for where-forms."""
 
@@ -432,7 +431,7 @@ class Reducer:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Drv:
     """``drv x | r1 | r2``: narrow the relation ``x`` (or ``group.branch``) deterministically."""
 
@@ -441,7 +440,7 @@ class Drv:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Branch:
     """``name = call`` inside a ``parallel`` group."""
 
@@ -452,7 +451,7 @@ class Branch:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Parallel:
     """``parallel (shared args) { branches }``: independent calls with shared arguments."""
 
@@ -462,7 +461,7 @@ class Parallel:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Compare:
     """``compare call over p in [v1, v2, …]``: one tool, 2 … φ values of one parameter."""
 
@@ -477,7 +476,7 @@ NodeExpr: TypeAlias = Call | Drv | Parallel | Compare
 # ---------------------------------------------------------------- statements
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Binding:
     """``name = node``."""
 
@@ -488,7 +487,7 @@ class Binding:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class IfStmt:
     """``if pred { … } else { … }``; ``orelse`` is a block, possibly holding one nested IfStmt."""
 
@@ -502,7 +501,7 @@ class IfStmt:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerField:
     """``name: expr`` in an ``answer { … }`` block."""
 
@@ -511,7 +510,7 @@ class AnswerField:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerStmt:
     """``answer expr`` or ``answer { name: expr, … }`` (``fields`` set, ``expr`` None)."""
 
@@ -522,7 +521,7 @@ class AnswerStmt:
     span: Span = _span()
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SayStmt:
     """``say "…"``: a jinja2 template over the answer."""
 
@@ -535,7 +534,7 @@ class SayStmt:
 Stmt: TypeAlias = Binding | IfStmt | AnswerStmt | SayStmt
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Trajectory:
     """``trajectory NAME "query" { … }``."""
 
@@ -551,7 +550,7 @@ class Trajectory:
 Item: TypeAlias = UseDecl | TypeDecl | RecordDecl | PlatformDecl | Trajectory
 
 
-@_node
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Module:
     """One ``.edge`` file: imports, catalog declarations and trajectories, in order."""
 

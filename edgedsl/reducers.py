@@ -32,7 +32,8 @@ Coercion (a raw JSON value → the field's catalog type; anything that does not 
     code patterns are *not* re-checked here (the checker checks pivots, backends check responses),
     so an unexpected member is still visible as text.
 ``[T]`` (lists)
-    JSON arrays, kept as JSON text in DuckDB; reducers never apply to lists.
+    JSON arrays, kept as JSON text in DuckDB (elements as that JSON reads back); reducers never
+    apply to lists.
 
 Reducers (input order is always kept; the output is a sub-relation of the input)
 --------------------------------------------------------------------------------
@@ -226,7 +227,8 @@ def coerce(t: FieldType, v: object) -> object:
     if kind == "bool":
         return coerce_bool(v)
     if kind == "list":
-        return list(v) if isinstance(v, list | tuple) else None
+        # kept as JSON text in DuckDB: elements read back as JSON (NaN → None, date → ISO text)
+        return orjson.loads(orjson.dumps(v)) if isinstance(v, list | tuple) else None
     return coerce_text(v)
 
 

@@ -1,0 +1,97 @@
+"""Stage snapshots: every example checked at every stage (PRQL style).
+
+For each ``examples/*.edge`` file with trajectories, ``tests/cases/<name>/`` holds the artefact
+of each stage: ``ast.json`` (build), ``fmt.edge`` (format), ``plan.json`` (plan), ``reduce.sql``
+(the final SQL of every reduction and answer) and ``trace.json`` (run on the python backend, with
+timings removed). ``EDGEDSL_UPDATE_GOLDENS=1`` rewrites them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from edgedsl.api import check, parse
+from edgedsl.dump import to_jsonable
+from edgedsl.plan import compile_program, plan_to_json
+from edgedsl.printer import format_module
+from edgedsl.runtime.backends import PythonBackend, load_python_tools
+from edgedsl.runtime.executor import run_plan_sync
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+CASES = Path(__file__).resolve().parent / "cases"
+UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
+
+FILES = sorted(
+    p for p in EXAMPLES.glob("*.edge") if "trajectory " in p.read_text(encoding="utf-8")
+)
+_TIMING = {"start_ms", "duration_ms"}
+
+
+def _strip_timing(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: _strip_timing(v) for k, v in data.items() if k not in _TIMING}
+    if isinstance(data, list):
+        return [_strip_timing(v) for v in data]
+    return data
+
+
+def _dump(data: Any) -> str:
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
+
+
+def _golden(path: Path, text: str) -> None:
+    if UPDATE or not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if not UPDATE:
+            pytest.fail(f"golden {path.relative_to(ROOT)} was missing and has been written")
+    assert path.read_text(encoding="utf-8") == text, (
+        f"{path.relative_to(ROOT)} differs; rerun with EDGEDSL_UPDATE_GOLDENS=1 if intended"
+    )
+
+
+def _sql_listing(plan_json: dict[str, Any]) -> str:
+    out: list[str] = []
+    for t in plan_json["trajectories"]:
+        for sid, step in sorted(t["steps"].items()):
+            if step.get("sql"):
+                out.append(f"-- {t['name']} / {sid} (drv)\n{step['sql']}\n-- params: "
+                           f"{orjson.dumps(step.get('params', [])).decode()}\n")
+            pred = step.get("predicate")
+            if pred:
+                out.append(f"-- {t['name']} / {sid} (if)\n{pred['sql']}\n-- params: "
+                           f"{orjson.dumps(pred.get('params', [])).decode()}\n")
+        for f in (t.get("answer") or {}).get("fields", []):
+            out.append(f"-- {t['name']} / answer {f.get('name') or ''}\n{f['sql']}\n-- params: "
+                       f"{orjson.dumps(f.get('params', [])).decode()}\n")
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_stage_snapshots(path: Path) -> None:
+    rel = path.relative_to(ROOT)
+    cwd = os.getcwd()
+    os.chdir(ROOT)  # spans carry the relative path, so snapshots do not depend on the checkout
+    try:
+        module = parse(rel)
+        program = check(rel).program
+        plan = compile_program(program)
+        tools = load_python_tools(EXAMPLES / "tools.py")
+        results = run_plan_sync(plan, PythonBackend(tools))
+    finally:
+        os.chdir(cwd)
+    case = CASES / path.stem
+    _golden(case / "ast.json", _dump(to_jsonable(module)))
+    _golden(case / "fmt.edge", format_module(module))
+    plan_json = orjson.loads(plan_to_json(plan))
+    _golden(case / "plan.json", _dump(plan_json))
+    _golden(case / "reduce.sql", _sql_listing(plan_json))
+    traces = [_strip_timing(r.trace.model_dump(mode="json")) for r in results if r.trace]
+    _golden(case / "trace.json", _dump(traces))
+    assert all(r.ok for r in results), [r.diagnostics for r in results if not r.ok]
