@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import nodes as n
 from ..build import parse_module
-from ..diagnostics import CompileError, diag, suggestion_hint
+from ..diagnostics import CompileError, Diagnostic, diag, suggestion_hint
 from ..resources import stdlib_dir
 from ..source import Source, Span
 from .context import CheckContext, ModuleInfo
@@ -118,7 +118,7 @@ class _Loader:
         if key in self.unreadable:  # reported where it was first used
             return None
         try:
-            source = Source(str(path), path.read_bytes().decode("utf-8"))
+            source, ast, errors = _read_module(path)
         except (OSError, UnicodeDecodeError) as err:
             self.ctx.catalog_incomplete = True
             self.unreadable.add(key)
@@ -133,16 +133,36 @@ class _Loader:
             )
             return None
         self.ctx.sources[source.name] = source
-        try:
-            ast = parse_module(source)
-        except CompileError as err:
+        if errors:
             self.ctx.catalog_incomplete = True
-            self.ctx.diags.extend(err.diagnostics)
-            ast = None
+            self.ctx.diags.extend(errors)
         info = ModuleInfo(name=name, path=path, source=source, ast=ast)
         self.by_path[key] = info
         self.visit(info)
         return name
+
+
+_PARSED: dict[tuple[Path, int, int], tuple[Source, n.Module | None, list[Diagnostic]]] = {}
+_PARSED_MAX = 256
+
+
+def _read_module(path: Path) -> tuple[Source, n.Module | None, list[Diagnostic]]:
+    """Read and parse a used module, memoised on (path, mtime, size): catalogs such as the
+    stdlib are parsed once per process, not once per compiled file (ASTs are immutable)."""
+    st = path.stat()
+    key = (path.resolve(), st.st_mtime_ns, st.st_size)
+    hit = _PARSED.get(key)
+    if hit is not None:
+        return hit
+    source = Source(str(path), path.read_bytes().decode("utf-8"))
+    try:
+        entry: tuple[Source, n.Module | None, list[Diagnostic]] = (source, parse_module(source), [])
+    except CompileError as err:
+        entry = (source, None, list(err.diagnostics))
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[key] = entry
+    return entry
 
 
 def load_modules(ctx: CheckContext) -> None:
