@@ -19,13 +19,38 @@ names, ties, nulls, numbers written as ``"1,999원"``, three date formats and Ko
 
 The strategies produce *raw* values, as a public API would return them; the coercion rules they
 exercise are documented in :mod:`edgedsl.reducers`.
+
+A whole trajectory, on in-process tools, against the reference interpreter
+(:mod:`edgedsl.reference`)::
+
+    from hypothesis import given, strategies as st
+    from edgedsl.testing import check_trajectory, records
+    from edgedsl.types import DATE, INT, RecordType, FieldSpec
+
+    DEAL = RecordType("Deal", (FieldSpec("dealAmount", INT), FieldSpec("dealDate", DATE)))
+    SOURCE = '''
+    platform realty { record Deal { dealAmount: int
+                                   dealDate: date }
+                      tool deals (LAWD_CD: str) -> [Deal] }
+    trajectory big "가장 큰 거래는?" {
+      deals = realty.deals(LAWD_CD: "11680")
+      top = drv deals | where dealAmount >= 100000 | max dealDate
+      answer { amount: max(top.dealAmount), n: count(deals) }
+    }
+    '''
+
+    @given(st.lists(records(DEAL), max_size=40))
+    def test_big_deal(rows):
+        check_trajectory(SOURCE, {"realty.deals": lambda **kw: rows})
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -33,6 +58,7 @@ from hypothesis import strategies as st
 
 from edgedsl.reducers import REDUCERS, ReduceStep, check_step, coerce, reduce_sql
 from edgedsl.runtime.duck import RESERVED_COLUMNS, shred
+from edgedsl.source import Source
 from edgedsl.sqlquote import ident_key
 from edgedsl.types import (
     BOOL,
@@ -56,6 +82,7 @@ __all__ = [
     "HOSTILE_TEXT",
     "check_coercion",
     "check_reducer_chain",
+    "check_trajectory",
     "field_type_maps",
     "field_types_pool",
     "hostile_names",
@@ -418,7 +445,76 @@ def check_coercion(
 
 # ---------------------------------------------------------------------------------------------
 # Trajectory checks on the python backend
-#
-# Helpers that run a whole trajectory on the python backend and check it against reference
-# semantics belong here; they are added together with the executor (edgedsl.runtime).
-# ---------------------------------------------------------------------------------------------
+
+
+def _close(a: Any, b: Any, rel: float = 1e-9) -> bool:
+    """Structural equality of answers, numbers compared with a relative tolerance."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(a, b, rel_tol=rel, abs_tol=rel)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y, rel) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k], rel) for k in a)
+    return bool(a == b)
+
+
+def check_trajectory(
+    source: str | Path,
+    tools: Mapping[str, Callable[..., Any]],
+    *,
+    trajectory: str | None = None,
+    name: str = "<test>.edge",
+    search_paths: Sequence[Path] = (),
+    phi: int = 5,
+    max_pages: int = 100,
+) -> dict[str, Any]:
+    """Run trajectories on the ``python`` backend and by the reference semantics; compare.
+
+    ``source`` is edgedsl text or a path to an ``.edge`` file; ``tools`` maps ``platform.tool``
+    to plain callables (as for ``edgedsl run --tools``). Both the real executor (plan, DuckDB,
+    concurrency) and the pure-Python reference interpreter (:mod:`edgedsl.reference`) run every
+    trajectory (or only ``trajectory``). They must agree: the same answer (numbers within a
+    relative 1e-9), or the same structural failure code (R501 no value at a junction, R502 too
+    many values, R506 page bound, R507 multi-valued field in arithmetic). Raises AssertionError
+    with both sides otherwise; returns trajectory name → answer.
+    """
+    from .api import check
+    from .plan import compile_program
+    from .reference import ReferenceFailure, reference_answers
+    from .runtime.backends import PythonBackend
+    from .runtime.executor import run_plan_sync
+
+    src: Any = Path(source) if isinstance(source, Path) else Source(name, source)
+    program = check(src, search_paths=search_paths, phi=phi).program
+    plan = compile_program(program)
+    results = run_plan_sync(
+        plan, PythonBackend(dict(tools)), trajectory=trajectory, phi=phi, max_pages=max_pages
+    )
+    expected = reference_answers(program, tools, trajectory=trajectory, max_pages=max_pages)
+    out: dict[str, Any] = {}
+    for res in results:
+        want = expected[res.trajectory]
+        if isinstance(want, ReferenceFailure):
+            codes = [d.code for d in res.diagnostics]
+            if res.ok or want.code not in codes:
+                raise AssertionError(
+                    f"trajectory `{res.trajectory}`: the reference fails with {want} but the "
+                    f"executor {'succeeded with ' + repr(res.answer) if res.ok else codes}"
+                )
+            out[res.trajectory] = want
+            continue
+        if not res.ok:
+            msgs = "; ".join(f"{d.code} {d.message}" for d in res.diagnostics)
+            raise AssertionError(
+                f"trajectory `{res.trajectory}`: the executor failed ({msgs}) but the reference "
+                f"answers {want!r}"
+            )
+        if not _close(res.answer, want):
+            raise AssertionError(
+                f"trajectory `{res.trajectory}`: answers differ\n"
+                f"  executor:  {res.answer!r}\n  reference: {want!r}"
+            )
+        out[res.trajectory] = res.answer
+    return out
