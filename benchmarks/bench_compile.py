@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from edgedsl.api import compile as compile_source  # noqa: E402
-from edgedsl.parser import parse  # noqa: E402
-from edgedsl.source import Source  # noqa: E402
+from edgedsl.api import compile as compile_source
+from edgedsl.parser import parse
+from edgedsl.source import Source
 
 CATALOG = """\
 platform fin "mini finance" {
@@ -54,7 +54,11 @@ platform fin "mini finance" {
   }
 
   tool corp "회사 검색" (corp_name: str) -> [Corp]
-  tool filings "공시" (corp_code: CorpCode, bgn_de: date?) -> [Filing] paged(page: page_no, size: page_count <= 100, total: total_count)
+  tool filings "공시" (corp_code: CorpCode, bgn_de: date?) -> [Filing] paged (
+    page: page_no,
+    size: page_count <= 100,
+    total: total_count,
+  )
   tool price "시세" (srtnCd: StockCode?, basDt: date?) -> [Price]
 }
 """
@@ -65,7 +69,12 @@ NAMES = ["삼성전자", "SK하이닉스", "LG화학", "현대차", "NAVER", "�
 def trajectory(i: int, rng: random.Random) -> str:
     """One 10–20-line trajectory over the mini catalog, varied by ``rng``."""
     reducer = rng.choice(
-        ["max rcept_dt", "min rcept_dt", "most_frequent report_nm", "where rcept_dt after 2024-06-01"]
+        [
+            "max rcept_dt",
+            "min rcept_dt",
+            "most_frequent report_nm",
+            "where rcept_dt after 2024-06-01",
+        ]
     )
     extra = rng.randint(0, 2)
     lines = [
@@ -77,7 +86,7 @@ def trajectory(i: int, rng: random.Random) -> str:
     ]
     for k in range(extra):
         lines.append(f"  p{k} = fin.price(basDt: 2024-12-{10 + k:02d})")
-        lines.append(f"  top{k} = drv p{k} | where mrktCtg == \"KOSPI\" | max fltRt")
+        lines.append(f'  top{k} = drv p{k} | where mrktCtg == "KOSPI" | max fltRt')
     lines += [
         "  answer {",
         "    report: latest.report_nm,",

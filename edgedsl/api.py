@@ -40,7 +40,7 @@ def parse(src: Source | str | Path, name: str = "<string>") -> Module:
     return parse_module(_as_source(src, name))
 
 
-def format(module: Module) -> str:  # noqa: A001 - the stage is called format
+def format(module: Module) -> str:
     """Stage `format`: AST → canonical text."""
     from .printer import format_module
 
@@ -61,7 +61,7 @@ def check(
     return _check(parse_module(source), source, search_paths=search_paths, phi=phi)
 
 
-def compile(  # noqa: A001 - the stage is called compile
+def compile(
     src: Source | str | Path,
     name: str = "<string>",
     *,

@@ -38,6 +38,9 @@ class Paging:
     extra: tuple[tuple[str, str, int | None], ...] = ()
 
 
+_EMPTY_RECORD = RecordType("Record", ())
+
+
 @dataclass(frozen=True, slots=True)
 class Tool:
     """One callable endpoint of a platform, with its typed signature and response shape."""
@@ -48,7 +51,7 @@ class Tool:
     method: str | None = None
     path: str | None = None
     params: tuple[Param, ...] = ()
-    record: RecordType = RecordType("Record", ())
+    record: RecordType = _EMPTY_RECORD
     many: bool = True
     at: str | None = None
     paging: Paging | None = None

@@ -7,6 +7,7 @@ Exit codes: 0 clean, 1 errors in the input (diagnostics, failed runs, files to r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -35,10 +36,8 @@ def _sources_for(diags: Iterable[Diagnostic], known: dict[str, Source]) -> dict[
         for label in d.labels:
             name = label.span.file
             if name not in out and Path(name).is_file():
-                try:
+                with contextlib.suppress(OSError, UnicodeDecodeError):
                     out[name] = Source.from_path(name)
-                except (OSError, UnicodeDecodeError):
-                    pass
     return out
 
 
@@ -120,7 +119,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.json and status == EXIT_OK and not args.ir:
         n_warn = sum(1 for d in all_diags if d.severity == "warning")
         suffix = f" ({n_warn} warning{'s' if n_warn != 1 else ''})" if n_warn else ""
-        sys.stderr.write(f"ok: {len(args.files)} file{'s' if len(args.files) != 1 else ''}{suffix}\n")
+        sys.stderr.write(
+            f"ok: {len(args.files)} file{'s' if len(args.files) != 1 else ''}{suffix}\n"
+        )
     return status
 
 
@@ -211,7 +212,8 @@ def _make_backend(args: argparse.Namespace) -> Any:
     name = args.backend or ("python" if args.tools else "store" if args.store else None)
     if name is None:
         raise UsageError(
-            "choose a backend: `--backend python --tools TOOLS.py` or `--backend store --store FILE`"
+            "choose a backend: `--backend python --tools TOOLS.py` "
+            "or `--backend store --store FILE`"
         )
     if name == "python":
         if not args.tools:
@@ -298,7 +300,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         from .diagnostics import did_you_mean
 
         hint = did_you_mean(code, CODES)
-        raise UsageError(f"unknown code `{args.code}`" + (f"; did you mean `{hint[0]}`?" if hint else ""))
+        raise UsageError(
+            f"unknown code `{args.code}`" + (f"; did you mean `{hint[0]}`?" if hint else "")
+        )
     sys.stdout.write(explain(code).rstrip() + "\n")
     return EXIT_OK
 
@@ -315,8 +319,12 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def common(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--lib", action="append", metavar="DIR",
-                        help="extra directory searched by `use` (after the file's own directory)")
+        sp.add_argument(
+            "--lib",
+            action="append",
+            metavar="DIR",
+            help="extra directory searched by `use` (after the file's own directory)",
+        )
         sp.add_argument("--phi", type=int, default=5, help="fan-out budget φ (default 5)")
 
     sp = sub.add_parser("parse", help="parse a file and print its AST as JSON")
@@ -335,7 +343,9 @@ def _parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("fmt", help="format files in the canonical layout")
     sp.add_argument("files", nargs="+", metavar="FILE")
-    sp.add_argument("--check", action="store_true", help="report files that would change; write nothing")
+    sp.add_argument(
+        "--check", action="store_true", help="report files that would change; write nothing"
+    )
     sp.set_defaults(func=cmd_fmt)
 
     sp = sub.add_parser("compile", help="compile a file to a JSON plan, or draw the plan")
@@ -352,12 +362,16 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--trajectory", metavar="NAME", help="run only this trajectory")
     sp.add_argument("--json", action="store_true", help="one JSON object per trajectory")
     sp.add_argument("--trace", metavar="FILE", help="write the full trace as JSON")
-    sp.add_argument("--backend", metavar="NAME", help="python | store (default: python with --tools)")
+    sp.add_argument(
+        "--backend", metavar="NAME", help="python | store (default: python with --tools)"
+    )
     sp.add_argument("--tools", metavar="PATH.py", help="python backend: file defining TOOLS")
     sp.add_argument("--store", metavar="FILE", help="store backend: the recorded responses")
     sp.add_argument("--no-strict", action="store_true", help="store backend: tolerate misses")
     sp.add_argument("--record", metavar="STORE", help="record every response into STORE")
-    sp.add_argument("--max-pages", type=int, default=100, help="bound for `pages all` (default 100)")
+    sp.add_argument(
+        "--max-pages", type=int, default=100, help="bound for `pages all` (default 100)"
+    )
     common(sp)
     sp.set_defaults(func=cmd_run)
 
@@ -391,8 +405,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
         import traceback
 
-        sys.stderr.write(f"edgedsl: internal error ({type(err).__name__}): {err}\n"
-                         "this is a bug in edgedsl; set EDGEDSL_DEBUG=1 for the traceback\n")
+        sys.stderr.write(
+            f"edgedsl: internal error ({type(err).__name__}): {err}\n"
+            "this is a bug in edgedsl; set EDGEDSL_DEBUG=1 for the traceback\n"
+        )
         if os.environ.get("EDGEDSL_DEBUG"):
             traceback.print_exc()
         return EXIT_USAGE

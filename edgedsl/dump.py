@@ -29,7 +29,10 @@ def to_jsonable(value: Any, *, spans: bool = True) -> Any:
             if f.name == "span" and not spans:
                 continue
             v = getattr(value, f.name)
-            if f.name in ("comments", "end_comments", "then_end_comments", "else_end_comments") and not v:
+            if (
+                f.name in ("comments", "end_comments", "then_end_comments", "else_end_comments")
+                and not v
+            ):
                 continue
             if f.name == "trailing" and v is None:
                 continue

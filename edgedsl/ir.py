@@ -26,7 +26,6 @@ from .source import NO_SPAN, Span
 from .types import FieldType
 
 
-
 def _span() -> Span:
     return field(default=NO_SPAN, compare=False, repr=False)  # type: ignore[no-any-return]
 

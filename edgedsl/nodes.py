@@ -19,7 +19,6 @@ from typing import Literal, TypeAlias
 from .source import NO_SPAN, Span
 
 
-
 def _span() -> Span:
     return field(default=NO_SPAN, compare=False, repr=False)  # type: ignore[no-any-return]
 
@@ -310,7 +309,17 @@ class FuncCall:
 
 
 Expr: TypeAlias = (
-    StringLit | NumberLit | DateLit | BoolLit | ListLit | DictLit | Ref | NameExpr | BinOp | Neg | FuncCall
+    StringLit
+    | NumberLit
+    | DateLit
+    | BoolLit
+    | ListLit
+    | DictLit
+    | Ref
+    | NameExpr
+    | BinOp
+    | Neg
+    | FuncCall
 )
 
 # ---------------------------------------------------------------- predicates

@@ -98,7 +98,9 @@ class ReferenceRun:
         self.rels: dict[str, _Rel] = {}
 
     # ------------------------------------------------------------ calls
-    def _invoke(self, tool: Tool, args: dict[str, object]) -> tuple[list[dict[str, Any]], int | None]:
+    def _invoke(
+        self, tool: Tool, args: dict[str, object]
+    ) -> tuple[list[dict[str, Any]], int | None]:
         fn = self.tools.get(tool.qualname)
         if fn is None:
             raise ReferenceFailure("E403", f"no python tool for `{tool.qualname}`")
@@ -155,8 +157,12 @@ class ReferenceRun:
             raise ReferenceFailure("R502", f"`{j.kind} {j.source}.{j.field}` saw {n} values")
         return values
 
-    def _call(self, call: ir.CallIR, shared: Mapping[str, object],
-              extra: Sequence[tuple[object, dict[str, object]]] | None = None) -> _Rel:
+    def _call(
+        self,
+        call: ir.CallIR,
+        shared: Mapping[str, object],
+        extra: Sequence[tuple[object, dict[str, object]]] | None = None,
+    ) -> _Rel:
         base: dict[str, object] = {}
         fan: tuple[str, list[Any]] | None = None
         for a in call.args:
@@ -194,7 +200,9 @@ class ReferenceRun:
             view, idx = src.view(), list(range(len(src.rows)))
             for red in s.steps:
                 ftype = s.field_types[red.field]
-                kept = REDUCERS[red.op].reference([view[i] for i in idx], red.field, red.pivot, ftype)
+                kept = REDUCERS[red.op].reference(
+                    [view[i] for i in idx], red.field, red.pivot, ftype
+                )
                 idx = [idx[k] for k in kept]
             arms = [src.arms[i] for i in idx] if src.arms else []
             self.rels[s.id] = _Rel([src.rows[i] for i in idx], dict(src.types), arms)
@@ -264,8 +272,9 @@ class ReferenceRun:
         a, b = self.scalar(p.left), self.scalar(p.right)
         if a is None or b is None:
             return False
-        return bool({"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b,
-                     ">": a > b, ">=": a >= b}[p.op])
+        return bool(
+            {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[p.op]
+        )
 
     def value(self, e: ir.ExprIR) -> Any:
         if isinstance(e, ir.FieldE):
@@ -294,7 +303,12 @@ def _plain(v: Any, t: FieldType | None) -> Any:
         return v.isoformat()
     if isinstance(t, ScalarType) and t.kind == "int" and isinstance(v, float) and v.is_integer():
         return int(v)
-    if t is not None and storage_kind(t) == "double" and isinstance(v, int) and not isinstance(v, bool):
+    if (
+        t is not None
+        and storage_kind(t) == "double"
+        and isinstance(v, int)
+        and not isinstance(v, bool)
+    ):
         return float(v)
     return v
 

@@ -27,9 +27,7 @@ EXAMPLES = ROOT / "examples"
 CASES = Path(__file__).resolve().parent / "cases"
 UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
 
-FILES = sorted(
-    p for p in EXAMPLES.glob("*.edge") if "trajectory " in p.read_text(encoding="utf-8")
-)
+FILES = sorted(p for p in EXAMPLES.glob("*.edge") if "trajectory " in p.read_text(encoding="utf-8"))
 _TIMING = {"start_ms", "duration_ms"}
 
 
@@ -61,15 +59,21 @@ def _sql_listing(plan_json: dict[str, Any]) -> str:
     for t in plan_json["trajectories"]:
         for sid, step in sorted(t["steps"].items()):
             if step.get("sql"):
-                out.append(f"-- {t['name']} / {sid} (drv)\n{step['sql']}\n-- params: "
-                           f"{orjson.dumps(step.get('params', [])).decode()}\n")
+                out.append(
+                    f"-- {t['name']} / {sid} (drv)\n{step['sql']}\n-- params: "
+                    f"{orjson.dumps(step.get('params', [])).decode()}\n"
+                )
             pred = step.get("predicate")
             if pred:
-                out.append(f"-- {t['name']} / {sid} (if)\n{pred['sql']}\n-- params: "
-                           f"{orjson.dumps(pred.get('params', [])).decode()}\n")
+                out.append(
+                    f"-- {t['name']} / {sid} (if)\n{pred['sql']}\n-- params: "
+                    f"{orjson.dumps(pred.get('params', [])).decode()}\n"
+                )
         for f in (t.get("answer") or {}).get("fields", []):
-            out.append(f"-- {t['name']} / answer {f.get('name') or ''}\n{f['sql']}\n-- params: "
-                       f"{orjson.dumps(f.get('params', [])).decode()}\n")
+            out.append(
+                f"-- {t['name']} / answer {f.get('name') or ''}\n{f['sql']}\n-- params: "
+                f"{orjson.dumps(f.get('params', [])).decode()}\n"
+            )
     return "\n".join(out)
 
 

@@ -44,12 +44,23 @@ def test_run_main_example_prints_answer_and_trace(capsys: pytest.CaptureFixture[
 
 def test_run_json_and_trace_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     trace = tmp_path / "trace.json"
-    code, out, _ = run(capsys, "run", str(EX / "market_day.edge"), "--tools", TOOLS, "--json",
-                       "--trace", str(trace))
+    code, out, _ = run(
+        capsys,
+        "run",
+        str(EX / "market_day.edge"),
+        "--tools",
+        TOOLS,
+        "--json",
+        "--trace",
+        str(trace),
+    )
     assert code == 0
     lines = [orjson.loads(x) for x in out.splitlines()]
     assert [x["trajectory"] for x in lines] == [
-        "market_movers", "samsung_vs_hynix", "heavy_trading_first_pages"]
+        "market_movers",
+        "samsung_vs_hynix",
+        "heavy_trading_first_pages",
+    ]
     assert all(x["ok"] for x in lines)
     assert isinstance(lines[0]["answer"], dict)
     data = orjson.loads(trace.read_bytes())
@@ -57,11 +68,26 @@ def test_run_json_and_trace_file(capsys: pytest.CaptureFixture[str], tmp_path: P
 
 
 def test_run_one_trajectory_and_unknown_name(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "run", str(EX / "market_day.edge"), "--tools", TOOLS, "--json",
-                       "--trajectory", "samsung_vs_hynix")
+    code, out, _ = run(
+        capsys,
+        "run",
+        str(EX / "market_day.edge"),
+        "--tools",
+        TOOLS,
+        "--json",
+        "--trajectory",
+        "samsung_vs_hynix",
+    )
     assert code == 0 and len(out.splitlines()) == 1
-    code, _, err = run(capsys, "run", str(EX / "market_day.edge"), "--tools", TOOLS,
-                       "--trajectory", "samsung_vs_hynx")
+    code, _, err = run(
+        capsys,
+        "run",
+        str(EX / "market_day.edge"),
+        "--tools",
+        TOOLS,
+        "--trajectory",
+        "samsung_vs_hynx",
+    )
     assert code == 2 and "did you mean `samsung_vs_hynix`" in err
 
 
@@ -69,13 +95,15 @@ def test_record_then_strict_replay(capsys: pytest.CaptureFixture[str], tmp_path:
     store = tmp_path / "rec.duckdb"
     code, live, _ = run(capsys, "run", MAIN, "--tools", TOOLS, "--record", str(store), "--json")
     assert code == 0
-    code, replay, _ = run(capsys, "run", MAIN, "--backend", "store", "--store", str(store),
-                          "--json")
+    code, replay, _ = run(
+        capsys, "run", MAIN, "--backend", "store", "--store", str(store), "--json"
+    )
     assert code == 0
     assert orjson.loads(replay)["answer"] == orjson.loads(live)["answer"]
     # a trajectory whose calls were never recorded: strict replay names the missing call
-    code, out, _ = run(capsys, "run", str(EX / "bills.edge"), "--backend", "store", "--store",
-                       str(store), "--json")
+    code, out, _ = run(
+        capsys, "run", str(EX / "bills.edge"), "--backend", "store", "--store", str(store), "--json"
+    )
     assert code == 1
     first = orjson.loads(out.splitlines()[0])
     assert first["ok"] is False
@@ -83,8 +111,9 @@ def test_record_then_strict_replay(capsys: pytest.CaptureFixture[str], tmp_path:
     assert "assembly." in first["diagnostics"][0]["message"]
 
 
-def test_check_reports_every_error_with_codes(capsys: pytest.CaptureFixture[str],
-                                              tmp_path: Path) -> None:
+def test_check_reports_every_error_with_codes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     bad = tmp_path / "bad.edge"
     bad.write_text(BAD, encoding="utf-8")
     (tmp_path / "fin.edge").write_text((EX / "fin.edge").read_text(encoding="utf-8"))
@@ -125,8 +154,9 @@ def test_fmt_check_and_write(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert code == 2
 
 
-def test_compile_plan_round_trip_and_graphs(capsys: pytest.CaptureFixture[str],
-                                            tmp_path: Path) -> None:
+def test_compile_plan_round_trip_and_graphs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     plan = tmp_path / "plan.json"
     code, _, _ = run(capsys, "compile", MAIN, "-o", str(plan))
     assert code == 0 and orjson.loads(plan.read_bytes())["version"] == 1
@@ -169,6 +199,11 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path)
 
 
 def test_python_dash_m_and_console_script() -> None:
-    proc = subprocess.run([sys.executable, "-m", "edgedsl", "explain", "E101"],
-                          capture_output=True, text=True, check=False, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "edgedsl", "explain", "E101"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0 and "E101" in proc.stdout

@@ -38,13 +38,33 @@ SEEDS = [
 ]
 VOCAB = sorted(
     {str(t) for text in SEEDS for t in _lark().lex(text) if t.type == "NAME"}
-    | {str(t) for p in EXAMPLES.glob("*.edge") for t in _lark().lex(p.read_text("utf-8"))
-       if t.type == "NAME"}
+    | {
+        str(t)
+        for p in EXAMPLES.glob("*.edge")
+        for t in _lark().lex(p.read_text("utf-8"))
+        if t.type == "NAME"
+    }
 )
-LITERALS = ['"005930"', '"삼성전자"', "42", "-1", "2.5", "2024-12-01", "true", '["a", 1]',
-            '{"k": 1}', '""', "0"]
-SIBLINGS = [("seq", "fan", "fan(2)", "fan(9)"), ("max", "min", "most_frequent"),
-            (">=", "<=", "==", "after"), ("pages all", "pages 1", "pages 0"), ("sum", "avg", "count")]
+LITERALS = [
+    '"005930"',
+    '"삼성전자"',
+    "42",
+    "-1",
+    "2.5",
+    "2024-12-01",
+    "true",
+    '["a", 1]',
+    '{"k": 1}',
+    '""',
+    "0",
+]
+SIBLINGS = [
+    ("seq", "fan", "fan(2)", "fan(9)"),
+    ("max", "min", "most_frequent"),
+    (">=", "<=", "==", "after"),
+    ("pages all", "pages 1", "pages 0"),
+    ("sum", "avg", "count"),
+]
 
 
 def assert_diagnosed(text: str) -> None:
@@ -69,7 +89,7 @@ def semantic_mutants(draw: st.DrawFn) -> str:
         if kind in ("drop", "dup"):
             lines = text.splitlines(keepends=True)
             i = draw(st.integers(0, len(lines) - 1))
-            lines[i:i + 1] = [] if kind == "drop" else [lines[i], lines[i]]
+            lines[i : i + 1] = [] if kind == "drop" else [lines[i], lines[i]]
             text = "".join(lines)
             continue
         toks = list(_lark().lex(text))
@@ -87,7 +107,7 @@ def semantic_mutants(draw: st.DrawFn) -> str:
             continue
         tok = draw(st.sampled_from(pool))
         start = tok.start_pos or 0
-        text = text[:start] + repl + text[start + len(str(tok)):]
+        text = text[:start] + repl + text[start + len(str(tok)) :]
     return text
 
 
