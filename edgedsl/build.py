@@ -13,20 +13,18 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
-from lark import Token, Transformer, Tree, v_args
-from lark.exceptions import VisitError
-from lark.tree import Meta
+from lark import Token, Tree
+from lark.exceptions import UnexpectedInput
 
 from . import nodes as n
 from .diagnostics import CompileError, Diagnostic, Diagnostics, diag
-from .parser import ParseResult, parse
+from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse
 from .source import Source, Span
-
-_FUNCS = ("round", "count", "sum", "avg", "min", "max")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,19 +59,47 @@ def _items(children: Sequence[Any]) -> list[Any]:
     return [c for c in children if c is not None]
 
 
-@v_args(meta=True)
-class _ToAst(Transformer[Token, n.Module]):
-    """Builds AST nodes bottom-up with spans; collects build-time diagnostics."""
+class _ToAst:
+    """Builds AST nodes bottom-up with spans; collects build-time diagnostics.
 
-    def __init__(self, source: Source, diags: Diagnostics) -> None:
-        super().__init__()
+    One method per named rule of the grammar (see :func:`edgedsl.parser.rule_names`), called
+    with the rule's children once they are built; ``pos`` holds the rule's ``(start, end)``.
+    The same builder runs inside the LALR parser (:func:`edgedsl.parser.direct_parser`, no tree)
+    or over a lark tree (:meth:`walk`).
+    """
+
+    def __init__(self) -> None:
+        self.reset(Source("<none>", ""), Diagnostics())
+
+    def reset(self, source: Source, diags: Diagnostics) -> None:
+        """Start building a new source."""
         self.src = source
         self.diags = diags
+        self.pos: tuple[int | None, int | None] = (None, None)
+        self.comments: list[Token] = []
+        self.block_spans: dict[int, tuple[Span, Span | None]] = {}
 
-    def _span(self, meta: Meta) -> Span:
-        if getattr(meta, "empty", True):
+    def comment(self, tok: Token) -> Token:
+        """Lexer callback: collect a comment token."""
+        self.comments.append(tok)
+        return tok
+
+    def walk(self, tree: Tree[Token], depth: int = 1) -> Any:
+        """Build from a lark tree (positions from its metas); TooDeep past MAX_DEPTH levels."""
+        if depth > MAX_DEPTH:
+            raise TooDeep
+        children = [
+            self.walk(c, depth + 1) if isinstance(c, Tree) else c for c in tree.children
+        ]
+        meta = tree.meta
+        self.pos = (None, None) if meta.empty else (meta.start_pos, meta.end_pos)
+        return getattr(self, str(tree.data))(children)
+
+    def _span(self) -> Span:
+        start, end = self.pos
+        if start is None or end is None:
             return self.src.span(0, 0)
-        return self.src.span(meta.start_pos, meta.end_pos)
+        return self.src.span(start, end)
 
     def _tok_span(self, tok: Token) -> Span:
         start = tok.start_pos or 0
@@ -102,13 +128,13 @@ class _ToAst(Transformer[Token, n.Module]):
         return value
 
     # ------------------------------------------------------------ module and catalogs
-    def start(self, meta: Meta, children: list[Any]) -> n.Module:
+    def start(self, children: list[Any]) -> n.Module:
         return n.Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
 
-    def use_decl(self, meta: Meta, children: list[Token]) -> n.UseDecl:
-        return n.UseDecl(names=tuple(str(c) for c in children), span=self._span(meta))
+    def use_decl(self, children: list[Token]) -> n.UseDecl:
+        return n.UseDecl(names=tuple(str(c) for c in children), span=self._span())
 
-    def type_decl(self, meta: Meta, children: list[Any]) -> n.TypeDecl:
+    def type_decl(self, children: list[Any]) -> n.TypeDecl:
         name, regex, doc = children
         pattern = str(regex)[1:-1]
         try:
@@ -122,64 +148,64 @@ class _ToAst(Transformer[Token, n.Module]):
             )
         return n.TypeDecl(
             name=str(name), pattern=pattern, doc=None if doc is None else self._unquote(doc),
-            span=self._span(meta),
+            span=self._span(),
         )
 
-    def record_decl(self, meta: Meta, children: list[Any]) -> n.RecordDecl:
+    def record_decl(self, children: list[Any]) -> n.RecordDecl:
         name, *fields = children
-        return n.RecordDecl(name=str(name), fields=tuple(fields), span=self._span(meta))
+        return n.RecordDecl(name=str(name), fields=tuple(fields), span=self._span())
 
-    def field_decl(self, meta: Meta, children: list[Any]) -> n.FieldDecl:
+    def field_decl(self, children: list[Any]) -> n.FieldDecl:
         name, texpr = children
-        return n.FieldDecl(name=str(name), type=texpr, span=self._span(meta))
+        return n.FieldDecl(name=str(name), type=texpr, span=self._span())
 
-    def type_expr(self, meta: Meta, children: list[Any]) -> n.TypeExpr:
+    def type_expr(self, children: list[Any]) -> n.TypeExpr:
         base, optional = children
         if optional is not None:
-            base = dataclasses.replace(base, optional=True, span=self._span(meta))
-        return base  # type: ignore[no-any-return]
+            base = dataclasses.replace(base, optional=True, span=self._span())
+        return base
 
-    def named_type(self, meta: Meta, children: list[Any]) -> n.NamedTypeExpr:
+    def named_type(self, children: list[Any]) -> n.NamedTypeExpr:
         name = ".".join(str(c) for c in _items(children))
-        return n.NamedTypeExpr(name=name, span=self._span(meta))
+        return n.NamedTypeExpr(name=name, span=self._span())
 
-    def enum_type(self, meta: Meta, children: list[Any]) -> n.EnumTypeExpr:
-        return n.EnumTypeExpr(members=tuple(children), span=self._span(meta))
+    def enum_type(self, children: list[Any]) -> n.EnumTypeExpr:
+        return n.EnumTypeExpr(members=tuple(children), span=self._span())
 
-    def enum_member(self, meta: Meta, children: list[Token]) -> str:
+    def enum_member(self, children: list[Token]) -> str:
         (tok,) = children
         return self._unquote(tok) if tok.type == "STRING" else str(tok)
 
-    def list_type(self, meta: Meta, children: list[Any]) -> n.ListTypeExpr:
+    def list_type(self, children: list[Any]) -> n.ListTypeExpr:
         (item,) = children
-        return n.ListTypeExpr(item=item, span=self._span(meta))
+        return n.ListTypeExpr(item=item, span=self._span())
 
-    def platform_decl(self, meta: Meta, children: list[Any]) -> n.PlatformDecl:
+    def platform_decl(self, children: list[Any]) -> n.PlatformDecl:
         name, doc, *items = children
         return n.PlatformDecl(
             name=str(name), doc=None if doc is None else self._unquote(doc), items=tuple(items),
-            span=self._span(meta),
+            span=self._span(),
         )
 
-    def base_decl(self, meta: Meta, children: list[Token]) -> n.BaseDecl:
-        return n.BaseDecl(url=self._unquote(children[0]), span=self._span(meta))
+    def base_decl(self, children: list[Token]) -> n.BaseDecl:
+        return n.BaseDecl(url=self._unquote(children[0]), span=self._span())
 
-    def envelope_decl(self, meta: Meta, children: list[Token]) -> n.EnvelopeDecl:
-        return n.EnvelopeDecl(name=str(children[0]), span=self._span(meta))
+    def envelope_decl(self, children: list[Token]) -> n.EnvelopeDecl:
+        return n.EnvelopeDecl(name=str(children[0]), span=self._span())
 
-    def secret_decl(self, meta: Meta, children: list[Token]) -> n.SecretDecl:
-        return n.SecretDecl(name=str(children[0]), span=self._span(meta))
+    def secret_decl(self, children: list[Token]) -> n.SecretDecl:
+        return n.SecretDecl(name=str(children[0]), span=self._span())
 
-    def quota_decl(self, meta: Meta, children: list[Token]) -> n.QuotaDecl:
+    def quota_decl(self, children: list[Token]) -> n.QuotaDecl:
         amount, per = children
         value = self._number(amount)
         if not isinstance(value, int):
             self.diags.add(diag("E102", "a quota is a whole number of calls",
                                 self._tok_span(amount), "not a whole number"))
             value = int(value)
-        return n.QuotaDecl(amount=value, per=str(per), span=self._span(meta))
+        return n.QuotaDecl(amount=value, per=str(per), span=self._span())
 
-    def tool_decl(self, meta: Meta, children: list[Any]) -> n.ToolDecl:
+    def tool_decl(self, children: list[Any]) -> n.ToolDecl:
         name, doc, http, *rest = children
         params = tuple(p for p in rest[:-3] if p is not None)
         returns, at, paged = rest[-3:]
@@ -193,78 +219,78 @@ class _ToAst(Transformer[Token, n.Module]):
             many=returns.many,
             at=at,
             paged=paged,
-            span=self._span(meta),
+            span=self._span(),
         )
 
-    def http(self, meta: Meta, children: list[Any]) -> _Http:
+    def http(self, children: list[Any]) -> _Http:
         method, path = children
         return _Http(method, self._unquote(path))
 
-    def method(self, meta: Meta, children: list[Token]) -> str:
+    def method(self, children: list[Token]) -> str:
         return str(children[0])
 
-    def param_decl(self, meta: Meta, children: list[Any]) -> n.ParamDecl:
+    def param_decl(self, children: list[Any]) -> n.ParamDecl:
         name, texpr = children
-        return n.ParamDecl(name=str(name), type=texpr, span=self._span(meta))
+        return n.ParamDecl(name=str(name), type=texpr, span=self._span())
 
-    def returns_many(self, meta: Meta, children: list[Token]) -> _Returns:
+    def returns_many(self, children: list[Token]) -> _Returns:
         return _Returns(str(children[0]), True)
 
-    def returns_one(self, meta: Meta, children: list[Token]) -> _Returns:
+    def returns_one(self, children: list[Token]) -> _Returns:
         return _Returns(str(children[0]), False)
 
-    def at_path(self, meta: Meta, children: list[Token]) -> str:
+    def at_path(self, children: list[Token]) -> str:
         return self._unquote(children[0])
 
-    def paged(self, meta: Meta, children: list[Any]) -> tuple[n.PagedOpt, ...]:
+    def paged(self, children: list[Any]) -> tuple[n.PagedOpt, ...]:
         return tuple(children)
 
-    def paged_opt(self, meta: Meta, children: list[Any]) -> n.PagedOpt:
+    def paged_opt(self, children: list[Any]) -> n.PagedOpt:
         key, name, limit = children
         lim = None if limit is None else self._number(limit)
         if lim is not None and not isinstance(lim, int):
             self.diags.add(diag("E102", "a page-size limit is a whole number",
                                 self._tok_span(limit), "not a whole number"))
             lim = int(lim)
-        return n.PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span(meta))
+        return n.PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span())
 
     # ------------------------------------------------------------ trajectories
-    def trajectory(self, meta: Meta, children: list[Any]) -> n.Trajectory:
+    def trajectory(self, children: list[Any]) -> n.Trajectory:
         name, query, *body = children
         return n.Trajectory(
-            name=str(name), query=self._unquote(query), body=tuple(body), span=self._span(meta)
+            name=str(name), query=self._unquote(query), body=tuple(body), span=self._span()
         )
 
-    def binding(self, meta: Meta, children: list[Any]) -> n.Binding:
+    def binding(self, children: list[Any]) -> n.Binding:
         name, node = children
-        return n.Binding(name=str(name), node=node, span=self._span(meta))
+        return n.Binding(name=str(name), node=node, span=self._span())
 
-    def call(self, meta: Meta, children: list[Any]) -> n.Call:
+    def call(self, children: list[Any]) -> n.Call:
         (platform, tool), *rest = children
         pages = rest.pop()
         return n.Call(
             platform=platform, tool=tool, args=tuple(_items(rest)), pages=pages,
-            span=self._span(meta),
+            span=self._span(),
         )
 
-    def tool_ref(self, meta: Meta, children: list[Token]) -> tuple[str, str]:
+    def tool_ref(self, children: list[Token]) -> tuple[str, str]:
         return str(children[0]), str(children[1])
 
-    def arg(self, meta: Meta, children: list[Any]) -> n.Arg:
+    def arg(self, children: list[Any]) -> n.Arg:
         name, value = children
-        return n.Arg(name=str(name), value=value, span=self._span(meta))
+        return n.Arg(name=str(name), value=value, span=self._span())
 
-    def shared(self, meta: Meta, children: list[Any]) -> n.Arg:
-        return self.arg(meta, children)
+    def shared(self, children: list[Any]) -> n.Arg:
+        return self.arg(children)
 
-    def seq_arg(self, meta: Meta, children: list[Any]) -> n.SeqArg:
-        return n.SeqArg(ref=children[0], span=self._span(meta))
+    def seq_arg(self, children: list[Any]) -> n.SeqArg:
+        return n.SeqArg(ref=children[0], span=self._span())
 
-    def fan_arg(self, meta: Meta, children: list[Any]) -> n.FanArg:
+    def fan_arg(self, children: list[Any]) -> n.FanArg:
         bound, ref = children
-        return n.FanArg(ref=ref, bound=bound, span=self._span(meta))
+        return n.FanArg(ref=ref, bound=bound, span=self._span())
 
-    def fan_bound(self, meta: Meta, children: list[Token]) -> int:
+    def fan_bound(self, children: list[Token]) -> int:
         (tok,) = children
         value = self._number(tok)
         if not isinstance(value, int):
@@ -273,13 +299,13 @@ class _ToAst(Transformer[Token, n.Module]):
             return int(value)
         return value
 
-    def shared_arg(self, meta: Meta, children: list[Token]) -> n.SharedArg:
-        return n.SharedArg(name=str(children[0]), span=self._span(meta))
+    def shared_arg(self, children: list[Token]) -> n.SharedArg:
+        return n.SharedArg(name=str(children[0]), span=self._span())
 
-    def pages_all(self, meta: Meta, children: list[Any]) -> str:
+    def pages_all(self, children: list[Any]) -> str:
         return "all"
 
-    def pages_n(self, meta: Meta, children: list[Token]) -> int:
+    def pages_n(self, children: list[Token]) -> int:
         (tok,) = children
         value = self._number(tok)
         if not isinstance(value, int):
@@ -288,49 +314,49 @@ class _ToAst(Transformer[Token, n.Module]):
             return int(value)
         return value
 
-    def ref(self, meta: Meta, children: list[Token]) -> n.Ref:
-        return n.Ref(parts=tuple(str(c) for c in children), span=self._span(meta))
+    def ref(self, children: list[Token]) -> n.Ref:
+        return n.Ref(parts=tuple(str(c) for c in children), span=self._span())
 
-    def rel_ref(self, meta: Meta, children: list[Any]) -> tuple[str, ...]:
+    def rel_ref(self, children: list[Any]) -> tuple[str, ...]:
         return tuple(str(c) for c in _items(children))
 
-    def drv(self, meta: Meta, children: list[Any]) -> n.Drv:
+    def drv(self, children: list[Any]) -> n.Drv:
         source, *steps = children
-        return n.Drv(source=source, steps=tuple(steps), span=self._span(meta))
+        return n.Drv(source=source, steps=tuple(steps), span=self._span())
 
-    def red_max(self, meta: Meta, children: list[Token]) -> n.Reducer:
-        return n.Reducer(op="max", field=str(children[0]), span=self._span(meta))
+    def red_max(self, children: list[Token]) -> n.Reducer:
+        return n.Reducer(op="max", field=str(children[0]), span=self._span())
 
-    def red_min(self, meta: Meta, children: list[Token]) -> n.Reducer:
-        return n.Reducer(op="min", field=str(children[0]), span=self._span(meta))
+    def red_min(self, children: list[Token]) -> n.Reducer:
+        return n.Reducer(op="min", field=str(children[0]), span=self._span())
 
-    def red_most_frequent(self, meta: Meta, children: list[Token]) -> n.Reducer:
-        return n.Reducer(op="most_frequent", field=str(children[0]), span=self._span(meta))
+    def red_most_frequent(self, children: list[Token]) -> n.Reducer:
+        return n.Reducer(op="most_frequent", field=str(children[0]), span=self._span())
 
-    def red_where(self, meta: Meta, children: list[Any]) -> n.Reducer:
+    def red_where(self, children: list[Any]) -> n.Reducer:
         fld, op, pivot = children
         return n.Reducer(
             op=n.SURFACE_REDUCER[op],  # type: ignore[arg-type]
-            field=str(fld), pivot=pivot, span=self._span(meta),
+            field=str(fld), pivot=pivot, span=self._span(),
         )
 
-    def where_op(self, meta: Meta, children: list[Token]) -> str:
+    def where_op(self, children: list[Token]) -> str:
         return str(children[0])
 
-    def parallel(self, meta: Meta, children: list[Any]) -> n.Parallel:
+    def parallel(self, children: list[Any]) -> n.Parallel:
         shared = tuple(c for c in children if isinstance(c, n.Arg))
         branches = tuple(c for c in children if isinstance(c, n.Branch))
-        return n.Parallel(shared=shared, branches=branches, span=self._span(meta))
+        return n.Parallel(shared=shared, branches=branches, span=self._span())
 
-    def branch(self, meta: Meta, children: list[Any]) -> n.Branch:
+    def branch(self, children: list[Any]) -> n.Branch:
         name, call = children
-        return n.Branch(name=str(name), call=call, span=self._span(meta))
+        return n.Branch(name=str(name), call=call, span=self._span())
 
-    def compare(self, meta: Meta, children: list[Any]) -> n.Compare:
+    def compare(self, children: list[Any]) -> n.Compare:
         call, param, values = children
-        return n.Compare(call=call, param=str(param), values=values, span=self._span(meta))
+        return n.Compare(call=call, param=str(param), values=values, span=self._span())
 
-    def if_stmt(self, meta: Meta, children: list[Any]) -> n.IfStmt:
+    def if_stmt(self, children: list[Any]) -> n.IfStmt:
         cond, then, orelse = children
         if isinstance(orelse, n.IfStmt):
             orelse_block: tuple[Any, ...] | None = (orelse,)
@@ -338,89 +364,89 @@ class _ToAst(Transformer[Token, n.Module]):
             orelse_block = orelse.stmts
         else:
             orelse_block = None
-        node = n.IfStmt(cond=cond, then=then.stmts, orelse=orelse_block, span=self._span(meta))
+        node = n.IfStmt(cond=cond, then=then.stmts, orelse=orelse_block, span=self._span())
         # remember block spans for comment attachment (not part of the AST)
         else_span = orelse.span if isinstance(orelse, _Block) else None
         self.block_spans[id(node)] = (then.span, else_span)
         return node
 
-    def block(self, meta: Meta, children: list[Any]) -> _Block:
-        return _Block(tuple(children), self._span(meta))
+    def block(self, children: list[Any]) -> _Block:
+        return _Block(tuple(children), self._span())
 
-    def answer_stmt(self, meta: Meta, children: list[Any]) -> n.AnswerStmt:
+    def answer_stmt(self, children: list[Any]) -> n.AnswerStmt:
         (value,) = children
         if isinstance(value, list):
-            return n.AnswerStmt(fields=tuple(value), span=self._span(meta))
-        return n.AnswerStmt(expr=value, span=self._span(meta))
+            return n.AnswerStmt(fields=tuple(value), span=self._span())
+        return n.AnswerStmt(expr=value, span=self._span())
 
-    def answer_block(self, meta: Meta, children: list[Any]) -> list[n.AnswerField]:
+    def answer_block(self, children: list[Any]) -> list[n.AnswerField]:
         return _items(children)
 
-    def answer_field(self, meta: Meta, children: list[Any]) -> n.AnswerField:
+    def answer_field(self, children: list[Any]) -> n.AnswerField:
         name, expr = children
-        return n.AnswerField(name=str(name), expr=expr, span=self._span(meta))
+        return n.AnswerField(name=str(name), expr=expr, span=self._span())
 
-    def say_stmt(self, meta: Meta, children: list[Token]) -> n.SayStmt:
-        return n.SayStmt(template=self._unquote(children[0]), span=self._span(meta))
+    def say_stmt(self, children: list[Token]) -> n.SayStmt:
+        return n.SayStmt(template=self._unquote(children[0]), span=self._span())
 
     # ------------------------------------------------------------ predicates and expressions
-    def pred_or(self, meta: Meta, children: list[Any]) -> n.Pred:
+    def pred_or(self, children: list[Any]) -> n.Pred:
         if len(children) == 1:
-            return children[0]  # type: ignore[no-any-return]
-        return n.PredOr(operands=tuple(children), span=self._span(meta))
+            return children[0]
+        return n.PredOr(operands=tuple(children), span=self._span())
 
-    def pred_and(self, meta: Meta, children: list[Any]) -> n.Pred:
+    def pred_and(self, children: list[Any]) -> n.Pred:
         if len(children) == 1:
-            return children[0]  # type: ignore[no-any-return]
-        return n.PredAnd(operands=tuple(children), span=self._span(meta))
+            return children[0]
+        return n.PredAnd(operands=tuple(children), span=self._span())
 
-    def pred_not(self, meta: Meta, children: list[Any]) -> n.PredNot:
-        return n.PredNot(operand=children[0], span=self._span(meta))
+    def pred_not(self, children: list[Any]) -> n.PredNot:
+        return n.PredNot(operand=children[0], span=self._span())
 
-    def pred_cmp(self, meta: Meta, children: list[Any]) -> n.PredCmp:
+    def pred_cmp(self, children: list[Any]) -> n.PredCmp:
         left, op, right = children
-        return n.PredCmp(op=op, left=left, right=right, span=self._span(meta))
+        return n.PredCmp(op=op, left=left, right=right, span=self._span())
 
-    def cmp_op(self, meta: Meta, children: list[Token]) -> str:
+    def cmp_op(self, children: list[Token]) -> str:
         return str(children[0])
 
-    def pred_exists(self, meta: Meta, children: list[Token]) -> n.PredExists:
-        return n.PredExists(name=str(children[0]), span=self._span(meta))
+    def pred_exists(self, children: list[Token]) -> n.PredExists:
+        return n.PredExists(name=str(children[0]), span=self._span())
 
-    def binop(self, meta: Meta, children: list[Any]) -> n.BinOp:
+    def binop(self, children: list[Any]) -> n.BinOp:
         left, op, right = children
-        return n.BinOp(op=op, left=left, right=right, span=self._span(meta))
+        return n.BinOp(op=op, left=left, right=right, span=self._span())
 
-    def add_op(self, meta: Meta, children: list[Token]) -> str:
+    def add_op(self, children: list[Token]) -> str:
         return str(children[0])
 
-    def mul_op(self, meta: Meta, children: list[Token]) -> str:
+    def mul_op(self, children: list[Token]) -> str:
         return str(children[0])
 
-    def neg(self, meta: Meta, children: list[Any]) -> n.Expr:
+    def neg(self, children: list[Any]) -> n.Expr:
         (operand,) = children
         if isinstance(operand, n.NumberLit):
-            return n.NumberLit(value=-operand.value, span=self._span(meta))
-        return n.Neg(operand=operand, span=self._span(meta))
+            return n.NumberLit(value=-operand.value, span=self._span())
+        return n.Neg(operand=operand, span=self._span())
 
-    def name_expr(self, meta: Meta, children: list[Token]) -> n.NameExpr:
-        return n.NameExpr(name=str(children[0]), span=self._span(meta))
+    def name_expr(self, children: list[Token]) -> n.NameExpr:
+        return n.NameExpr(name=str(children[0]), span=self._span())
 
-    def func_call(self, meta: Meta, children: list[Any]) -> n.FuncCall:
+    def func_call(self, children: list[Any]) -> n.FuncCall:
         name, *args = children
-        return n.FuncCall(name=str(name), args=tuple(args), span=self._span(meta))
+        return n.FuncCall(name=str(name), args=tuple(args), span=self._span())
 
     # ------------------------------------------------------------ literals
-    def string_lit(self, meta: Meta, children: list[Token]) -> n.StringLit:
-        return n.StringLit(value=self._unquote(children[0]), span=self._span(meta))
+    def string_lit(self, children: list[Token]) -> n.StringLit:
+        return n.StringLit(value=self._unquote(children[0]), span=self._span())
 
-    def number_lit(self, meta: Meta, children: list[Token]) -> n.NumberLit:
-        return n.NumberLit(value=self._number(children[0]), span=self._span(meta))
+    def number_lit(self, children: list[Token]) -> n.NumberLit:
+        return n.NumberLit(value=self._number(children[0]), span=self._span())
 
-    def neg_number_lit(self, meta: Meta, children: list[Token]) -> n.NumberLit:
-        return n.NumberLit(value=-self._number(children[0]), span=self._span(meta))
+    def neg_number_lit(self, children: list[Token]) -> n.NumberLit:
+        return n.NumberLit(value=-self._number(children[0]), span=self._span())
 
-    def date_lit(self, meta: Meta, children: list[Token]) -> n.DateLit:
+    def date_lit(self, children: list[Token]) -> n.DateLit:
         (tok,) = children
         try:
             value = dt.date.fromisoformat(str(tok))
@@ -428,31 +454,30 @@ class _ToAst(Transformer[Token, n.Module]):
             self.diags.add(diag("E010", f"`{tok}` is not a calendar date", self._tok_span(tok),
                                 "no such day", hints=["dates are written YYYY-MM-DD"]))
             value = dt.date(1970, 1, 1)
-        return n.DateLit(value=value, span=self._span(meta))
+        return n.DateLit(value=value, span=self._span())
 
-    def true_lit(self, meta: Meta, children: list[Any]) -> n.BoolLit:
-        return n.BoolLit(value=True, span=self._span(meta))
+    def true_lit(self, children: list[Any]) -> n.BoolLit:
+        return n.BoolLit(value=True, span=self._span())
 
-    def false_lit(self, meta: Meta, children: list[Any]) -> n.BoolLit:
-        return n.BoolLit(value=False, span=self._span(meta))
+    def false_lit(self, children: list[Any]) -> n.BoolLit:
+        return n.BoolLit(value=False, span=self._span())
 
-    def list_lit(self, meta: Meta, children: list[Any]) -> n.ListLit:
-        return n.ListLit(items=tuple(_items(children)), span=self._span(meta))
+    def list_lit(self, children: list[Any]) -> n.ListLit:
+        return n.ListLit(items=tuple(_items(children)), span=self._span())
 
-    def dict_lit(self, meta: Meta, children: list[Any]) -> n.DictLit:
+    def dict_lit(self, children: list[Any]) -> n.DictLit:
         entries = tuple(_items(children))
         keys = [k for k, _ in entries]
         if len(set(keys)) != len(keys):
             dup = next(k for k in keys if keys.count(k) > 1)
             self.diags.add(diag("E012", f"key `{dup}` appears twice in an object literal",
-                                self._span(meta), "duplicate key"))
-        return n.DictLit(entries=entries, span=self._span(meta))
+                                self._span(), "duplicate key"))
+        return n.DictLit(entries=entries, span=self._span())
 
-    def dict_entry(self, meta: Meta, children: list[Any]) -> tuple[str, Any]:
+    def dict_entry(self, children: list[Any]) -> tuple[str, Any]:
         key, value = children
         return (self._unquote(key), value)
 
-    block_spans: dict[int, tuple[Span, Span | None]]
 
 
 # ---------------------------------------------------------------- comments
@@ -464,18 +489,24 @@ class _Comments:
     def __init__(self, tokens: list[Token], block_spans: dict[int, tuple[Span, Span | None]]):
         self.toks = sorted(tokens, key=lambda t: t.start_pos or 0)
         self.used = [False] * len(self.toks)
+        self.left = len(self.toks)
         self.block_spans = block_spans
 
     def _take(self, start: int, end: int) -> list[Token]:
-        out = []
+        out: list[Token] = []
+        if not self.left:
+            return out
         for i, t in enumerate(self.toks):
             pos = t.start_pos or 0
             if not self.used[i] and start <= pos < end:
                 self.used[i] = True
                 out.append(t)
+        self.left -= len(out)
         return out
 
     def attach_module(self, mod: n.Module) -> n.Module:
+        if not self.toks:
+            return mod
         items, end = self._container(mod.items, 0, mod.span.end)
         return dataclasses.replace(mod, items=tuple(items), end_comments=end)
 
@@ -492,7 +523,8 @@ class _Comments:
                     out[-1] = dataclasses.replace(out[-1], trailing=str(tok).rstrip())
                 else:
                     leading.append(str(tok).rstrip())
-            child = dataclasses.replace(child, comments=(*leading, *child.comments))
+            if leading:
+                child = dataclasses.replace(child, comments=(*leading, *child.comments))
             out.append(child)
             cursor = child.span.end
         tail: list[str] = []
@@ -545,32 +577,70 @@ class _Comments:
 # ---------------------------------------------------------------- public
 
 
-def build(parsed: ParseResult) -> n.Module:
-    """Turn a parse result into an AST; raise CompileError with ``E0xx`` diagnostics."""
-    diags = Diagnostics()
-    t = _ToAst(parsed.source, diags)
-    t.block_spans = {}
+def _too_deep(source: Source) -> CompileError:
+    return CompileError(
+        "build",
+        [diag("E011", "expression nested too deeply", source.span(0, 0),
+              hints=["split the expression into several bindings"])],
+    )
+
+
+def _finish(t: _ToAst, module: n.Module, comments: list[Token]) -> n.Module:
     try:
-        try:
-            module = t.transform(parsed.tree)
-        except VisitError as err:  # lark wraps what a callback raises
-            if isinstance(err.orig_exc, RecursionError):
-                raise err.orig_exc from None
-            raise
+        module = _Comments(comments, t.block_spans).attach_module(module)
     except RecursionError:
-        raise CompileError(
-            "build",
-            [diag("E011", "expression nested too deeply", parsed.source.span(0, 0),
-                  hints=["split the expression into several bindings"])],
-        ) from None
-    module = _Comments(parsed.comments, t.block_spans).attach_module(module)
-    diags.raise_if_errors("build")
+        raise _too_deep(t.src) from None
+    t.diags.raise_if_errors("build")
     return module
 
 
+def build(parsed: ParseResult) -> n.Module:
+    """Turn a parse result into an AST; raise CompileError with ``E0xx`` diagnostics."""
+    t = _ToAst()
+    t.reset(parsed.source, Diagnostics())
+    try:
+        module = t.walk(parsed.tree)
+    except (TooDeep, RecursionError):
+        raise _too_deep(parsed.source) from None
+    return _finish(t, module, parsed.comments)
+
+
+class _Direct(threading.local):
+    """Per thread: one builder and the parser running it (built on first use)."""
+
+    builder: _ToAst | None = None
+    run: Callable[[str], Any] | None = None
+    busy: bool = False
+
+
+_direct = _Direct()
+
+
 def parse_module(source: Source | str, name: str = "<string>") -> n.Module:
-    """``parse`` then ``build``: text → AST."""
-    return build(parse(source, name))
+    """``parse`` then ``build``: text → AST, in one pass (no lark tree is built)."""
+    src = source if isinstance(source, Source) else Source(name, source)
+    d = _direct
+    if d.busy:  # re-entered from a rule method: take the tree path
+        return build(parse(src))
+    if d.run is None:
+        d.builder = _ToAst()
+        d.run = direct_parser(d.builder)
+    t = d.builder
+    assert t is not None
+    d.busy = True
+    try:
+        t.reset(src, Diagnostics())
+        try:
+            module = d.run(src.text)
+        except UnexpectedInput:
+            module = None  # reported below by the tree parser, with its hand-written messages
+        except (TooDeep, RecursionError):
+            raise _too_deep(src) from None
+        if module is not None:
+            return _finish(t, module, t.comments)
+    finally:
+        d.busy = False
+    return build(parse(src))
 
 
 def syntax_diagnostics(source: Source | str, name: str = "<string>") -> list[Diagnostic]:

@@ -40,7 +40,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import ir
-from .catalog import Catalog, Tool
+from .catalog import Catalog, Platform, Tool
 from .diagnostics import CompileError, diag
 from .source import NO_SPAN, Span
 from .types import FieldType, type_from_json, type_to_json
@@ -195,23 +195,40 @@ class ToolSpec(BaseModel):
 
     @classmethod
     def of(cls, tool: Tool, catalog: Catalog | None = None) -> ToolSpec:
-        """The spec of a catalog tool (platform settings from ``catalog`` when given)."""
+        """The spec of a catalog tool (platform settings from ``catalog`` when given).
+
+        The validated input of a tool's spec is memoised per (tool, platform) object: catalogs
+        are shared between compiles of files using the same modules, so the declaration hash is
+        computed once. Each call still returns a fresh model."""
         plat = catalog.platforms.get(tool.platform) if catalog is not None else None
+        hit = _SPEC_INPUTS.get(id(tool))
+        if hit is None or hit[0] is not tool or hit[1] is not plat:
+            hit = (tool, plat, cls._input(tool, plat))
+            if len(_SPEC_INPUTS) >= 1024:
+                _SPEC_INPUTS.clear()
+            _SPEC_INPUTS[id(tool)] = hit
+        return cls.model_validate(hit[2])
+
+    @staticmethod
+    def _input(tool: Tool, plat: Platform | None) -> dict[str, Any]:
         pg = tool.paging
-        return cls(
-            qualname=tool.qualname, platform=tool.platform, name=tool.name, doc=tool.doc,
-            method=tool.method, path=tool.path,
-            base=plat.base if plat else None, envelope=plat.envelope if plat else None,
-            secret=plat.secret if plat else None,
-            params=[ParamSpec(name=p.name, type=type_to_json(p.type), optional=p.optional)
-                    for p in tool.params],
-            record=tool.record.name,
-            fields={f.name: type_to_json(f.type) for f in tool.record.fields},
-            many=tool.many, at=tool.at,
-            paging=None if pg is None else PagingSpec(page=pg.page, size=pg.size,
-                                                       size_limit=pg.size_limit, total=pg.total),
-            declaration_hash=tool.declaration_hash(),
-        )
+        return {
+            "qualname": tool.qualname, "platform": tool.platform, "name": tool.name,
+            "doc": tool.doc, "method": tool.method, "path": tool.path,
+            "base": plat.base if plat else None, "envelope": plat.envelope if plat else None,
+            "secret": plat.secret if plat else None,
+            "params": [{"name": p.name, "type": type_to_json(p.type), "optional": p.optional}
+                       for p in tool.params],
+            "record": tool.record.name,
+            "fields": {f.name: type_to_json(f.type) for f in tool.record.fields},
+            "many": tool.many, "at": tool.at,
+            "paging": None if pg is None else {"page": pg.page, "size": pg.size,
+                                               "size_limit": pg.size_limit, "total": pg.total},
+            "declaration_hash": tool.declaration_hash(),
+        }
+
+
+_SPEC_INPUTS: dict[int, tuple[Tool, Platform | None, dict[str, Any]]] = {}
 
 
 class JunctionSpec(BaseModel):

@@ -36,7 +36,14 @@ from .reducers import reduce_sql
 from .sqlquote import quote_ident
 from .types import FieldType, ScalarType, type_to_json
 
-__all__ = ["compile_program", "compile_trajectory", "expr_sql", "expr_type", "pred_sql"]
+__all__ = [
+    "compile_program",
+    "compile_trajectory",
+    "distinct_sql",
+    "expr_sql",
+    "expr_type",
+    "pred_sql",
+]
 
 # ---------------------------------------------------------------- expressions → SQL
 
@@ -48,7 +55,9 @@ def _lit_sql(v: object, params: list[object]) -> str:
     return "?"
 
 
-def _distinct_sql(source: str, field: str) -> str:
+def distinct_sql(source: str, field: str) -> str:
+    """The ``SELECT`` of the distinct non-null values of a field in first-occurrence order (a
+    field reference: answers, expressions); the executor recognises this exact text."""
     c = quote_ident(field)
     return (f"SELECT {c} AS value FROM {quote_ident(source)} WHERE {c} IS NOT NULL "
             f"GROUP BY {c} ORDER BY min({quote_ident('__row')})")
@@ -59,7 +68,7 @@ def expr_sql(e: ir.ExprIR, params: list[object]) -> str:
     if isinstance(e, ir.LitE):
         return _lit_sql(e.value, params)
     if isinstance(e, ir.FieldE):
-        return f"({_distinct_sql(e.source, e.field)})"
+        return f"({distinct_sql(e.source, e.field)})"
     if isinstance(e, ir.CountE):
         return f"(SELECT count(*) FROM {quote_ident(e.source)})"
     if isinstance(e, ir.AggE):
@@ -125,7 +134,7 @@ def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
     t = expr_type(e)
     shape: Literal["values", "scalar"] = "values" if isinstance(e, ir.FieldE) else "scalar"
     if isinstance(e, ir.FieldE):
-        sql = _distinct_sql(e.source, e.field)
+        sql = distinct_sql(e.source, e.field)
     else:
         sql = f"SELECT {expr_sql(e, params)} AS value"
     return AnswerField(name=name, sql=sql, params=[encode_value(p) for p in params],

@@ -34,6 +34,19 @@ Coercion (a raw JSON value → the field's catalog type; anything that does not 
 ``[T]`` (lists)
     JSON arrays, kept as JSON text in DuckDB (elements as that JSON reads back); reducers never
     apply to lists.
+``json``
+    Any JSON value except null, kept as its *canonical JSON text*: ``orjson`` with sorted object
+    keys (``OPT_SORT_KEYS``), compact, after orjson's own normalisation (NaN → null, a
+    ``datetime.date`` → ISO text, a tuple → an array). Two json values are equal exactly when their
+    canonical texts are equal: key order never matters (``{"a":1,"b":2}`` equals
+    ``{"b":2,"a":1}``), but an integer and a float stay different (``1`` ≠ ``1.0``), so that a
+    float such as ``3.0`` reads back as a float. :func:`coerce` returns the value as its canonical
+    text reads back (an object → a ``dict``, ``3.0`` → ``3.0``, ``true`` → ``True``); the DuckDB
+    column holds the text (:func:`json_text`) and every reader decodes it (:func:`decode_stored`).
+    The canonical text is always made in Python: DuckDB can neither sort object keys nor write
+    doubles the way orjson does (it writes ``1e+20`` as ``100000000000000000000.0``). The only
+    reducer that applies to a json field is ``most_frequent`` (grouping and tie-breaking on the
+    canonical text, code-point order).
 
 Reducers (input order is always kept; the output is a sub-relation of the input)
 --------------------------------------------------------------------------------
@@ -59,7 +72,15 @@ from typing import Any
 import orjson
 
 from edgedsl.sqlquote import qualified, quote_ident, sql_string_literal
-from edgedsl.types import FieldType, ListType, is_date, is_numeric, is_stringish, storage_kind
+from edgedsl.types import (
+    FieldType,
+    ListType,
+    ScalarType,
+    is_date,
+    is_numeric,
+    is_stringish,
+    storage_kind,
+)
 
 __all__ = [
     "INT64_MAX",
@@ -71,8 +92,12 @@ __all__ = [
     "coerce",
     "coerce_number",
     "coerce_sql",
+    "decode_stored",
+    "is_json",
+    "json_text",
     "reduce_sql",
     "sql_type",
+    "storage_of",
 ]
 
 INT64_MIN = -(2**63)
@@ -215,9 +240,37 @@ def coerce_text(v: object) -> str | None:
     return None
 
 
+def is_json(t: FieldType | None) -> bool:
+    """True for the ``json`` scalar type."""
+    return isinstance(t, ScalarType) and t.kind == "json"
+
+
+def storage_of(t: FieldType) -> str:
+    """:func:`edgedsl.types.storage_kind`, with ``json`` told apart from text."""
+    return "json" if is_json(t) else storage_kind(t)
+
+
+def json_text(v: object) -> str | None:
+    """The canonical JSON text of a json field's raw value (None for null / missing)."""
+    if v is None:
+        return None
+    text = orjson.dumps(v, option=orjson.OPT_SORT_KEYS).decode()
+    return None if text == "null" else text
+
+
+def decode_stored(t: FieldType | None, v: object) -> object:
+    """A value read from a shredded column as a Python value (list and json fields decoded)."""
+    if isinstance(v, str) and (isinstance(t, ListType) or is_json(t)):
+        return orjson.loads(v)
+    return v
+
+
 def coerce(t: FieldType, v: object) -> object:
     """Coerce raw value ``v`` to field type ``t`` (Python reference of :func:`coerce_sql`)."""
-    kind = storage_kind(t)
+    kind = storage_of(t)
+    if kind == "json":
+        text = json_text(v)
+        return None if text is None else orjson.loads(text)
     if kind == "integer":
         return coerce_int(v)
     if kind == "double":
@@ -239,12 +292,13 @@ _SQL_TYPES = {
     "bool": "BOOLEAN",
     "text": "VARCHAR",
     "list": "VARCHAR",
+    "json": "VARCHAR",
 }
 
 
 def sql_type(t: FieldType) -> str:
     """The DuckDB column type a field of type ``t`` is shredded into (lists: JSON text)."""
-    return _SQL_TYPES[storage_kind(t)]
+    return _SQL_TYPES[storage_of(t)]
 
 
 def _date_from_text_sql(s: str) -> str:
@@ -263,8 +317,12 @@ def coerce_sql(v: str, t: FieldType, *, jtype: str | None = None, text: str | No
     ``v`` must be a trusted SQL expression (e.g. a quoted column name). ``jtype`` and ``text``
     may name precomputed ``json_type(v)`` and ``v ->> '$'`` expressions (cheaper to plan). The
     result has type :func:`sql_type` ``(t)``. Semantics are those of :func:`coerce`.
+
+    A ``json`` field is the exception: ``v`` must already hold the canonical JSON text (or JSON
+    whose text is canonical) — see :func:`json_text` for why only Python makes it — and the
+    result is that text (SQL NULL for JSON null).
     """
-    kind = storage_kind(t)
+    kind = storage_of(t)
     jt = jtype or f"json_type({v})"
     s = text or f"({v} ->> '$')"
     if kind == "integer":
@@ -312,6 +370,8 @@ def coerce_sql(v: str, t: FieldType, *, jtype: str | None = None, text: str | No
         )
     elif kind == "list":
         body = f"CASE WHEN {jt} = 'ARRAY' THEN CAST({v} AS VARCHAR) END"
+    elif kind == "json":
+        body = f"CASE WHEN {jt} <> 'NULL' THEN CAST({v} AS VARCHAR) END"
     else:
         body = (
             f"CASE {jt} WHEN 'VARCHAR' THEN {s} WHEN 'BIGINT' THEN CAST({v} AS VARCHAR) "
@@ -366,6 +426,8 @@ class Reducer:
 
 
 def _coerced(rows: Rows, field: str, ftype: FieldType) -> list[Any]:
+    if is_json(ftype):  # compared as the canonical text, like the SQL column
+        return [json_text(r.get(field)) for r in rows]
     return [coerce(ftype, r.get(field)) for r in rows]
 
 
@@ -382,8 +444,10 @@ def _extreme_ref(pick: Callable[[Iterable[Any]], Any]) -> Reference:
 
 
 def _extreme_sql(fn: str) -> SqlBuilder:
+    # a window (QUALIFY) reads ``prev`` once; a scalar subquery would reference the CTE twice,
+    # which DuckDB plans and runs markedly slower (measured in benchmarks/bench_drv.py)
     def sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
-        return f"SELECT * FROM {prev} WHERE {col} = (SELECT {fn}({col}) FROM {prev})", []
+        return f"SELECT * FROM {prev} QUALIFY {col} = {fn}({col}) OVER ()", []
 
     return sql
 
@@ -598,7 +662,7 @@ def reduce_sql(
 
 
 def _key(v: object) -> object:
-    return orjson.dumps(v) if isinstance(v, list) else v
+    return orjson.dumps(v, option=orjson.OPT_SORT_KEYS) if isinstance(v, list | dict) else v
 
 
 def choose_pivot(

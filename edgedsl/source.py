@@ -7,7 +7,7 @@ carried by every AST node, IR node, plan step and diagnostic, and never take par
 
 from __future__ import annotations
 
-import bisect
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,10 +52,13 @@ class Source:
     _line_starts: list[int] = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        text = self.text
         starts = [0]
-        for i, ch in enumerate(self.text):
-            if ch == "\n":
-                starts.append(i + 1)
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
         object.__setattr__(self, "_line_starts", starts)
 
     @classmethod
@@ -67,14 +70,18 @@ class Source:
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of an offset."""
         offset = max(0, min(offset, len(self.text)))
-        i = bisect.bisect_right(self._line_starts, offset) - 1
+        i = bisect_right(self._line_starts, offset) - 1
         return i + 1, offset - self._line_starts[i] + 1
 
     def span(self, start: int, end: int) -> Span:
         """A Span over ``start``..``end`` of this source."""
-        line, col = self.position(start)
-        end_line, end_col = self.position(end)
-        return Span(self.name, start, end, line, col, end_line, end_col)
+        starts = self._line_starts
+        size = len(self.text)
+        a = 0 if start < 0 else size if start > size else start
+        b = 0 if end < 0 else size if end > size else end
+        i = bisect_right(starts, a) - 1
+        j = i if b == a else bisect_right(starts, b, i if b > a else 0) - 1
+        return Span(self.name, start, end, i + 1, a - starts[i] + 1, j + 1, b - starts[j] + 1)
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its newline."""

@@ -395,19 +395,24 @@ def check_reducer_chain(
     every row's raw → coerced values (flags: R = kept by reference, D = kept by DuckDB).
     """
     con = con or _shared_connection()
-    rel = shred(con, rows, types)
-    try:
-        out = rel.reduce(steps)
-        got = out.row_ids()
-        out.drop()
-    finally:
-        rel.drop()
     want = reference_reduce(rows, steps, types)
+    # both shredding paths (SQL coercion for large responses, Python coercion for small ones)
+    # feed the same SQL reductions; each must agree with the reference
+    for method in ("sql", "python"):
+        rel = shred(con, rows, types, method=method)
+        try:
+            out = rel.reduce(steps)
+            got = out.row_ids()
+            out.drop()
+        finally:
+            rel.drop()
+        if got != want:
+            break
     if got != want:
         sql, params = reduce_sql("relation", steps, types)
         fields = list(dict.fromkeys(s.field for s in steps))
         raise AssertionError(
-            "DuckDB and the reference disagree\n"
+            f"DuckDB ({method} shredding) and the reference disagree\n"
             f"steps: {' | '.join(map(str, steps))}\n"
             f"types: { {f: str(types[f]) for f in fields} }\n"
             f"reference kept: {want}\nduckdb kept:    {got}\n"
@@ -424,7 +429,17 @@ def check_coercion(
 ) -> None:
     """Check that shredding coerces every field exactly like :func:`edgedsl.reducers.coerce`."""
     con = con or _shared_connection()
-    rel = shred(con, rows, types)
+    for method in ("sql", "python"):
+        _check_coercion_path(con, rows, types, method)
+
+
+def _check_coercion_path(
+    con: duckdb.DuckDBPyConnection,
+    rows: Sequence[Mapping[str, Any]],
+    types: Mapping[str, FieldType],
+    method: Any,
+) -> None:
+    rel = shred(con, rows, types, method=method)
     try:
         for f, t in types.items():
             got = rel.column(f)
@@ -438,7 +453,9 @@ def check_coercion(
                 detail = "\n".join(
                     f"  [{i}] raw={r!r} reference={w!r} duckdb={g!r}" for i, r, w, g in bad
                 )
-                raise AssertionError(f"coercion of field {f!r} ({t}) disagrees:\n{detail}")
+                raise AssertionError(
+                    f"coercion of field {f!r} ({t}) disagrees on the {method} path:\n{detail}"
+                )
     finally:
         rel.drop()
 

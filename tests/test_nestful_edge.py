@@ -104,21 +104,8 @@ def test_gold_edge_transcribes_gold_json() -> None:
         assert answer[0].expr.binding == seq["final_label"]
 
 
-# Answers of a `json` field come back wrong: `storage_kind(json)` is "text", so a JSON object or
-# list is coerced to null and a number to its text ("3.0"). Strict: fixing it must remove this.
-_JSON_FIELD_BUG = pytest.mark.xfail(
-    strict=True, reason="runtime: json-typed fields are stored as text (object → null, 3.0 → '3.0')"
-)
-_JSON_ANSWERS = {"kth_largest_to_float", "count_words_in_substrings"}
-
-
-@pytest.mark.parametrize(
-    "seq",
-    [
-        pytest.param(s, id=s["name"], marks=[_JSON_FIELD_BUG] if s["name"] in _JSON_ANSWERS else [])
-        for s in SEQS
-    ],
-)
+# Two answers are `json` fields (a float 3.0, an object): they must come back as those values.
+@pytest.mark.parametrize("seq", SEQS, ids=[s["name"] for s in SEQS])
 def test_gold_trajectory_answers_match_gold(
     seq: dict[str, Any], plan: Any, backend: PythonBackend
 ) -> None:

@@ -13,11 +13,12 @@ record count; without it ``pages all`` reads until a short page). A paged tool r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 
 from .. import nodes as n
 from ..catalog import Catalog, Paging, Param, Platform, Tool
-from ..diagnostics import diag, suggestion_hint
+from ..diagnostics import Diagnostic, diag, suggestion_hint
 from ..source import Span
 from ..types import (
     SCALAR_KINDS,
@@ -32,6 +33,8 @@ from ..types import (
 from .context import UNKNOWN, CheckContext, ModuleInfo
 
 PAGING_KEYS = ("page", "size", "total")
+
+_Member = TypeVar("_Member", n.FieldDecl, n.ParamDecl)
 
 
 class _Builder:
@@ -57,13 +60,21 @@ class _Builder:
             )
         )
 
-    def _items(self, mod: ModuleInfo) -> Iterable[n.Item]:
-        return mod.ast.items if mod.ast is not None else ()
+    def unique(self, what: str, decls: Iterable[_Member]) -> Iterator[_Member]:
+        """``decls`` without the repeated names, each repetition reported (``E105``)."""
+        first: dict[str, Span] = {}
+        for d in decls:
+            span = self.ctx.sub_span(d.span, d.name)
+            if d.name in first:
+                self.dup(what, d.name, span, first[d.name])
+                continue
+            first[d.name] = span
+            yield d
 
     # ------------------------------------------------------------ pass 1: code types, platforms
     def declare_types(self, mod: ModuleInfo) -> None:
         top = self.type_scope.setdefault((mod.name, None), {})
-        for item in self._items(mod):
+        for item in _items_of(mod):
             if isinstance(item, n.TypeDecl):
                 self.declare_type(mod.name, item, top)
             elif isinstance(item, n.PlatformDecl):
@@ -102,7 +113,7 @@ class _Builder:
 
     def declare_record_names(self, mod: ModuleInfo) -> None:
         top = self.record_scope.setdefault((mod.name, None), {})
-        for item in self._items(mod):
+        for item in _items_of(mod):
             if isinstance(item, n.RecordDecl):
                 self.declare_record_name(mod.name, item, top)
         for m, p in self.platform_decls:
@@ -199,7 +210,7 @@ class _Builder:
 
     # ------------------------------------------------------------ pass 2: records
     def build_records(self, mod: ModuleInfo) -> None:
-        for item in self._items(mod):
+        for item in _items_of(mod):
             if isinstance(item, n.RecordDecl):
                 self.build_record(mod, None, item)
         for m, p in self.platform_decls:
@@ -212,20 +223,17 @@ class _Builder:
         qname = f"{platform or mod.name}.{decl.name}"
         if qname in self.cat.records:
             return  # duplicate, already reported
-        fields: list[FieldSpec] = []
-        first: dict[str, Span] = {}
-        for f in decl.fields:
-            span = self.ctx.sub_span(f.span, f.name)
-            if f.name in first:
-                self.dup("field", f.name, span, first[f.name])
-                continue
-            first[f.name] = span
-            fields.append(FieldSpec(f.name, self.resolve(f.type, mod, platform), f.type.optional))
-        self.cat.records[qname] = RecordType(qname, tuple(fields))
+        fields = tuple(
+            FieldSpec(f.name, self.resolve(f.type, mod, platform), f.type.optional)
+            for f in self.unique("field", decl.fields)
+        )
+        self.cat.records[qname] = RecordType(qname, fields)
 
     # ------------------------------------------------------------ pass 3: platforms and tools
     def build_platform(self, mod: ModuleInfo, decl: n.PlatformDecl) -> None:
-        settings: dict[str, object] = {}
+        base: str | None = None
+        names: dict[str, str] = {}  # envelope, secret
+        quota: tuple[int, str] | None = None
         setting_spans: dict[str, Span] = {}
         tools: dict[str, Tool] = {}
         tool_spans: dict[str, Span] = {}
@@ -237,7 +245,7 @@ class _Builder:
                 n.QuotaDecl: "quota",
             }.get(type(item))
             if key is not None:
-                if key in settings:
+                if key in setting_spans:
                     self.ctx.diags.add(
                         diag(
                             "E109",
@@ -251,11 +259,11 @@ class _Builder:
                     continue
                 setting_spans[key] = item.span
                 if isinstance(item, n.BaseDecl):
-                    settings[key] = item.url
+                    base = item.url
                 elif isinstance(item, n.EnvelopeDecl | n.SecretDecl):
-                    settings[key] = item.name
+                    names[key] = item.name
                 elif isinstance(item, n.QuotaDecl):
-                    settings[key] = (item.amount, item.per)
+                    quota = (item.amount, item.per)
             elif isinstance(item, n.ToolDecl):
                 span = self.ctx.sub_span(item.span, item.name)
                 if item.name in tools:
@@ -268,26 +276,19 @@ class _Builder:
         self.cat.platforms[decl.name] = Platform(
             name=decl.name,
             doc=decl.doc or "",
-            base=settings.get("base"),  # type: ignore[arg-type]
-            envelope=settings.get("envelope"),
-            secret=settings.get("secret"),  # type: ignore[arg-type]
-            quota=settings.get("quota"),
+            base=base,
+            envelope=names.get("envelope"),
+            secret=names.get("secret"),
+            quota=quota,
             tools=tools,
-            span=decl.span,  # type: ignore[arg-type]
+            span=decl.span,
         )
 
     def build_tool(self, mod: ModuleInfo, platform: str, decl: n.ToolDecl) -> Tool | None:
-        params: list[Param] = []
-        first: dict[str, Span] = {}
-        for p in decl.params:
-            span = self.ctx.sub_span(p.span, p.name)
-            if p.name in first:
-                self.dup("parameter", p.name, span, first[p.name])
-                continue
-            first[p.name] = span
-            params.append(
-                Param(p.name, self.resolve(p.type, mod, platform), p.type.optional, span=p.span)
-            )
+        params = [
+            Param(p.name, self.resolve(p.type, mod, platform), p.type.optional, span=p.span)
+            for p in self.unique("parameter", decl.params)
+        ]
         ret_span = self.ctx.sub_span(decl.span, decl.returns, last=True)
         hits = self.lookup("record", decl.returns, mod, platform)
         record = RecordType(f"{platform}.{decl.returns}", ())
@@ -405,8 +406,34 @@ class _Builder:
         )
 
 
-def build_catalog(ctx: CheckContext) -> None:
-    """Pass: turn the catalog declarations of every loaded module into ``ctx.catalog``."""
+_Key = tuple[bool, tuple[tuple[str, int, tuple[str, ...]], ...]]
+_Entry = tuple[tuple[object, ...], Catalog, dict[str, str], list[Diagnostic]]
+_MEMO: dict[_Key, _Entry] = {}
+_MEMO_MAX = 64
+
+
+def _declares(mod: ModuleInfo) -> bool:
+    return any(not isinstance(i, n.UseDecl | n.Trajectory) for i in _items_of(mod))
+
+
+def _items_of(mod: ModuleInfo) -> Iterable[n.Item]:
+    return mod.ast.items if mod.ast is not None else ()
+
+
+def _memo_key(ctx: CheckContext) -> tuple[_Key, tuple[object, ...]] | None:
+    """The key of the catalog of ``ctx``'s used modules, when the compiled module declares
+    nothing itself (the usual case: a file of trajectories over the standard catalogs)."""
+    main = ctx.main
+    if main is None or _declares(main):
+        return None
+    used = [m for m in ctx.modules.values() if not m.main]
+    if main.name in {m.name for m in used}:
+        return None
+    key = (ctx.catalog_incomplete, tuple((m.name, id(m.ast), tuple(m.uses)) for m in used))
+    return key, tuple(m.ast for m in used)
+
+
+def _build(ctx: CheckContext) -> None:
     b = _Builder(ctx)
     mods = list(ctx.modules.values())
     for mod in mods:
@@ -418,9 +445,33 @@ def build_catalog(ctx: CheckContext) -> None:
     for mod, decl in b.platform_decls:
         b.build_platform(mod, decl)
     ctx.catalog = b.cat
+
+
+def build_catalog(ctx: CheckContext) -> None:
+    """Pass: turn the catalog declarations of every loaded module into ``ctx.catalog``.
+
+    The result for a given set of used modules (memoised ASTs, see ``modules._read_module``) is
+    memoised too, diagnostics included: the :class:`Catalog` is shared and never mutated."""
+    memo = _memo_key(ctx)
+    hit = _MEMO.get(memo[0]) if memo is not None else None
+    if memo is not None and hit is not None and all(
+        a is b for a, b in zip(hit[0], memo[1], strict=True)
+    ):
+        _, ctx.catalog, platform_module, diags = hit
+        ctx.platform_module.update(platform_module)
+        ctx.diags.extend(diags)
+    else:
+        before = len(ctx.diags)
+        _build(ctx)
+        if memo is not None:
+            if len(_MEMO) >= _MEMO_MAX:
+                _MEMO.clear()
+            _MEMO[memo[0]] = (
+                memo[1], ctx.catalog, dict(ctx.platform_module), ctx.diags.items[before:]
+            )
     main = ctx.main
     if main is not None:
         direct = {main.name, *main.uses}
         for pname, mname in ctx.platform_module.items():
-            if mname in direct and pname in b.cat.platforms:
+            if mname in direct and pname in ctx.catalog.platforms:
                 ctx.visible_platforms[pname] = mname

@@ -12,13 +12,15 @@ Something an earlier pass could not resolve is simply absent from these maps (or
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import nodes as n
 from ..catalog import Catalog, Param, Tool
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, diag
 from ..source import Source, Span
 from ..types import FieldType
 
@@ -155,13 +157,15 @@ class CheckContext:
             return span
         base = span.start + skip
         text = src.text[base : span.end]
-        pattern = (
-            rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])" if word else re.escape(needle)
-        )
-        hits = list(re.finditer(pattern, text))
-        if not hits:
+        pattern = _needle_pattern(needle, word)
+        m = None
+        if last:
+            for m in pattern.finditer(text):  # noqa: B007 - the last match is wanted
+                pass
+        else:
+            m = pattern.search(text)
+        if m is None:
             return span
-        m = hits[-1] if last else hits[0]
         return src.span(base + m.start(), base + m.end())
 
     def head_span(self, span: Span, length: int) -> Span:
@@ -170,6 +174,33 @@ class CheckContext:
         if src is None:
             return span
         return src.span(span.start, min(span.end, span.start + length))
+
+
+@lru_cache(maxsize=512)
+def _needle_pattern(needle: str, word: bool) -> re.Pattern[str]:
+    if word:
+        return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])")
+    return re.compile(re.escape(needle))
+
+
+class Reporter:
+    """Base of the pass classes: the shared context and a shorthand to report into it."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+
+    def err(
+        self,
+        code: str,
+        msg: str,
+        span: Span,
+        label: str = "",
+        *,
+        hints: Iterable[str] = (),
+        secondary: Iterable[tuple[Span, str]] = (),
+    ) -> None:
+        """Report one diagnostic with a primary label at ``span``."""
+        self.ctx.diags.add(diag(code, msg, span, label, hints=hints, secondary=secondary))
 
 
 def and_list(names: list[str]) -> str:

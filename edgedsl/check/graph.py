@@ -23,9 +23,9 @@ from jinja2 import TemplateSyntaxError, meta
 from jinja2.sandbox import SandboxedEnvironment
 
 from .. import nodes as n
-from ..diagnostics import diag, suggestion_hint
+from ..diagnostics import suggestion_hint
 from ..source import Span
-from .context import CheckContext, TrajInfo
+from .context import CheckContext, Reporter, TrajInfo
 
 
 def _calls(node: n.NodeExpr) -> list[n.Call]:
@@ -38,17 +38,14 @@ def _calls(node: n.NodeExpr) -> list[n.Call]:
     return []
 
 
-class _Graph:
+class _Graph(Reporter):
     def __init__(self, ctx: CheckContext, t: TrajInfo) -> None:
-        self.ctx = ctx
+        super().__init__(ctx)
         self.t = t
         self.deps: dict[str, set[str]] = {}
         for u in t.uses:
             if u.user is not None:
                 self.deps.setdefault(u.user, set()).add(u.name)
-
-    def err(self, code: str, msg: str, span: Span, label: str = "", **kw: object) -> None:
-        self.ctx.diags.add(diag(code, msg, span, label, **kw))  # type: ignore[arg-type]
 
     def reaches(self, start: str, goal: str) -> list[str] | None:
         """A dependency path ``start → … → goal`` through the uses, or None."""
@@ -130,7 +127,6 @@ class _Graph:
                 tool = self.t.tools.get(id(call))
                 if tool is None:
                     continue
-                pspan = self.ctx.sub_span(call.span, "pages", last=True)
                 if call.pages is None and tool.paging is not None:
                     self.err(
                         "W002",
@@ -143,7 +139,7 @@ class _Graph:
                     self.err(
                         "E304",
                         f"`{tool.qualname}` is not paged",
-                        pspan,
+                        self.ctx.sub_span(call.span, "pages", last=True),
                         "`pages` not allowed",
                         hints=["remove the `pages` clause"],
                     )
@@ -151,7 +147,7 @@ class _Graph:
                     self.err(
                         "E303",
                         f"`pages {call.pages}` reads no page",
-                        pspan,
+                        self.ctx.sub_span(call.span, "pages", last=True),
                         "at least 1",
                         hints=["write `pages 1` or more, or `pages all`"],
                     )
@@ -171,11 +167,11 @@ class _Graph:
                 secondary=[(answers[0].span, "first answer")],
                 hints=["merge them into one `answer { name: …, … }` block"],
             )
-        for extra in says[1:]:
+        for extra_say in says[1:]:
             self.err(
                 "E307",
                 "a trajectory has one `say`",
-                extra.span,
+                extra_say.span,
                 "second say",
                 secondary=[(says[0].span, "first say")],
             )

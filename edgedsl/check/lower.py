@@ -19,6 +19,8 @@ it may assume every name is resolved. Decisions fixed here:
 
 from __future__ import annotations
 
+from typing import Literal, cast
+
 from .. import ir
 from .. import nodes as n
 from ..catalog import Param
@@ -26,6 +28,8 @@ from ..reducers import ReduceStep
 from ..types import STR, FieldType
 from .context import CheckContext, Group, Rel, TrajInfo
 from .typerules import LITERALS, literal_type, pivot_value
+
+AggFn = Literal["sum", "avg", "min", "max"]
 
 
 class _Lower:
@@ -178,7 +182,7 @@ class _Lower:
     # ------------------------------------------------------------ expressions
     def expr(self, e: n.Expr) -> ir.ExprIR:
         if isinstance(e, LITERALS):
-            return ir.LitE(value=self.literal(e, None), span=e.span)  # type: ignore[arg-type]
+            return ir.LitE(value=self.literal(e, None), span=e.span)
         if isinstance(e, n.Ref):
             info = self.t.refs[id(e)]
             assert info.field is not None and info.type is not None
@@ -197,9 +201,9 @@ class _Lower:
         info = self.t.refs[id(e.args[0])]
         assert info.field is not None and info.type is not None
         return ir.AggE(
-            fn=e.name,
+            fn=cast(AggFn, e.name),
             source=info.rel.id,
-            field=info.field,  # type: ignore[arg-type]
+            field=info.field,
             type=info.type,
             span=e.span,
         )

@@ -12,6 +12,8 @@ Modules end up in ``ctx.modules`` in dependency order (used modules first).
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from .. import nodes as n
@@ -63,8 +65,7 @@ class _Loader:
         self.unreadable: set[Path] = set()
         self.stack: list[tuple[Path | None, str]] = []
 
-    def visit(self, info: ModuleInfo) -> None:
-        key = info.path.resolve() if info.path is not None else None
+    def visit(self, info: ModuleInfo, key: Path | None) -> None:
         self.stack.append((key, info.name))
         if info.ast is not None:
             for item in info.ast.items:
@@ -81,8 +82,8 @@ class _Loader:
     def use(self, name: str, span: Span) -> str | None:
         main = self.ctx.main
         dirs = search_dirs(main.path if main is not None else None, self.ctx.search_paths)
-        path = next((d / f"{name}.edge" for d in dirs if (d / f"{name}.edge").is_file()), None)
-        if path is None:
+        found = _find(dirs, f"{name}.edge")
+        if found is None:
             self.ctx.catalog_incomplete = True
             std = _stdlib()
             where = ", ".join("the standard library" if d == std else f"`{d}`" for d in dirs)
@@ -99,6 +100,7 @@ class _Loader:
                 )
             )
             return None
+        path, st = found
         key = path.resolve()
         stack_keys = [k for k, _ in self.stack]
         if key in stack_keys:
@@ -118,7 +120,7 @@ class _Loader:
         if key in self.unreadable:  # reported where it was first used
             return None
         try:
-            source, ast, errors = _read_module(path)
+            source, ast, errors = _read_module(path, key, st)
         except (OSError, UnicodeDecodeError) as err:
             self.ctx.catalog_incomplete = True
             self.unreadable.add(key)
@@ -138,19 +140,34 @@ class _Loader:
             self.ctx.diags.extend(errors)
         info = ModuleInfo(name=name, path=path, source=source, ast=ast)
         self.by_path[key] = info
-        self.visit(info)
+        self.visit(info, key)
         return name
 
 
-_PARSED: dict[tuple[Path, int, int], tuple[Source, n.Module | None, list[Diagnostic]]] = {}
+_PARSED: dict[tuple[str, Path, int, int], tuple[Source, n.Module | None, list[Diagnostic]]] = {}
 _PARSED_MAX = 256
 
 
-def _read_module(path: Path) -> tuple[Source, n.Module | None, list[Diagnostic]]:
+def _find(dirs: list[Path], filename: str) -> tuple[Path, os.stat_result] | None:
+    """The first regular file ``filename`` in ``dirs``, with its stat."""
+    for d in dirs:
+        path = d / filename
+        try:
+            st = path.stat()
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode):
+            return path, st
+    return None
+
+
+def _read_module(
+    path: Path, resolved: Path, st: os.stat_result
+) -> tuple[Source, n.Module | None, list[Diagnostic]]:
     """Read and parse a used module, memoised on (path, mtime, size): catalogs such as the
-    stdlib are parsed once per process, not once per compiled file (ASTs are immutable)."""
-    st = path.stat()
-    key = (path.resolve(), st.st_mtime_ns, st.st_size)
+    stdlib are parsed once per process, not once per compiled file (ASTs are immutable).
+    The path as written is part of the key: spans and diagnostics name the file by it."""
+    key = (str(path), resolved, st.st_mtime_ns, st.st_size)
     hit = _PARSED.get(key)
     if hit is not None:
         return hit
@@ -178,6 +195,7 @@ def load_modules(ctx: CheckContext) -> None:
     )
     ctx.main = main
     loader = _Loader(ctx)
-    if main.path is not None:
-        loader.by_path[main.path.resolve()] = main
-    loader.visit(main)
+    key = main.path.resolve() if main.path is not None else None
+    if key is not None:
+        loader.by_path[key] = main
+    loader.visit(main, key)

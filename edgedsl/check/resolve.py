@@ -10,64 +10,22 @@ cycle (``E301``) or a use before definition (``E302``). Rebinding a name is ``E1
 Results go into :class:`~edgedsl.check.context.TrajInfo`: the tool of each call, the parameter
 of each argument, what each reference denotes, the relation each binding produces (with field
 types: a tool's record, ``__arm`` for ``fan`` and ``compare``), and every use of every name.
+Statements, calls and tools are resolved here; names, references, expressions and predicates
+in :mod:`edgedsl.check.names`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .. import nodes as n
 from ..catalog import Tool
-from ..diagnostics import diag, suggestion_hint
-from ..source import Span
-from .context import UNKNOWN, CheckContext, Group, Join, RefInfo, Rel, TrajInfo, Use, Value
-
-FUNCS = ("round", "count", "sum", "avg", "min", "max")
+from ..diagnostics import suggestion_hint
+from .context import UNKNOWN, CheckContext, Group, Join, Rel, Value
+from .names import NameResolver, Scope
 
 
-@dataclass
-class _Scope:
-    names: dict[str, Value] = field(default_factory=dict)
-    defs: dict[str, n.Binding] = field(default_factory=dict)
-    one_branch: dict[str, n.Binding] = field(default_factory=dict)
-    joins: dict[str, Join] = field(default_factory=dict)
-    seen: dict[str, n.Binding] = field(default_factory=dict)
-
-    def copy(self) -> _Scope:
-        return _Scope(
-            dict(self.names),
-            dict(self.defs),
-            dict(self.one_branch),
-            dict(self.joins),
-            dict(self.seen),
-        )
-
-
-def _all_bindings(stmts: tuple[n.Stmt, ...]) -> list[n.Binding]:
-    out: list[n.Binding] = []
-    for s in stmts:
-        if isinstance(s, n.Binding):
-            out.append(s)
-        elif isinstance(s, n.IfStmt):
-            out.extend(_all_bindings(s.then))
-            out.extend(_all_bindings(s.orelse or ()))
-    return out
-
-
-class _Resolver:
-    def __init__(self, ctx: CheckContext, traj: n.Trajectory) -> None:
-        self.ctx = ctx
-        self.t = TrajInfo(ast=traj)
-        self.t.bindings = _all_bindings(traj.body)
-        self.all_names = {b.name for b in self.t.bindings}
-        self.done: set[str] = set()
-        self.user: str | None = None
-
-    def err(self, code: str, msg: str, span: Span, label: str = "", **kw: object) -> None:
-        self.ctx.diags.add(diag(code, msg, span, label, **kw))  # type: ignore[arg-type]
-
+class _Resolver(NameResolver):
     # ------------------------------------------------------------ statements
-    def block(self, stmts: tuple[n.Stmt, ...], scope: _Scope) -> None:
+    def block(self, stmts: tuple[n.Stmt, ...], scope: Scope) -> None:
         for s in stmts:
             if isinstance(s, n.Binding):
                 self.binding(s, scope)
@@ -80,29 +38,17 @@ class _Resolver:
                 first: dict[str, n.AnswerField] = {}
                 for f in s.fields or ():
                     if f.name in first:
-                        self.err(
-                            "E118",
-                            f"answer field `{f.name}` is given twice",
-                            self.ctx.head_span(f.span, len(f.name)),
-                            "given again",
-                            secondary=[
-                                (
-                                    self.ctx.head_span(first[f.name].span, len(f.name)),
-                                    "first given here",
-                                )
-                            ],
-                        )
+                        self.twice("answer field", f.name, f.span, first[f.name].span)
                     first.setdefault(f.name, f)
                     self.expr(f.expr, scope)
 
-    def binding(self, b: n.Binding, scope: _Scope) -> None:
-        name_span = self.ctx.head_span(b.span, len(b.name))
+    def binding(self, b: n.Binding, scope: Scope) -> None:
         if b.name in scope.seen:
             prev = scope.seen[b.name]
             self.err(
                 "E115",
                 f"`{b.name}` is bound twice",
-                name_span,
+                self.ctx.head_span(b.span, len(b.name)),
                 "bound again here",
                 secondary=[(self.ctx.head_span(prev.span, len(b.name)), "first bound here")],
                 hints=["a name is bound once; choose a new name for the second relation"],
@@ -117,7 +63,7 @@ class _Resolver:
         scope.joins.pop(b.name, None)
         self.done.add(b.name)
 
-    def if_stmt(self, s: n.IfStmt, scope: _Scope) -> None:
+    def if_stmt(self, s: n.IfStmt, scope: Scope) -> None:
         self.user = None
         self.pred(s.cond, scope)
         then_scope = scope.copy()
@@ -125,7 +71,7 @@ class _Resolver:
         else_scope = scope.copy()
         self.block(s.orelse or (), else_scope)
 
-        def new(sc: _Scope) -> dict[str, n.Binding]:
+        def new(sc: Scope) -> dict[str, n.Binding]:
             return {k: b for k, b in sc.defs.items() if scope.defs.get(k) is not b}
 
         new_then, new_else = new(then_scope), new(else_scope)
@@ -147,143 +93,8 @@ class _Resolver:
                 scope.defs.pop(k, None)
         self.t.if_binds[id(s)] = tuple(both)
 
-    # ------------------------------------------------------------ names
-    def lookup(self, name: str, span: Span, scope: _Scope) -> tuple[bool, Value]:
-        if name in scope.names:
-            self.t.uses.append(Use(name, span, self.user))
-            if name in scope.joins:
-                scope.joins[name].uses.append(span)
-            return True, scope.names[name]
-        if name in scope.one_branch:
-            b = scope.one_branch[name]
-            self.t.uses.append(Use(name, span, self.user))
-            self.err(
-                "E217",
-                f"`{name}` is bound in only one branch of an `if`",
-                span,
-                "used here, after the `if`",
-                secondary=[(self.ctx.head_span(b.span, len(name)), "bound only in this branch")],
-                hints=[f"bind `{name}` in both branches, or use it inside its branch"],
-            )
-            return False, None
-        if (name in self.all_names and name not in self.done) or name == self.user:
-            self.t.uses.append(Use(name, span, self.user, forward=True))
-            return False, None
-        if name in self.all_names:  # bound earlier, but in another branch
-            self.t.uses.append(Use(name, span, self.user))
-            self.err(
-                "E217",
-                f"`{name}` is not bound on this path",
-                span,
-                "not visible here",
-                hints=[f"`{name}` is bound in another branch of an `if`"],
-            )
-            return False, None
-        self.err(
-            "E113",
-            f"unknown name `{name}`",
-            span,
-            "not bound in this trajectory",
-            hints=suggestion_hint(name, scope.names),
-        )
-        return False, None
-
-    def relation(self, parts: tuple[str, ...], span: Span, scope: _Scope) -> Rel | None:
-        """``x`` or ``group.branch`` as a relation."""
-        found, value = self.lookup(parts[0], span, scope)
-        if not found or value is None:
-            return None
-        if isinstance(value, Group):
-            if len(parts) != 2:
-                self.err(
-                    "E119",
-                    f"`{parts[0]}` is a parallel group, not a relation",
-                    span,
-                    "a group",
-                    hints=[
-                        f"name one of its branches: "
-                        f"{', '.join(f'`{parts[0]}.{b}`' for b in value.branches)}"
-                    ],
-                )
-                return None
-            return self.branch(value, parts[1], span)
-        if len(parts) != 1:
-            self.err(
-                "E119",
-                f"`{'.'.join(parts)}` is a field, not a relation",
-                span,
-                "a field",
-                hints=[f"name the relation itself: `{parts[0]}`"],
-            )
-            return None
-        return value
-
-    def branch(self, group: Group, name: str, span: Span) -> Rel | None:
-        if name not in group.branches:
-            self.err(
-                "E114",
-                f"parallel group `{group.name}` has no branch `{name}`",
-                span,
-                "no such branch",
-                secondary=[(group.span, f"`{group.name}` is defined here")],
-                hints=suggestion_hint(name, group.branches),
-            )
-            return None
-        return group.branches[name]
-
-    def ref(self, ref: n.Ref, scope: _Scope) -> RefInfo | None:
-        """``x.f`` or ``group.branch.f`` as a field of a relation."""
-        found, value = self.lookup(ref.parts[0], ref.span, scope)
-        if not found or value is None:
-            return None
-        rest = ref.parts[1:]
-        if isinstance(value, Group):
-            if len(rest) != 2:
-                self.err(
-                    "E119",
-                    f"`{value.name}` is a parallel group; name a branch and a field",
-                    ref.span,
-                    "needs `group.branch.field`",
-                    hints=[
-                        f"for example `{value.name}.{next(iter(value.branches), 'b')}."
-                        f"{ref.parts[-1]}`"
-                    ],
-                )
-                return None
-            rel = self.branch(value, rest[0], ref.span)
-            if rel is None:
-                return None
-            rest = rest[1:]
-        else:
-            rel = value
-            if len(rest) != 1:
-                self.err(
-                    "E119",
-                    f"`{ref.parts[0]}` is a relation; `{'.'.join(ref.parts)}` goes too deep",
-                    ref.span,
-                    "only `x.field`",
-                    hints=["nested names are only for parallel groups: `group.branch.field`"],
-                )
-                return None
-        fname = rest[0]
-        if fname not in rel.fields:
-            label_span = self.ctx.sub_span(ref.span, fname, last=True)
-            self.err(
-                "E114",
-                f"`{rel.id}` has no field `{fname}`",
-                label_span,
-                "no such field",
-                secondary=[(rel.span, f"`{rel.id}` comes from here")],
-                hints=suggestion_hint(fname, rel.fields)
-                or [f"fields of `{rel.id}`: {', '.join(rel.fields)}"],
-            )
-            return None
-        info = RefInfo(rel, fname, rel.fields[fname])
-        self.t.refs[id(ref)] = info
-        return info
-
     # ------------------------------------------------------------ nodes
-    def node(self, name: str, node: n.NodeExpr, scope: _Scope) -> Value:
+    def node(self, name: str, node: n.NodeExpr, scope: Scope) -> Value:
         if isinstance(node, n.Call):
             return self.call(name, node, scope, None)
         if isinstance(node, n.Drv):
@@ -314,22 +125,11 @@ class _Resolver:
             rel.fields["__arm"] = p.type if p is not None else UNKNOWN  # type: ignore[assignment]
         return rel
 
-    def parallel(self, name: str, par: n.Parallel, scope: _Scope) -> Group:
+    def parallel(self, name: str, par: n.Parallel, scope: Scope) -> Group:
         shared: dict[str, n.Arg] = {}
         for arg in par.shared:
             if arg.name in shared:
-                self.err(
-                    "E118",
-                    f"shared name `{arg.name}` is given twice",
-                    self.ctx.head_span(arg.span, len(arg.name)),
-                    "given again",
-                    secondary=[
-                        (
-                            self.ctx.head_span(shared[arg.name].span, len(arg.name)),
-                            "first given here",
-                        )
-                    ],
-                )
+                self.twice("shared name", arg.name, arg.span, shared[arg.name].span)
                 continue
             shared[arg.name] = arg
             self.arg_value(arg.value, scope, None)
@@ -346,7 +146,7 @@ class _Resolver:
             group.branches[br.name] = self.call(f"{name}.{br.name}", br.call, scope, shared)
         return group
 
-    def arg_value(self, value: n.ArgValue, scope: _Scope, shared: dict[str, n.Arg] | None) -> None:
+    def arg_value(self, value: n.ArgValue, scope: Scope, shared: dict[str, n.Arg] | None) -> None:
         if isinstance(value, n.SeqArg | n.FanArg):
             self.ref(value.ref, scope)
         elif isinstance(value, n.SharedArg):
@@ -373,7 +173,7 @@ class _Resolver:
                 self.t.shared[id(value)] = shared[value.name]
 
     def call(
-        self, rid: str, call: n.Call, scope: _Scope, shared: dict[str, n.Arg] | None
+        self, rid: str, call: n.Call, scope: Scope, shared: dict[str, n.Arg] | None
     ) -> Rel | None:
         for arg in call.args:
             self.arg_value(arg.value, scope, shared)
@@ -384,20 +184,8 @@ class _Resolver:
         given: dict[str, n.Arg] = {}
         fields = dict(tool.record.field_types())
         for arg in call.args:
-            aspan = self.ctx.head_span(arg.span, len(arg.name))
             if arg.name in given:
-                self.err(
-                    "E118",
-                    f"argument `{arg.name}` is given twice",
-                    aspan,
-                    "given again",
-                    secondary=[
-                        (
-                            self.ctx.head_span(given[arg.name].span, len(arg.name)),
-                            "first given here",
-                        )
-                    ],
-                )
+                self.twice("argument", arg.name, arg.span, given[arg.name].span)
                 continue
             given[arg.name] = arg
             param = tool.param(arg.name)
@@ -413,7 +201,7 @@ class _Resolver:
                 self.err(
                     "E112",
                     f"`{tool.qualname}` has no parameter `{arg.name}`",
-                    aspan,
+                    self.ctx.head_span(arg.span, len(arg.name)),
                     "unknown parameter",
                     hints=hints,
                 )
@@ -425,14 +213,13 @@ class _Resolver:
 
     def tool(self, call: n.Call) -> Tool | None:
         cat = self.ctx.catalog
-        pspan = self.ctx.head_span(call.span, len(call.platform))
         plat = cat.platforms.get(call.platform)
         if plat is None:
             if not self.ctx.catalog_incomplete:
                 self.err(
                     "E110",
                     f"unknown platform `{call.platform}`",
-                    pspan,
+                    self.ctx.head_span(call.span, len(call.platform)),
                     "no such platform",
                     hints=suggestion_hint(call.platform, cat.platforms)
                     or [
@@ -445,7 +232,7 @@ class _Resolver:
             self.err(
                 "E110",
                 f"platform `{call.platform}` is not imported",
-                pspan,
+                self.ctx.head_span(call.span, len(call.platform)),
                 "declared in a module this file does not use",
                 hints=[f"add `use {mod}`"],
             )
@@ -465,63 +252,6 @@ class _Resolver:
             )
         return tool
 
-    # ------------------------------------------------------------ expressions
-    def expr(self, e: n.Expr, scope: _Scope, *, in_func: bool = False) -> None:
-        if isinstance(e, n.Ref):
-            self.ref(e, scope)
-        elif isinstance(e, n.NameExpr):
-            self.lookup(e.name, e.span, scope)
-            if e.name in scope.names and not in_func:
-                self.err(
-                    "E119",
-                    f"`{e.name}` is a relation, not a value",
-                    e.span,
-                    "a relation",
-                    hints=[f"`count({e.name})` counts its records; `{e.name}.field` takes a field"],
-                )
-        elif isinstance(e, n.BinOp):
-            self.expr(e.left, scope)
-            self.expr(e.right, scope)
-        elif isinstance(e, n.Neg):
-            self.expr(e.operand, scope)
-        elif isinstance(e, n.FuncCall):
-            if e.name not in FUNCS:
-                self.err(
-                    "E116",
-                    f"unknown function `{e.name}`",
-                    self.ctx.head_span(e.span, len(e.name)),
-                    "not a function",
-                    hints=suggestion_hint(e.name, FUNCS) or [f"functions: {', '.join(FUNCS)}"],
-                )
-            for a in e.args:
-                if e.name == "count" and isinstance(a, n.NameExpr):
-                    rel = self.relation((a.name,), a.span, scope)
-                    if rel is not None:
-                        self.t.refs[id(a)] = RefInfo(rel)
-                elif e.name == "count" and isinstance(a, n.Ref) and self._is_branch_ref(a, scope):
-                    rel = self.relation(a.parts, a.span, scope)
-                    if rel is not None:
-                        self.t.refs[id(a)] = RefInfo(rel)
-                else:
-                    self.expr(a, scope, in_func=e.name in FUNCS)
-
-    def _is_branch_ref(self, ref: n.Ref, scope: _Scope) -> bool:
-        return len(ref.parts) == 2 and isinstance(scope.names.get(ref.parts[0]), Group)
-
-    def pred(self, p: n.Pred, scope: _Scope) -> None:
-        if isinstance(p, n.PredCmp):
-            self.expr(p.left, scope)
-            self.expr(p.right, scope)
-        elif isinstance(p, n.PredExists):
-            rel = self.relation((p.name,), self.ctx.sub_span(p.span, p.name, last=True), scope)
-            if rel is not None:
-                self.t.refs[id(p)] = RefInfo(rel)
-        elif isinstance(p, n.PredNot):
-            self.pred(p.operand, scope)
-        else:
-            for q in p.operands:
-                self.pred(q, scope)
-
 
 def resolve_names(ctx: CheckContext) -> None:
     """Pass: resolve the names of every trajectory of the compiled module."""
@@ -529,5 +259,5 @@ def resolve_names(ctx: CheckContext) -> None:
         return
     for traj in ctx.module.trajectories:
         r = _Resolver(ctx, traj)
-        r.block(traj.body, _Scope())
+        r.block(traj.body, Scope())
         ctx.trajs.append(r.t)

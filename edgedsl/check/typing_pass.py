@@ -12,7 +12,8 @@ in :mod:`edgedsl.check.typerules`. Checks, in source order:
 - ``compare``: ``over`` names a parameter of the tool (``E211``) not also given (``E212``),
   2 … φ values (``E210``), each fitting the parameter;
 - answers and predicates: arithmetic on numbers (``E213``), aggregates on suitable fields
-  (``E214``), function arguments (``E215``), comparable operands (``E216``);
+  (``E214``), function arguments (``E215``), comparable operands (``E216``) — in
+  :mod:`edgedsl.check.typing_expr`;
 - names bound in both branches of an ``if`` and used after it have one record type (``E218``).
 """
 
@@ -20,31 +21,23 @@ from __future__ import annotations
 
 from .. import nodes as n
 from ..catalog import Param, Tool
-from ..diagnostics import diag, did_you_mean, suggestion_hint
+from ..diagnostics import did_you_mean, suggestion_hint
 from ..reducers import REDUCERS
 from ..source import Span
-from ..types import BOOL, DATE, FLOAT, INT, NUM, CodeType, FieldType, is_date, is_numeric
-from .context import CheckContext, RefInfo, Rel, TrajInfo, and_list, known
+from ..types import CodeType
+from .context import CheckContext, RefInfo, Rel, and_list, known
 from .typerules import (
     LITERALS,
     REDUCER_NEEDS,
-    comparable,
     junction_fit,
     literal_problem,
-    literal_type,
     pivot_problem,
     type_phrase,
 )
+from .typing_expr import ExprTyper
 
 
-class _Typer:
-    def __init__(self, ctx: CheckContext, t: TrajInfo) -> None:
-        self.ctx = ctx
-        self.t = t
-
-    def err(self, code: str, msg: str, span: Span, label: str = "", **kw: object) -> None:
-        self.ctx.diags.add(diag(code, msg, span, label, **kw))  # type: ignore[arg-type]
-
+class _Typer(ExprTyper):
     # ------------------------------------------------------------ statements
     def block(self, stmts: tuple[n.Stmt, ...]) -> None:
         for s in stmts:
@@ -128,7 +121,7 @@ class _Typer:
 
     def arg(self, tool: Tool, param: Param, value: n.ArgValue) -> None:
         if isinstance(value, LITERALS):
-            self.literal(value, param, tool)  # type: ignore[arg-type]
+            self.literal(value, param, tool)
         elif isinstance(value, n.SeqArg | n.FanArg):
             if (
                 isinstance(value, n.FanArg)
@@ -153,7 +146,7 @@ class _Typer:
             if header is None:
                 return
             if isinstance(header.value, LITERALS):
-                p = literal_problem(header.value, param.type)  # type: ignore[arg-type]
+                p = literal_problem(header.value, param.type)
                 if p is not None:
                     self.err(
                         p[1],
@@ -250,7 +243,6 @@ class _Typer:
                 continue
             assert ft is not None
             red = REDUCERS[step.op]
-            fspan = self.ctx.sub_span(step.span, step.field, last=step.pivot is None)
             if not red.accepts(ft):
                 ok = [f for f, t in src.fields.items() if known(t) and red.accepts(t)]
                 near = did_you_mean(step.field, ok)
@@ -263,7 +255,7 @@ class _Typer:
                 self.err(
                     "E204",
                     f"reducer `{red.surface}` needs {rule}",
-                    fspan,
+                    self.ctx.sub_span(step.span, step.field, last=step.pivot is None),
                     f"`{step.field}` is {type_phrase(ft)}",
                     secondary=[(src.span, f"`{src.id}` comes from here")],
                     hints=[hint],
@@ -318,139 +310,6 @@ class _Typer:
             )
         for value in cmp.values.items:
             self.literal(value, param, tool)
-
-    # ------------------------------------------------------------ expressions
-    def infer(self, e: n.Expr) -> FieldType | None:
-        """The type of an expression (None when unknown); reports type errors on the way."""
-        if isinstance(e, LITERALS):
-            return literal_type(e)  # type: ignore[arg-type]
-        if isinstance(e, n.Ref):
-            info = self.t.refs.get(id(e))
-            return info.type if info is not None else None
-        if isinstance(e, n.NameExpr):
-            return None
-        if isinstance(e, n.BinOp):
-            lt, rt = self.infer(e.left), self.infer(e.right)
-            ok = self.numeric(e.left, lt, e.op) & self.numeric(e.right, rt, e.op)
-            if not ok or not known(lt) or not known(rt):
-                return None
-            if e.op == "/":
-                return FLOAT
-            return INT if lt == INT and rt == INT else NUM
-        if isinstance(e, n.Neg):
-            t = self.infer(e.operand)
-            return t if self.numeric(e.operand, t, "-") else None
-        assert isinstance(e, n.FuncCall)
-        return self.func(e)
-
-    def numeric(self, e: n.Expr, t: FieldType | None, op: str) -> bool:
-        if t is None or not known(t) or is_numeric(t):
-            return True
-        self.err(
-            "E213",
-            f"`{op}` needs numbers",
-            e.span,
-            f"this is {type_phrase(t)}",
-            hints=["arithmetic works on int, float and num fields"],
-        )
-        return False
-
-    def func(self, e: n.FuncCall) -> FieldType | None:
-        args = e.args
-        if e.name == "round":
-            if len(args) != 2 or not (
-                isinstance(args[1], n.NumberLit)
-                and isinstance(args[1].value, int)
-                and args[1].value >= 0
-            ):
-                self.err(
-                    "E215",
-                    "`round` takes an expression and a whole number of digits",
-                    e.span,
-                    "here",
-                    hints=["write `round(x, 2)`"],
-                )
-                for a in args:
-                    self.infer(a)
-                return None
-            t = self.infer(args[0])
-            return FLOAT if self.numeric(args[0], t, "round") else None
-        if e.name == "count":
-            a = args[0] if len(args) == 1 else None
-            info = self.t.refs.get(id(a)) if a is not None else None
-            if (
-                a is None
-                or not (isinstance(a, n.NameExpr | n.Ref))
-                or (info is not None and info.field is not None)
-            ):
-                self.err(
-                    "E215",
-                    "`count` takes the name of a relation",
-                    e.span,
-                    "here",
-                    hints=["write `count(filings)` (not `count(filings.f)`)"],
-                )
-                return None
-            return INT
-        if e.name in ("sum", "avg", "min", "max"):
-            if len(args) != 1 or not isinstance(args[0], n.Ref):
-                self.err(
-                    "E215",
-                    f"`{e.name}` takes one field reference",
-                    e.span,
-                    "here",
-                    hints=[f"write `{e.name}(x.field)`"],
-                )
-                return None
-            t = self.infer(args[0])
-            if not known(t):
-                return None
-            assert t is not None
-            if e.name in ("sum", "avg") and not is_numeric(t):
-                self.err(
-                    "E214",
-                    f"`{e.name}` needs a numeric field",
-                    args[0].span,
-                    f"this is {type_phrase(t)}",
-                )
-                return None
-            if e.name in ("min", "max") and not (is_numeric(t) or is_date(t)):
-                self.err(
-                    "E214",
-                    f"`{e.name}` needs a number or date field",
-                    args[0].span,
-                    f"this is {type_phrase(t)}",
-                )
-                return None
-            if e.name == "avg":
-                return FLOAT
-            return t if e.name != "sum" or t == INT else NUM
-        for a in args:  # unknown function: already reported, still look inside
-            self.infer(a)
-        return None
-
-    def pred(self, p: n.Pred) -> None:
-        if isinstance(p, n.PredCmp):
-            lt, rt = self.infer(p.left), self.infer(p.right)
-            if lt is None or rt is None:
-                return
-            bad = not comparable(lt, rt) or (lt == BOOL and p.op not in ("==", "!="))
-            if bad:
-                hints = []
-                if DATE in (lt, rt) and any(isinstance(x, n.StringLit) for x in (p.left, p.right)):
-                    hints = ["write a date literal without quotes: `2024-12-01`"]
-                self.err(
-                    "E216",
-                    f"cannot compare {type_phrase(lt)} with {type_phrase(rt)} using `{p.op}`",
-                    p.span,
-                    "these operands do not compare",
-                    hints=hints,
-                )
-        elif isinstance(p, n.PredNot):
-            self.pred(p.operand)
-        elif isinstance(p, n.PredAnd | n.PredOr):
-            for q in p.operands:
-                self.pred(q)
 
     # ------------------------------------------------------------ if joins
     def joins(self) -> None:

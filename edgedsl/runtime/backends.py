@@ -90,7 +90,7 @@ class Response:
     """One page of one call: records (loaded lazily for stored responses), the reported total,
     the raw body, whether it came from the store, and (for a store hit) the stored rows."""
 
-    __slots__ = ("_loader", "_records", "from_store", "raw", "stored", "total")
+    __slots__ = ("_loader", "_raw", "_raw_loader", "_records", "from_store", "stored", "total")
 
     def __init__(
         self,
@@ -100,13 +100,27 @@ class Response:
         from_store: bool | None = None,
         stored: StoredRows | None = None,
         loader: Callable[[], list[dict[str, Any]]] | None = None,
+        raw_loader: Callable[[], bytes | None] | None = None,
     ) -> None:
         self._records = records
         self._loader = loader
         self.total = total
-        self.raw = raw
+        self._raw = raw
+        self._raw_loader = raw_loader
         self.from_store = from_store
         self.stored = stored
+
+    @property
+    def raw(self) -> bytes | None:
+        """The raw body (loaded on first use for a stored response)."""
+        if self._raw is None and self._raw_loader is not None:
+            self._raw = self._raw_loader()
+            self._raw_loader = None
+        return self._raw
+
+    @raw.setter
+    def raw(self, value: bytes | None) -> None:
+        self._raw, self._raw_loader = value, None
 
     @property
     def records(self) -> list[dict[str, Any]]:

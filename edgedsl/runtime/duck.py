@@ -14,32 +14,78 @@ Undeclared fields are *not* given columns; they stay available in ``__raw`` (and
 :meth:`Relation.records`). Field names ``__row``, ``__arm`` and ``__raw`` are reserved, and two
 field names that DuckDB would confuse (equal up to ASCII case) are rejected.
 
-Shredding is columnar: the records are serialised once with orjson into one JSON array, bound as
-one parameter, split by DuckDB (``json_extract(…, '$[*]')`` + ``unnest … WITH ORDINALITY``) and
-coerced in SQL, in one ``CREATE TABLE … AS`` statement. No Python row is inserted one by one.
-Records must be JSON-serialisable by orjson (``datetime.date`` becomes ISO text, tuples become
-arrays, NaN becomes null, integers beyond 64 bits are refused), so :meth:`Relation.records`
-returns the records as that JSON reads back.
+Shredding is columnar and never inserts Python rows one by one. Each record is serialised once
+with orjson (its ``__raw`` text) and every value is coerced from the record *as that JSON reads
+back*, by one of two equivalent paths producing identical tables:
+
+* **python** (small inputs): :func:`edgedsl.reducers.coerce` coerces each field in Python and one
+  ``CREATE TABLE … AS SELECT unnest(?::BIGINT[]) AS …, unnest(?::DATE[]) AS …`` loads whole
+  typed columns bound as lists — one statement, with no JSON or regex work left for DuckDB to
+  plan (planning dominated the cost of small shreds);
+* **sql** (large inputs): the record texts are bound as one ``VARCHAR[]``, DuckDB parses each
+  record once and :func:`edgedsl.reducers.coerce_sql` coerces in SQL, in one ``CREATE TABLE …
+  AS`` statement.
+
+List and ``json`` fields are stored as canonical JSON text made in Python on both paths (see
+:func:`edgedsl.reducers.json_text`). The choice is by the number of cells (records × (fields + 1))
+against :data:`PYTHON_SHRED_MAX_CELLS`, measured with ``benchmarks/bench_drv.py``; the
+differential tests check that both paths agree with :func:`edgedsl.reducers.coerce`, and a property
+test that they build identical tables. Records must be JSON-serialisable by orjson
+(``datetime.date`` becomes ISO text, tuples become arrays, NaN becomes null, integers beyond 64
+bits are refused), so :meth:`Relation.records` returns the records as that JSON reads back.
+
+A relation built by the python path keeps its typed columns in memory as well, so reading its
+distinct hand-off values costs no query; distinct values of any relation are computed at most
+once per field (relations never change once built).
 """
 
 from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
 
 import duckdb
 import orjson
 
-from edgedsl.reducers import ReduceStep, coerce_sql, reduce_sql
+from edgedsl.reducers import (
+    ReduceStep,
+    coerce_bool,
+    coerce_date,
+    coerce_float,
+    coerce_int,
+    coerce_sql,
+    coerce_text,
+    decode_stored,
+    json_text,
+    reduce_sql,
+    sql_type,
+    storage_of,
+)
 from edgedsl.sqlquote import ident_key, qualified, quote_ident
-from edgedsl.types import FieldType, ListType, is_date, is_numeric
+from edgedsl.types import FieldType, is_date, is_numeric
 
-__all__ = ["AGGREGATES", "RESERVED_COLUMNS", "Relation", "aggregate_sql", "shred"]
+__all__ = [
+    "AGGREGATES",
+    "PYTHON_SHRED_MAX_CELLS",
+    "RESERVED_COLUMNS",
+    "Relation",
+    "aggregate_sql",
+    "create_table_as",
+    "python_columns",
+    "select_relation",
+    "shred",
+]
 
 RESERVED_COLUMNS = ("__row", "__arm", "__raw")
 AGGREGATES = ("sum", "avg", "min", "max")
+#: Above this many cells (records × (fields + 1)) :func:`shred` coerces in SQL instead of Python.
+#: Measured with ``benchmarks/bench_drv.py`` (2 noisy cores, 5 fields): 27 records — python
+#: 1.7 ms, SQL 7.1 ms; 1,000 records — 11 ms vs 13 ms; 20,000 records — 228 ms vs 123 ms. The
+#: paths cross near 1,500 records of 5 fields (~10,000 cells).
+PYTHON_SHRED_MAX_CELLS = 10_000
+ShredMethod = Literal["auto", "python", "sql"]
 _counter = itertools.count()
 
 
@@ -49,10 +95,11 @@ def _fresh_name() -> str:
 
 def _check_fields(types: Mapping[str, FieldType]) -> None:
     seen: dict[str, str] = {}
+    reserved = {ident_key(r) for r in RESERVED_COLUMNS}
     for name in types:
         quote_ident(name)  # rejects NUL and empty names
         key = ident_key(name)
-        if key in (ident_key(r) for r in RESERVED_COLUMNS):
+        if key in reserved:
             raise ValueError(f"field name {name!r} is reserved")
         if key in seen:
             raise ValueError(f"fields {seen[key]!r} and {name!r} differ only by ASCII case")
@@ -83,12 +130,46 @@ class Relation:
         table: str | tuple[str, ...],
         types: Mapping[str, FieldType],
         row_count: int,
+        *,
+        columns: dict[str, list[Any]] | None = None,
+        view: bool = False,
+        pending: bool = False,
     ) -> None:
-        """Wrap an existing shredded table; prefer :func:`shred` or :meth:`from_table`."""
+        """Wrap an existing shredded table; prefer :func:`shred` or :meth:`from_table`.
+
+        ``columns`` (optional) holds every column the table holds — ``__row``, ``__arm``, each
+        field's stored value, ``__raw`` — as lists in ``__row`` order. ``pending`` says the table
+        is not written yet: the first method that needs SQL writes it from ``columns`` (one
+        statement); ``view`` says the name is a view (for :meth:`drop`).
+        """
+        if pending and columns is None:
+            raise ValueError("a pending relation needs its columns")
         self.con = con
         self.table = table
         self.types: dict[str, FieldType] = dict(types)
         self.row_count = row_count
+        self._columns = columns
+        self._view = view
+        self._pending = pending
+        self._distinct: dict[str, list[Any]] = {}
+
+    @property
+    def pending(self) -> bool:
+        """True while the table is not written yet (see :meth:`ensure`)."""
+        return self._pending
+
+    @property
+    def in_memory(self) -> bool:
+        """True when the relation's columns are also held in Python (distinct costs no query)."""
+        return self._columns is not None
+
+    def ensure(self) -> Relation:
+        """Write a pending relation's table (one ``CREATE TEMP TABLE … AS``); returns self."""
+        if self._pending:
+            assert self._columns is not None and isinstance(self.table, str)
+            _write_columns(self.con, self.table, self.types, self._columns, temp=True)
+            self._pending = False
+        return self
 
     def __repr__(self) -> str:
         return f"Relation({qualified(self.table)}, {self.row_count} rows, {list(self.types)})"
@@ -109,24 +190,29 @@ class Relation:
         types: Mapping[str, FieldType],
         *,
         schema: str | None = None,
+        row_count: int | None = None,
     ) -> Relation:
         """A relation over an already-shredded table (e.g. a stored response), without copying.
 
-        Checks that the table has ``__row``, ``__arm``, ``__raw`` and one column per field.
+        Checks that the table has ``__row``, ``__arm``, ``__raw`` and one column per field, and
+        counts its rows, in one statement (none for the count when ``row_count`` is given).
         """
         _check_fields(types)
         name: str | tuple[str, ...] = table if schema is None else (schema, table)
-        cols = {
-            ident_key(r[0])
-            for r in con.execute(f"SELECT * FROM {qualified(name)} LIMIT 0").description or ()
-        }
+        cur = con.execute(f"SELECT count(*) FROM {qualified(name)}" if row_count is None
+                          else f"SELECT * FROM {qualified(name)} LIMIT 0")
+        if row_count is None:
+            (n,) = cur.fetchone()  # type: ignore[misc]
+            cur = con.execute(f"SELECT * FROM {qualified(name)} LIMIT 0")
+            row_count = int(n)
+        cols = {ident_key(r[0]) for r in cur.description or ()}
         missing = [c for c in (*RESERVED_COLUMNS, *types) if ident_key(c) not in cols]
         if missing:
             raise ValueError(f"table {table!r} lacks columns {missing}")
-        (n,) = con.execute(f"SELECT count(*) FROM {qualified(name)}").fetchone()  # type: ignore[misc]
-        return cls(con, name, types, int(n))
+        return cls(con, name, types, row_count)
 
     def _fetch(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        self.ensure()
         return self.con.execute(sql, list(params)).fetchall()
 
     def _col(self, field: str) -> str:
@@ -135,21 +221,22 @@ class Relation:
         return quote_ident(field)
 
     def _decode(self, field: str, value: Any) -> Any:
-        if value is not None and isinstance(self.types.get(field), ListType):
-            return orjson.loads(value)
-        return value
+        return decode_stored(self.types.get(field), value)
 
     def count(self) -> int:
         """Number of rows."""
         return self.row_count
 
     def reduce(self, steps: Sequence[ReduceStep], *, name: str | None = None) -> Relation:
-        """Apply reducer steps left to right in DuckDB; the result is a new temp table."""
+        """Apply reducer steps left to right in DuckDB; the result is a new temp table.
+
+        One statement: ``CREATE TEMP TABLE … AS`` reports the number of rows it wrote.
+        """
         sql, params = reduce_sql(self.table, steps, self.types)
+        self.ensure()
         target = name or _fresh_name()
-        self.con.execute(f"CREATE TEMP TABLE {quote_ident(target)} AS {sql}", params)
-        (n,) = self._fetch(f"SELECT count(*) FROM {quote_ident(target)}")[0]
-        return Relation(self.con, target, self.types, int(n))
+        return Relation(self.con, target, self.types, create_table_as(self.con, target, sql,
+                                                                      params))
 
     def row_ids(self) -> list[int]:
         """The ``__row`` of every row (input indexes of the kept rows), in order."""
@@ -166,13 +253,23 @@ class Relation:
         return [r[0] for r in self._fetch(f'SELECT "__arm" FROM {self.sql_name} ORDER BY "__row"')]
 
     def distinct(self, field: str) -> list[Any]:
-        """Distinct non-null values of ``field`` in first-occurrence order, as Python values."""
-        col = self._col(field)
-        rows = self._fetch(
-            f"SELECT {col} FROM {self.sql_name} WHERE {col} IS NOT NULL "
-            f'GROUP BY {col} ORDER BY min("__row")'
-        )
-        return [self._decode(field, r[0]) for r in rows]
+        """Distinct non-null values of ``field`` in first-occurrence order, as Python values.
+
+        Values are compared as stored (a json or list field as its canonical text). Computed
+        once per field; without a query when the relation keeps its columns in memory.
+        """
+        got = self._distinct.get(field)
+        if got is None:
+            col = self._col(field)
+            if self._columns is not None and field in self._columns:
+                stored: list[Any] = list(
+                    dict.fromkeys(v for v in self._columns[field] if v is not None))
+            else:
+                stored = [r[0] for r in self._fetch(
+                    f"SELECT {col} FROM {self.sql_name} WHERE {col} IS NOT NULL "
+                    f'GROUP BY {col} ORDER BY min("__row")')]
+            got = self._distinct[field] = [self._decode(field, v) for v in stored]
+        return list(got)
 
     def records(self) -> list[dict[str, Any]]:
         """The original records (as their JSON reads back), in order."""
@@ -194,8 +291,75 @@ class Relation:
         return self._fetch(sql, params)[0][0]
 
     def drop(self) -> None:
-        """Drop the underlying table (the handle must not be used afterwards)."""
-        self.con.execute(f"DROP TABLE IF EXISTS {self.sql_name}")
+        """Drop the underlying table or view (the handle must not be used afterwards)."""
+        if self._pending:
+            self._pending = False
+            return
+        self.con.execute(f"DROP {'VIEW' if self._view else 'TABLE'} IF EXISTS {self.sql_name}")
+
+
+def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
+                    sql: str, params: Sequence[object] = ()) -> Relation:
+    """Run a reduction ``SELECT`` (all columns of a relation) in one statement and keep its rows
+    in memory as a *pending* relation ``name`` (for small results: distinct values then cost no
+    query, and the table is written only if SQL needs it)."""
+    cur = con.execute(sql, list(params))
+    names = [d[0] for d in cur.description or ()]
+    rows = cur.fetchall()
+    cols = {n: [r[i] for r in rows] for i, n in enumerate(names)}
+    return Relation(con, name, types, len(rows), columns=cols, pending=True)
+
+
+def create_table_as(con: duckdb.DuckDBPyConnection, name: str, sql: str,
+                    params: Sequence[object] = (), *, temp: bool = True) -> int:
+    """``CREATE [TEMP] TABLE name AS sql`` in one statement; returns the number of rows written."""
+    row = con.execute(f"CREATE {'TEMP ' if temp else ''}TABLE {quote_ident(name)} AS {sql}",
+                      list(params)).fetchone()
+    return int(row[0]) if row else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Shredding
+# ---------------------------------------------------------------------------------------------
+
+
+def _list_text(v: object) -> str | None:
+    if not isinstance(v, list):
+        return None
+    return orjson.dumps(v, option=orjson.OPT_SORT_KEYS).decode()
+
+
+_STORED: dict[str, Callable[[object], object]] = {
+    "integer": coerce_int,
+    "double": coerce_float,
+    "date": coerce_date,
+    "bool": coerce_bool,
+    "text": coerce_text,
+    "list": _list_text,
+    "json": json_text,
+}
+
+
+def _stored_value(t: FieldType) -> Callable[[object], object]:
+    """Raw value (as JSON reads back) → the value the shredded column stores."""
+    return _STORED[storage_of(t)]
+
+
+def _serialise(records: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[Any]]:
+    """Each record's JSON text and the records as that JSON reads back."""
+    try:
+        raws = [orjson.dumps(r).decode() for r in records]
+    except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
+        raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
+    back = orjson.loads("[" + ",".join(raws) + "]") if raws else []
+    bad = next((r for r in back if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise ValueError(f"a record must be a JSON object, not {bad!r:.60}")
+    return raws, back
+
+
+def _arm_texts(arm: Sequence[object]) -> list[str | None]:
+    return [a if a is None or isinstance(a, str) else orjson.dumps(a).decode() for a in arm]
 
 
 def shred(
@@ -206,46 +370,114 @@ def shred(
     arm: Sequence[str | None] | None = None,
     name: str | None = None,
     temp: bool | None = None,
+    method: ShredMethod = "auto",
+    lazy: bool = False,
 ) -> Relation:
     """Shred ``records`` once into a typed DuckDB table and return its :class:`Relation`.
 
     ``arm`` optionally tags each record with the branch it came from. ``name`` names the table
     (default: a fresh name); the table is temporary unless a ``name`` is given (``temp``
-    overrides), so that a store can keep shredded responses in its DuckDB file.
+    overrides), so that a store can keep shredded responses in its DuckDB file. ``method``
+    forces the python or the sql path (see the module docstring); both build identical tables.
+    ``lazy`` (python path only) returns a *pending* relation whose table is written only when
+    SQL first needs it (see :meth:`Relation.ensure`).
     """
     _check_fields(types)
     if arm is not None and len(arm) != len(records):
         raise ValueError(f"{len(arm)} arm tags for {len(records)} records")
-    payload: object = records if arm is None else list(zip(arm, records, strict=True))
-    try:
-        blob = orjson.dumps(payload)
-    except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
-        raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
+    raws, back = _serialise(records)
     target = name or _fresh_name()
     is_temp = name is None if temp is None else temp
-    if arm is None:
-        rec, arm_sql = "u.j", "CAST(NULL AS VARCHAR)"
-    else:
-        rec, arm_sql = "json_extract(u.j, '$[1]')", "json_extract_string(u.j, '$[0]')"
     names = list(types)
-    q = [
-        (quote_ident(f"__v{i}"), quote_ident(f"__t{i}"), quote_ident(f"__s{i}"))
-        for i in range(len(names))
-    ]
-    extract = "".join(f", json_extract(rec, ?) AS {v}" for v, _, _ in q)
-    derived = "".join(f", json_type({v}) AS {jt}, {v} ->> '$' AS {tx}" for v, jt, tx in q)
-    typed = "".join(
-        f", {coerce_sql(v, types[f], jtype=jt, text=tx)} AS {quote_ident(f)}"
-        for f, (v, jt, tx) in zip(names, q, strict=True)
-    )
+    cells = len(records) * (len(names) + 1)
+    if method == "python" or (method == "auto" and cells <= PYTHON_SHRED_MAX_CELLS):
+        return _shred_python(con, raws, back, types, arm, target, is_temp, lazy)
+    return _shred_sql(con, raws, back, types, arm, target, is_temp)
+
+
+def python_columns(records: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType],
+                   arm: Sequence[object] | None = None) -> dict[str, list[Any]]:
+    """The columns :func:`shred` would write, computed in Python (``__row``, ``__arm``, fields,
+    ``__raw``); see :class:`Relation` ``columns``."""
+    _check_fields(types)
+    if arm is not None and len(arm) != len(records):
+        raise ValueError(f"{len(arm)} arm tags for {len(records)} records")
+    raws, back = _serialise(records)
+    return _columns_of(raws, back, types, arm)
+
+
+def _columns_of(raws: list[str], back: list[Any], types: Mapping[str, FieldType],
+                arm: Sequence[object] | None) -> dict[str, list[Any]]:
+    columns: dict[str, list[Any]] = {
+        "__row": list(range(len(raws))),
+        "__arm": [None] * len(raws) if arm is None else _arm_texts(arm),
+    }
+    for f, t in types.items():
+        conv = _stored_value(t)
+        columns[f] = [conv(r.get(f)) for r in back]
+    columns["__raw"] = raws
+    return columns
+
+
+def _write_columns(con: duckdb.DuckDBPyConnection, target: str, types: Mapping[str, FieldType],
+                   columns: Mapping[str, list[Any]], *, temp: bool) -> int:
+    """One ``CREATE TABLE … AS SELECT unnest(?::T[]) …`` from whole typed columns."""
+    typed = "".join(f", unnest(?::{sql_type(t)}[]) AS {quote_ident(f)}" for f, t in types.items())
+    sql = (f'SELECT unnest(?::BIGINT[]) AS "__row", unnest(?::VARCHAR[]) AS "__arm"{typed}, '
+           f'unnest(?::VARCHAR[]) AS "__raw"')
+    params = [columns["__row"], columns["__arm"], *(columns[f] for f in types), columns["__raw"]]
+    return create_table_as(con, target, sql, params, temp=temp)
+
+
+def _shred_python(con: duckdb.DuckDBPyConnection, raws: list[str], back: list[Any],
+                  types: Mapping[str, FieldType], arm: Sequence[object] | None, target: str,
+                  is_temp: bool, lazy: bool) -> Relation:
+    columns = _columns_of(raws, back, types, arm)
+    if lazy and is_temp:
+        return Relation(con, target, types, len(raws), columns=columns, pending=True)
+    _write_columns(con, target, types, columns, temp=is_temp)
+    return Relation(con, target, types, len(raws), columns=columns)
+
+
+def _shred_sql(con: duckdb.DuckDBPyConnection, raws: list[str], back: list[Any],
+               types: Mapping[str, FieldType], arm: Sequence[object] | None, target: str,
+               is_temp: bool) -> Relation:
+    names = list(types)
+    params: list[object] = [raws]
+    arm_sql = "CAST(NULL AS VARCHAR)"
+    if arm is not None:
+        arm_sql = "unnest(?::VARCHAR[])"
+        params.append(_arm_texts(arm))
+    opaque: list[str] = []  # list and json fields: canonical text made in Python
+    for f, t in types.items():
+        if storage_of(t) in ("list", "json"):
+            conv = _stored_value(t)
+            params.append([conv(r.get(f)) for r in back])
+            opaque.append(f)
+    extra = "".join(f", unnest(?::VARCHAR[]) AS {quote_ident(f'__o{i}')}"
+                    for i in range(len(opaque)))
+    scalar = [f for f in names if f not in opaque]
+    params += [_json_pointer(f) for f in scalar]
+    q = {f: (quote_ident(f"__v{i}"), quote_ident(f"__t{i}"), quote_ident(f"__s{i}"))
+         for i, f in enumerate(scalar)}
+    extract = "".join(f", json_extract(rec, ?) AS {v}" for v, _, _ in q.values())
+    derived = "".join(f", json_type({v}) AS {jt}, {v} ->> '$' AS {tx}" for v, jt, tx in q.values())
+    cols = []
+    for f in names:
+        if f in opaque:
+            cols.append(f"{quote_ident(f'__o{opaque.index(f)}')} AS {quote_ident(f)}")
+        else:
+            v, jt, tx = q[f]
+            cols.append(f"{coerce_sql(v, types[f], jtype=jt, text=tx)} AS {quote_ident(f)}")
+    typed = "".join(", " + c for c in cols)
     sql = (
-        f"CREATE {'TEMP ' if is_temp else ''}TABLE {quote_ident(target)} AS\n"
-        f"WITH __src AS (SELECT u.r - 1 AS __row, {arm_sql} AS __arm, {rec} AS rec\n"
-        f"  FROM unnest(json_extract(CAST(? AS VARCHAR), '$[*]')) WITH ORDINALITY AS u(j, r)),\n"
-        f"__ext AS (SELECT __row, __arm, rec{extract} FROM __src),\n"
+        f"WITH __src AS (SELECT unnest(?::VARCHAR[]) AS __text, {arm_sql} AS __arm{extra}, "
+        f"unnest(range({len(raws)})) AS __row),\n"
+        f"__rec AS (SELECT *, CAST(__text AS JSON) AS rec FROM __src),\n"
+        f"__ext AS (SELECT *{extract} FROM __rec),\n"
         f"__der AS (SELECT *{derived} FROM __ext)\n"
         f'SELECT CAST(__row AS BIGINT) AS "__row", CAST(__arm AS VARCHAR) AS "__arm"{typed}, '
-        f'CAST(rec AS VARCHAR) AS "__raw"\nFROM __der ORDER BY __row'
+        f'__text AS "__raw"\nFROM __der ORDER BY __row'
     )
-    con.execute(sql, [blob.decode(), *(_json_pointer(f) for f in names)])
-    return Relation(con, target, types, len(records))
+    create_table_as(con, target, sql, params, temp=is_temp)
+    return Relation(con, target, types, len(raws))

@@ -1,9 +1,18 @@
 """Stage `run`: Plan + backend → RunResult (answer, ``say``, trace, diagnostics).
 
-Each run owns one DuckDB connection: a fresh in-memory database, or — when the backend has a
-:class:`~edgedsl.runtime.store.Store` (``backend.store``) — a cursor on the store, so that stored
-responses are copied into run tables by SQL without re-shredding. Every relation is a TEMP table
+Each run owns one DuckDB connection: a cursor on one in-memory database shared by the process
+(opening a database costs ~30 ms, a cursor microseconds), or — when the backend has a
+:class:`~edgedsl.runtime.store.Store` (``backend.store``) — a cursor on the store. TEMP tables are
+private to a cursor and go away when the run closes it. Every relation is a TEMP table (or view)
 named by its relation id (through ``quote_ident``), laid out by :mod:`edgedsl.runtime.duck`.
+
+Relations are written lazily: a response small enough to shred in Python (or a stored response
+whose columns the store keeps in memory) becomes a *pending* relation holding its typed columns;
+junctions and answers that read a field's distinct values read them from memory, and the table is
+written (one statement) only when SQL needs it — a ``drv`` over it, an ``if`` predicate or an
+answer expression naming it. A ``drv`` over an in-memory source fetches its kept rows (one
+statement) and is pending in turn. A large stored response is a view over the store's rows (no
+copy); a large fresh one is shredded in SQL.
 
 Concurrency: layers run in order; the steps of one layer, the arms of a fan, the branches of a
 ``parallel`` and the arms of a ``compare`` run concurrently under ``asyncio.gather``, with at most
@@ -49,11 +58,20 @@ from ..plan import (
     TrajectoryPlan,
     decode_value,
 )
+from ..plan_compile import distinct_sql
+from ..reducers import decode_stored, is_json
 from ..source import Span
 from ..sqlquote import quote_ident
 from ..types import INT, STR, FieldType, ListType, ScalarType, type_from_json
 from .backends import Backend, Response, classify, make_backend, unsupported_reason
-from .duck import Relation, shred
+from .duck import (
+    PYTHON_SHRED_MAX_CELLS,
+    Relation,
+    create_table_as,
+    python_columns,
+    select_relation,
+    shred,
+)
 from .result import RunResult
 from .trace import (
     MAX_SHOWN,
@@ -104,11 +122,12 @@ def _arm_text(v: object) -> str:
 
 
 def format_value(v: Any, t: FieldType | None) -> Any:
-    """An answer value as JSON: ints for integral types, ISO dates, decoded list fields."""
+    """An answer value as JSON: ints for integral types, ISO dates, decoded list and json fields
+    (a json field's value is the value itself: an object is a dict, ``3.0`` stays a float)."""
     if v is None:
         return None
-    if isinstance(t, ListType) and isinstance(v, str):
-        return orjson.loads(v)
+    if isinstance(t, ListType) or is_json(t):
+        return _jsonable(decode_stored(t, v))
     number = isinstance(v, int | float | decimal.Decimal) and not isinstance(v, bool)
     if number and isinstance(t, ScalarType) and t.kind == "int":
         return int(v)
@@ -117,13 +136,21 @@ def format_value(v: Any, t: FieldType | None) -> Any:
     return _jsonable(v)
 
 
+_BASE: duckdb.DuckDBPyConnection | None = None
+_BASE_LOCK = threading.Lock()
+
+
 def _connection(backend: object) -> tuple[duckdb.DuckDBPyConnection, object | None]:
     from .store import Store
 
+    global _BASE
     store = getattr(backend, "store", None)
     if isinstance(store, Store):
         return store.cursor(), store
-    return duckdb.connect(":memory:"), None
+    with _BASE_LOCK:
+        if _BASE is None:
+            _BASE = duckdb.connect(":memory:")
+        return _BASE.cursor(), None
 
 
 class _Run:
@@ -286,39 +313,83 @@ class _Run:
 
     def materialise(self, relation: str, types: dict[str, FieldType],
                     parts: list[tuple[str | None, Response]], tagged: bool) -> Relation:
-        fast = all(r.stored is None or r.stored.owner is not self.owner for _, r in parts)
-        if fast:
+        total = sum(len(r) for _, r in parts)
+        rel = None
+        if total * (len(types) + 1) <= PYTHON_SHRED_MAX_CELLS:
+            rel = self._in_memory(relation, types, parts, tagged, total)
+        if rel is None:
+            rel = self._in_sql(relation, types, parts, tagged, total)
+        self.rels[relation] = rel
+        return rel
+
+    def _in_memory(self, relation: str, types: dict[str, FieldType],
+                   parts: list[tuple[str | None, Response]], tagged: bool, total: int
+                   ) -> Relation | None:
+        """A pending relation from the parts' columns (shredded in Python or cached by the
+        store); None when a stored part is too large for the store's cache."""
+        cols: list[dict[str, list[Any]]] = []
+        for arm, r in parts:
+            if r.stored is not None and r.stored.owner is self.owner:
+                c = self.owner.columns(r.stored, types)  # type: ignore[attr-defined]
+                if c is None:
+                    return None
+                if tagged:
+                    c = {**c, "__arm": [arm] * len(c["__row"])}
+            else:
+                c = python_columns(r.records, types, [arm] * len(r.records) if tagged else None)
+            cols.append(c)
+        if len(cols) == 1:
+            merged = cols[0]
+        else:
+            merged = {k: [v for c in cols for v in c[k]] for k in ("__arm", *types, "__raw")}
+            merged["__row"] = list(range(len(merged["__raw"])))
+        return Relation(self.con, relation, types, len(merged["__row"]), columns=merged,
+                        pending=True)
+
+    def _in_sql(self, relation: str, types: dict[str, FieldType],
+                parts: list[tuple[str | None, Response]], tagged: bool, total: int) -> Relation:
+        mine = [r.stored is not None and r.stored.owner is self.owner for _, r in parts]
+        if not any(mine):
             records: list[dict[str, Any]] = []
             arms: list[str | None] = []
             for arm, r in parts:
                 records += r.records
                 arms += [arm] * len(r.records)
-            rel = shred(self.con, records, types, arm=arms if tagged else None, name=relation,
-                        temp=True)
-        else:
-            cols = ", ".join(quote_ident(f) for f in types)
-            sel, params, tmp = [], [], []
-            for i, (arm, r) in enumerate(parts):
-                if r.stored is not None and r.stored.owner is self.owner:
-                    src, where = quote_ident(r.stored.table), ' WHERE "__key" = ?'
-                    params += [arm, r.stored.key]
-                else:
-                    t = shred(self.con, r.records, types, temp=True)
-                    tmp.append(t)
-                    src, where = t.sql_name, ""
-                    params.append(arm)
-                sel.append(f'SELECT {i} AS __part, "__row" AS __r, CAST(? AS VARCHAR) AS "__arm", '
-                           f'{cols}{", " if cols else ""}"__raw" FROM {src}{where}')
-            self.con.execute(
-                f"CREATE TEMP TABLE {quote_ident(relation)} AS SELECT CAST(row_number() OVER "
-                f'(ORDER BY __part, __r) - 1 AS BIGINT) AS "__row", "__arm", '
-                f'{cols}{", " if cols else ""}"__raw" FROM ({" UNION ALL ".join(sel)}) '
-                f"ORDER BY __part, __r", params)
-            for t in tmp:
-                t.drop()
-            rel = Relation(self.con, relation, types, sum(len(r) for _, r in parts))
-        self.rels[relation] = rel
-        return rel
+            return shred(self.con, records, types, arm=arms if tagged else None, name=relation,
+                         temp=True)
+        if len(parts) == 1 and not tagged:  # one stored response: a view, no copy
+            stored = parts[0][1].stored
+            sql = self.owner.view_sql(stored, types)  # type: ignore[attr-defined]
+            self.con.execute(f"CREATE TEMP VIEW {quote_ident(relation)} AS {sql}")
+            return Relation(self.con, relation, types, total, view=True)
+        cols = ", ".join(quote_ident(f) for f in types)
+        sel, params, tmp = [], [], []
+        for i, ((arm, r), stored) in enumerate(zip(parts, mine, strict=True)):
+            if stored:
+                assert r.stored is not None
+                src, where = quote_ident(r.stored.table), ' WHERE "__key" = ?'
+                params += [arm, r.stored.key]
+            else:
+                t = shred(self.con, r.records, types, temp=True)
+                tmp.append(t)
+                src, where = t.sql_name, ""
+                params.append(arm)
+            sel.append(f'SELECT {i} AS __part, "__row" AS __r, CAST(? AS VARCHAR) AS "__arm", '
+                       f'{cols}{", " if cols else ""}"__raw" FROM {src}{where}')
+        n = create_table_as(
+            self.con, relation, f'SELECT CAST(row_number() OVER '
+            f'(ORDER BY __part, __r) - 1 AS BIGINT) AS "__row", "__arm", '
+            f'{cols}{", " if cols else ""}"__raw" FROM ({" UNION ALL ".join(sel)}) '
+            f"ORDER BY __part, __r", params)
+        for t in tmp:
+            t.drop()
+        return Relation(self.con, relation, types, n)
+
+    def ensure_for(self, sql: str) -> None:
+        """Write every pending relation the SQL text names (a superset is harmless)."""
+        for name, rel in self.rels.items():
+            if rel.pending and quote_ident(name) in sql:
+                rel.ensure()
 
     async def run_arms(self, tool: ToolSpec, arms: list[tuple[str | None, dict[str, object]]],
                        pages: int | str | None, st: StepTrace, span: SpanInfo | None,
@@ -375,7 +446,7 @@ class _Run:
         rows = [{"branch": b.removeprefix(f"{s.relation}."), "records": self.rels[b].count()}
                 for b in s.branches]
         rel = shred(self.con, rows, {"branch": STR, "records": INT}, name=s.relation or s.id,
-                    temp=True)
+                    temp=True, lazy=True)
         self.rels[s.relation or s.id] = rel
         st.records = rel.count()
 
@@ -385,11 +456,17 @@ class _Run:
         types = {k: type_from_json(v) for k, v in s.fields.items()}
         params = [decode_value(p) for p in s.params]
         st.sql, st.params = s.sql, [_jsonable(p) for p in params]
-        name = quote_ident(s.relation or s.id)
-        self.con.execute(f"CREATE TEMP TABLE {name} AS {s.sql}", params)
-        n = self.con.execute(f"SELECT count(*) FROM {name}").fetchone()
-        rel = Relation(self.con, s.relation or s.id, types, int(n[0]) if n else 0)
-        self.rels[s.relation or s.id] = rel
+        name = s.relation or s.id
+        src = self.rels.get(s.source)
+        if src is not None and src.in_memory:
+            # small source: fetch the kept rows (one statement); the table waits until needed
+            src.ensure()
+            rel = select_relation(self.con, name, types, s.sql, params)
+        else:
+            if src is not None:
+                src.ensure()
+            rel = Relation(self.con, name, types, create_table_as(self.con, name, s.sql, params))
+        self.rels[name] = rel
         st.records = rel.count()
 
     def _sql_error(self, what: str, exc: Exception, span: SpanInfo | None) -> _StepError:
@@ -405,6 +482,7 @@ class _Run:
     async def if_step(self, s: IfStep, st: StepTrace) -> None:
         params = [decode_value(p) for p in s.predicate.params]
         st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
+        self.ensure_for(s.predicate.sql)
         try:
             row = self.con.execute(s.predicate.sql, params).fetchone()
         except duckdb.Error as exc:
@@ -415,7 +493,13 @@ class _Run:
 
     def answer_value(self, f: AnswerField) -> Any:
         t = None if f.type is None else type_from_json(f.type)
+        if f.shape == "values" and not f.params:
+            hit = self._values_in_memory(f.sql)
+            if hit is not None:
+                values = [format_value(v, t) for v in hit]
+                return None if not values else values[0] if len(values) == 1 else values
         params = [decode_value(p) for p in f.params]
+        self.ensure_for(f.sql)
         try:
             rows = self.con.execute(f.sql, params).fetchall()
         except duckdb.Error as exc:
@@ -425,6 +509,16 @@ class _Run:
             return format_value(rows[0][0] if rows else None, t)
         values = [format_value(r[0], t) for r in rows]
         return None if not values else values[0] if len(values) == 1 else values
+
+    def _values_in_memory(self, sql: str) -> list[Any] | None:
+        """The distinct values an answer's ``values`` SQL asks for, read from memory when the
+        SQL is exactly the compiler's text for a field of an in-memory relation."""
+        for name, rel in self.rels.items():
+            if rel.in_memory and quote_ident(name) in sql:
+                for field in rel.types:
+                    if distinct_sql(name, field) == sql:
+                        return rel.distinct(field)
+        return None
 
     def answer(self) -> Any:
         a = self.tp.answer
@@ -510,11 +604,27 @@ async def run_plan(
         for n in names)))
 
 
+_LOOPS = threading.local()
+
+
+def _run_on_thread_loop(coro: Any) -> Any:
+    """Run ``coro`` on this thread's reusable event loop (creating an event loop and its default
+    thread pool on every run costs more than a small replay does)."""
+    loop = getattr(_LOOPS, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _LOOPS.loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        asyncio.set_event_loop(None)
+
+
 def _sync(coro: Any) -> Any:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return _run_on_thread_loop(coro)
     box: dict[str, Any] = {}
 
     def target() -> None:

@@ -14,6 +14,12 @@ Tables
     stored hand-off is therefore a column scan: the executor copies the rows of a key into its
     run table with one ``INSERT … SELECT`` (see :class:`~edgedsl.runtime.backends.StoredRows`).
 
+A :class:`Store` loads its key index (key → total, record count) once, so a hit costs no query;
+it keeps the shredded columns of small responses in memory once read (bounded by
+:data:`CACHE_MAX_CELLS`, least recently used first out), so replaying them costs no query either.
+Writes through *another* ``Store`` object on the same file are seen by this one only for keys it
+has not looked up yet.
+
 A write runs in one transaction (response row and records together), so a crash mid-write leaves
 nothing visible. Secret values never reach the store: backends that inject them scrub responses.
 """
@@ -22,6 +28,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,10 +39,25 @@ import orjson
 
 from ..plan import ToolSpec
 from ..sqlquote import quote_ident
+from ..types import FieldType
 from .backends import Backend, Response, StoredRows, ToolFailure
 from .duck import Relation, shred
 
-__all__ = ["RecordingBackend", "Store", "StoreBackend", "canonical_args", "store_key"]
+__all__ = [
+    "CACHE_MAX_CELLS",
+    "CACHE_MAX_ROWS",
+    "RecordingBackend",
+    "Store",
+    "StoreBackend",
+    "canonical_args",
+    "store_key",
+]
+
+#: Responses of at most this many records have their columns cached in memory once read.
+CACHE_MAX_ROWS = 20_000
+#: Bound on the cells (rows × columns) all cached responses of one Store hold together.
+CACHE_MAX_CELLS = 2_000_000
+_KEY_RE = re.compile(r"^[0-9a-f]{64}$")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -89,6 +112,11 @@ class Store:
         self.con.execute(_SCHEMA)
         rows = self.con.execute("SELECT decl_hash, records_table FROM tools").fetchall()
         self._tables: dict[str, str] = dict(rows)
+        self._index: dict[str, tuple[int | None, int]] = {
+            k: (t, int(n or 0)) for k, t, n in
+            self.con.execute("SELECT key, total, record_count FROM responses").fetchall()}
+        self._cache: OrderedDict[tuple[str, str], dict[str, list[Any]]] = OrderedDict()
+        self._cached_cells = 0
 
     def close(self) -> None:
         """Close the connection (checkpointing the file)."""
@@ -112,16 +140,66 @@ class Store:
     def get(self, tool: ToolSpec, args: Mapping[str, object], page: int | None) -> Response | None:
         """The recorded response of a call, or None."""
         key = store_key(tool, args, page)
-        row = self.con.execute(
-            "SELECT total, raw, record_count FROM responses WHERE key = ? LIMIT 1", [key]
-        ).fetchone()
-        if row is None:
-            return None
-        total, raw, count = row
+        hit = self._index.get(key)
+        if hit is None:  # perhaps written through another Store object on the same file
+            row = self.con.execute(
+                "SELECT total, record_count FROM responses WHERE key = ? LIMIT 1", [key]
+            ).fetchone()
+            if row is None:
+                return None
+            hit = self._index[key] = (row[0], int(row[1] or 0))
+            if tool.declaration_hash not in self._tables:
+                t = self.con.execute("SELECT records_table FROM tools WHERE decl_hash = ?",
+                                     [tool.declaration_hash]).fetchone()
+                if t is not None:
+                    self._tables[tool.declaration_hash] = t[0]
+        total, count = hit
         table = self._tables.get(tool.declaration_hash)
-        stored = None if table is None else StoredRows(self, table, key, int(count))
-        return Response(total=total, raw=None if raw is None else bytes(raw), from_store=True,
-                        stored=stored, loader=lambda: self._records(table, key))
+        stored = None if table is None else StoredRows(self, table, key, count)
+        return Response(total=total, from_store=True, stored=stored,
+                        loader=lambda: self._records(table, key),
+                        raw_loader=lambda: self._raw(key))
+
+    def _raw(self, key: str) -> bytes | None:
+        row = self.con.execute("SELECT raw FROM responses WHERE key = ? LIMIT 1", [key]).fetchone()
+        return None if row is None or row[0] is None else bytes(row[0])
+
+    def columns(self, stored: StoredRows, types: Mapping[str, FieldType]
+                ) -> dict[str, list[Any]] | None:
+        """The stored columns of one response (``__row``, ``__arm``, fields, ``__raw`` as lists,
+        as :class:`~edgedsl.runtime.duck.Relation` takes them), from memory after the first read;
+        None for a response too large to cache (use SQL over its table instead)."""
+        if stored.count > CACHE_MAX_ROWS:
+            return None
+        ck = (stored.table, stored.key)
+        got = self._cache.get(ck)
+        if got is not None and all(f in got for f in types):
+            self._cache.move_to_end(ck)
+            return got
+        names = ["__row", "__arm", *types, "__raw"]
+        rows = self.con.execute(
+            f"SELECT {', '.join(quote_ident(n) for n in names)} FROM {quote_ident(stored.table)} "
+            f'WHERE "__key" = ? ORDER BY "__row"', [stored.key]).fetchall()
+        cols = {n: [r[i] for r in rows] for i, n in enumerate(names)}
+        cols["__row"] = list(range(len(rows)))
+        if got is not None:
+            self._cached_cells -= len(got) * stored.count
+        self._cache[ck] = cols
+        self._cached_cells += len(cols) * len(rows)
+        while self._cached_cells > CACHE_MAX_CELLS and len(self._cache) > 1:
+            _, old = self._cache.popitem(last=False)
+            self._cached_cells -= len(old) * len(old["__row"])
+        return cols
+
+    def view_sql(self, stored: StoredRows, types: Mapping[str, FieldType]) -> str:
+        """``SELECT`` text of one response's rows in the relation layout (no copy), for a view.
+
+        The key is a SHA-256 hex digest (checked), written as a literal: views take no params."""
+        if not _KEY_RE.match(stored.key):
+            raise ValueError(f"not a store key: {stored.key!r}")
+        cols = ", ".join(['"__row"', '"__arm"', *(quote_ident(f) for f in types), '"__raw"'])
+        return (f"SELECT {cols} FROM {quote_ident(stored.table)} "
+                f"WHERE \"__key\" = '{stored.key}'")
 
     def _records(self, table: str | None, key: str) -> list[dict[str, Any]]:
         if table is None:
@@ -164,6 +242,10 @@ class Store:
         finally:
             rel.drop()
         self._tables[tool.declaration_hash] = table
+        self._index[key] = (response.total, len(records))
+        for ck in [ck for ck in self._cache if ck[1] == key]:
+            old = self._cache.pop(ck)
+            self._cached_cells -= len(old) * len(old["__row"])
         return key
 
     def _write(self, tool: ToolSpec, args: Mapping[str, object], page: int | None,

@@ -45,7 +45,7 @@ SELECT (SELECT min("dealAmount") FROM "dong") AS value
 
 -- seocho_vs_songpa / top (drv)
 WITH "__reduce_0" AS (SELECT * FROM "trades"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "dealAmount" = (SELECT max("dealAmount") FROM "__reduce_0"))
+     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "dealAmount" = max("dealAmount") OVER ())
 SELECT * FROM "__reduce_1" ORDER BY "__row"
 -- params: []
 

@@ -35,7 +35,7 @@ SELECT * FROM "__reduce_1" ORDER BY "__row"
 -- road_traffic_opposition / last (drv)
 WITH "__reduce_0" AS (SELECT * FROM "bills"),
      "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "PROC_RESULT" = CAST(? AS VARCHAR)),
-     "__reduce_2" AS (SELECT * FROM "__reduce_1" WHERE "PROC_DT" = (SELECT max("PROC_DT") FROM "__reduce_1"))
+     "__reduce_2" AS (SELECT * FROM "__reduce_1" QUALIFY "PROC_DT" = max("PROC_DT") OVER ())
 SELECT * FROM "__reduce_2" ORDER BY "__row"
 -- params: ["원안가결"]
 

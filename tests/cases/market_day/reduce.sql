@@ -1,14 +1,14 @@
 -- market_movers / bottom (drv)
 WITH "__reduce_0" AS (SELECT * FROM "prices"),
      "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "mrktCtg" = CAST(? AS VARCHAR)),
-     "__reduce_2" AS (SELECT * FROM "__reduce_1" WHERE "fltRt" = (SELECT min("fltRt") FROM "__reduce_1"))
+     "__reduce_2" AS (SELECT * FROM "__reduce_1" QUALIFY "fltRt" = min("fltRt") OVER ())
 SELECT * FROM "__reduce_2" ORDER BY "__row"
 -- params: ["KOSDAQ"]
 
 -- market_movers / top (drv)
 WITH "__reduce_0" AS (SELECT * FROM "prices"),
      "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "mrktCtg" = CAST(? AS VARCHAR)),
-     "__reduce_2" AS (SELECT * FROM "__reduce_1" WHERE "fltRt" = (SELECT max("fltRt") FROM "__reduce_1"))
+     "__reduce_2" AS (SELECT * FROM "__reduce_1" QUALIFY "fltRt" = max("fltRt") OVER ())
 SELECT * FROM "__reduce_2" ORDER BY "__row"
 -- params: ["KOSPI"]
 
@@ -34,7 +34,7 @@ SELECT (SELECT count(*) FROM "prices") AS value
 
 -- samsung_vs_hynix / winner (drv)
 WITH "__reduce_0" AS (SELECT * FROM "prices"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "fltRt" = (SELECT max("fltRt") FROM "__reduce_0"))
+     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "fltRt" = max("fltRt") OVER ())
 SELECT * FROM "__reduce_1" ORDER BY "__row"
 -- params: []
 

@@ -23,7 +23,7 @@ SELECT "EVENT_NM" AS value FROM "day.schedule" WHERE "EVENT_NM" IS NOT NULL GROU
 -- late_may_richest_meal / rich (drv)
 WITH "__reduce_0" AS (SELECT * FROM "meals"),
      "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "MLSV_YMD" > CAST(? AS DATE)),
-     "__reduce_2" AS (SELECT * FROM "__reduce_1" WHERE "CAL_INFO" = (SELECT max("CAL_INFO") FROM "__reduce_1"))
+     "__reduce_2" AS (SELECT * FROM "__reduce_1" QUALIFY "CAL_INFO" = max("CAL_INFO") OVER ())
 SELECT * FROM "__reduce_2" ORDER BY "__row"
 -- params: [{"$date":"2024-05-15"}]
 
@@ -53,7 +53,7 @@ SELECT ((SELECT count(*) FROM "events") > ?) AS value
 
 -- may_schedule_high / if#1/else/pick (drv)
 WITH "__reduce_0" AS (SELECT * FROM "events"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "AA_YMD" = (SELECT max("AA_YMD") FROM "__reduce_0"))
+     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "AA_YMD" = max("AA_YMD") OVER ())
 SELECT * FROM "__reduce_1" ORDER BY "__row"
 -- params: []
 
@@ -77,7 +77,7 @@ SELECT (SELECT count(*) FROM "pick") AS value
 
 -- may_schedule_elementary / first (drv)
 WITH "__reduce_0" AS (SELECT * FROM "schools"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "FOND_YMD" = (SELECT min("FOND_YMD") FROM "__reduce_0"))
+     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "FOND_YMD" = min("FOND_YMD") OVER ())
 SELECT * FROM "__reduce_1" ORDER BY "__row"
 -- params: []
 
@@ -87,7 +87,7 @@ SELECT ((SELECT count(*) FROM "events") > ?) AS value
 
 -- may_schedule_elementary / if#1/else/pick (drv)
 WITH "__reduce_0" AS (SELECT * FROM "events"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "AA_YMD" = (SELECT max("AA_YMD") FROM "__reduce_0"))
+     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "AA_YMD" = max("AA_YMD") OVER ())
 SELECT * FROM "__reduce_1" ORDER BY "__row"
 -- params: []
 

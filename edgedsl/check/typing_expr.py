@@ -1,0 +1,153 @@
+"""Typing of expressions and predicates (answers, ``if`` conditions), for the `types` pass.
+
+:class:`ExprTyper` infers the type of an expression from what the resolve pass recorded
+(``None`` when unknown) and reports: arithmetic on numbers (``E213``), aggregates on suitable
+fields (``E214``), function arguments (``E215``), comparable operands (``E216``).
+"""
+
+from __future__ import annotations
+
+from .. import nodes as n
+from ..types import BOOL, DATE, FLOAT, INT, NUM, FieldType, is_date, is_numeric
+from .context import CheckContext, Reporter, TrajInfo, known
+from .typerules import LITERALS, comparable, literal_type, type_phrase
+
+
+class ExprTyper(Reporter):
+    """Types expressions and predicates of one trajectory."""
+
+    def __init__(self, ctx: CheckContext, t: TrajInfo) -> None:
+        super().__init__(ctx)
+        self.t = t
+
+    def infer(self, e: n.Expr) -> FieldType | None:
+        """The type of an expression (None when unknown); reports type errors on the way."""
+        if isinstance(e, LITERALS):
+            return literal_type(e)
+        if isinstance(e, n.Ref):
+            info = self.t.refs.get(id(e))
+            return info.type if info is not None else None
+        if isinstance(e, n.NameExpr):
+            return None
+        if isinstance(e, n.BinOp):
+            lt, rt = self.infer(e.left), self.infer(e.right)
+            ok = self.numeric(e.left, lt, e.op) & self.numeric(e.right, rt, e.op)
+            if not ok or not known(lt) or not known(rt):
+                return None
+            if e.op == "/":
+                return FLOAT
+            return INT if lt == INT and rt == INT else NUM
+        if isinstance(e, n.Neg):
+            t = self.infer(e.operand)
+            return t if self.numeric(e.operand, t, "-") else None
+        assert isinstance(e, n.FuncCall)
+        return self.func(e)
+
+    def numeric(self, e: n.Expr, t: FieldType | None, op: str) -> bool:
+        if t is None or not known(t) or is_numeric(t):
+            return True
+        self.err(
+            "E213",
+            f"`{op}` needs numbers",
+            e.span,
+            f"this is {type_phrase(t)}",
+            hints=["arithmetic works on int, float and num fields"],
+        )
+        return False
+
+    def func(self, e: n.FuncCall) -> FieldType | None:
+        args = e.args
+        if e.name == "round":
+            if len(args) != 2 or not (
+                isinstance(args[1], n.NumberLit)
+                and isinstance(args[1].value, int)
+                and args[1].value >= 0
+            ):
+                self.err(
+                    "E215",
+                    "`round` takes an expression and a whole number of digits",
+                    e.span,
+                    "here",
+                    hints=["write `round(x, 2)`"],
+                )
+                for a in args:
+                    self.infer(a)
+                return None
+            t = self.infer(args[0])
+            return FLOAT if self.numeric(args[0], t, "round") else None
+        if e.name == "count":
+            only = args[0] if len(args) == 1 else None
+            info = self.t.refs.get(id(only)) if only is not None else None
+            if (
+                only is None
+                or not (isinstance(only, n.NameExpr | n.Ref))
+                or (info is not None and info.field is not None)
+            ):
+                self.err(
+                    "E215",
+                    "`count` takes the name of a relation",
+                    e.span,
+                    "here",
+                    hints=["write `count(filings)` (not `count(filings.f)`)"],
+                )
+                return None
+            return INT
+        if e.name in ("sum", "avg", "min", "max"):
+            if len(args) != 1 or not isinstance(args[0], n.Ref):
+                self.err(
+                    "E215",
+                    f"`{e.name}` takes one field reference",
+                    e.span,
+                    "here",
+                    hints=[f"write `{e.name}(x.field)`"],
+                )
+                return None
+            t = self.infer(args[0])
+            if not known(t):
+                return None
+            assert t is not None
+            if e.name in ("sum", "avg") and not is_numeric(t):
+                self.err(
+                    "E214",
+                    f"`{e.name}` needs a numeric field",
+                    args[0].span,
+                    f"this is {type_phrase(t)}",
+                )
+                return None
+            if e.name in ("min", "max") and not (is_numeric(t) or is_date(t)):
+                self.err(
+                    "E214",
+                    f"`{e.name}` needs a number or date field",
+                    args[0].span,
+                    f"this is {type_phrase(t)}",
+                )
+                return None
+            if e.name == "avg":
+                return FLOAT
+            return t if e.name != "sum" or t == INT else NUM
+        for a in args:  # unknown function: already reported, still look inside
+            self.infer(a)
+        return None
+
+    def pred(self, p: n.Pred) -> None:
+        if isinstance(p, n.PredCmp):
+            lt, rt = self.infer(p.left), self.infer(p.right)
+            if lt is None or rt is None:
+                return
+            bad = not comparable(lt, rt) or (lt == BOOL and p.op not in ("==", "!="))
+            if bad:
+                hints = []
+                if DATE in (lt, rt) and any(isinstance(x, n.StringLit) for x in (p.left, p.right)):
+                    hints = ["write a date literal without quotes: `2024-12-01`"]
+                self.err(
+                    "E216",
+                    f"cannot compare {type_phrase(lt)} with {type_phrase(rt)} using `{p.op}`",
+                    p.span,
+                    "these operands do not compare",
+                    hints=hints,
+                )
+        elif isinstance(p, n.PredNot):
+            self.pred(p.operand)
+        elif isinstance(p, n.PredAnd | n.PredOr):
+            for q in p.operands:
+                self.pred(q)
