@@ -27,7 +27,7 @@ from .types import FieldType
 
 
 def _span() -> Span:
-    return field(default=NO_SPAN, compare=False, repr=False)  # type: ignore[no-any-return]
+    return field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,7 +20,7 @@ from .source import NO_SPAN, Span
 
 
 def _span() -> Span:
-    return field(default=NO_SPAN, compare=False, repr=False)  # type: ignore[no-any-return]
+    return field(default=NO_SPAN, compare=False, repr=False)
 
 
 # ---------------------------------------------------------------- literals

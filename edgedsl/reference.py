@@ -204,8 +204,8 @@ class ReferenceRun:
                     [view[i] for i in idx], red.field, red.pivot, ftype
                 )
                 idx = [idx[k] for k in kept]
-            arms = [src.arms[i] for i in idx] if src.arms else []
-            self.rels[s.id] = _Rel([src.rows[i] for i in idx], dict(src.types), arms)
+            kept_arms = [src.arms[i] for i in idx] if src.arms else []
+            self.rels[s.id] = _Rel([src.rows[i] for i in idx], dict(src.types), kept_arms)
         elif isinstance(s, ir.ParallelIR):
             values: dict[str, object] = {}
             for a in s.shared:
@@ -213,7 +213,7 @@ class ReferenceRun:
             for b in s.branches:
                 self.step(b, values)
         elif isinstance(s, ir.CompareIR):
-            arms = [(v, {s.param: v}) for v in s.values]
+            arms: list[tuple[object, dict[str, object]]] = [(v, {s.param: v}) for v in s.values]
             self.rels[s.id] = self._call(s.call, {}, arms)
         else:
             taken = self.pred(s.cond)
@@ -233,7 +233,9 @@ class ReferenceRun:
             return len(self.rels[e.source].rows)
         if isinstance(e, ir.AggE):
             rel = self.rels[e.source]
-            vals = [v for r in rel.view() if (v := coerce(e.type, r.get(e.field))) is not None]
+            vals: list[Any] = [
+                v for r in rel.view() if (v := coerce(e.type, r.get(e.field))) is not None
+            ]
             if not vals:
                 return None
             if e.fn == "sum":

@@ -36,7 +36,7 @@ import decimal
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import orjson
@@ -73,6 +73,9 @@ from .duck import (
     shred,
 )
 from .result import RunResult
+
+if TYPE_CHECKING:
+    from .store import Store
 from .trace import (
     MAX_SHOWN,
     REDACTED,
@@ -140,7 +143,7 @@ _BASE: duckdb.DuckDBPyConnection | None = None
 _BASE_LOCK = threading.Lock()
 
 
-def _connection(backend: object) -> tuple[duckdb.DuckDBPyConnection, object | None]:
+def _connection(backend: object) -> tuple[duckdb.DuckDBPyConnection, Store | None]:
     from .store import Store
 
     global _BASE
@@ -329,8 +332,8 @@ class _Run:
         store); None when a stored part is too large for the store's cache."""
         cols: list[dict[str, list[Any]]] = []
         for arm, r in parts:
-            if r.stored is not None and r.stored.owner is self.owner:
-                c = self.owner.columns(r.stored, types)  # type: ignore[attr-defined]
+            if r.stored is not None and self.owner is not None and r.stored.owner is self.owner:
+                c = self.owner.columns(r.stored, types)
                 if c is None:
                     return None
                 if tagged:
@@ -359,13 +362,14 @@ class _Run:
                          temp=True)
         if len(parts) == 1 and not tagged:  # one stored response: a view, no copy
             stored = parts[0][1].stored
-            sql = self.owner.view_sql(stored, types)  # type: ignore[attr-defined]
+            assert stored is not None and self.owner is not None
+            sql = self.owner.view_sql(stored, types)
             self.con.execute(f"CREATE TEMP VIEW {quote_ident(relation)} AS {sql}")
             return Relation(self.con, relation, types, total, view=True)
         cols = ", ".join(quote_ident(f) for f in types)
         sel, params, tmp = [], [], []
-        for i, ((arm, r), stored) in enumerate(zip(parts, mine, strict=True)):
-            if stored:
+        for i, ((arm, r), is_mine) in enumerate(zip(parts, mine, strict=True)):
+            if is_mine:
                 assert r.stored is not None
                 src, where = quote_ident(r.stored.table), ' WHERE "__key" = ?'
                 params += [arm, r.stored.key]
