@@ -8,8 +8,9 @@ measures in the same process:
 (b) baseline — the same records as one JSON blob, parsed with orjson, coerced and reduced in pure
     Python (the reference implementations), then the distinct hand-off values;
 (c) reduction overhead at the median hand-off (27 records): what a ``drv`` step costs in the
-    executor on an already-shredded relation — the reduction (one ``SELECT``, rows kept in memory)
-    + the distinct hand-off values the next junction reads (from memory); also the
+    executor on an already-shredded relation — the reduction (one ``SELECT`` fetching only the
+    kept ``__row`` ids; the kept columns are taken from the source's in memory) + the distinct
+    hand-off values the next junction reads (from memory); also the
     ``Relation.reduce`` + ``distinct`` API path (two statements);
 (d) shredding 27 records: the python path against the SQL path.
 
@@ -146,7 +147,7 @@ def main() -> None:
     sql, params = reduce_sql(base.table, CHAIN, TYPES)
 
     def step() -> list[Any]:
-        out = select_relation(mem, "kept", TYPES, sql, params)
+        out = select_relation(mem, "kept", TYPES, sql, params, source=base)
         return out.distinct(HANDOFF)
 
     def api() -> list[Any]:

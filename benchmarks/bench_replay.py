@@ -6,7 +6,8 @@ KRX price lookups. It is run N times on
 
 * ``python``      — the in-process tools directly (every call computed);
 * ``json-cache``  — a naive cache: one JSON file per call key, read and parsed on every call;
-* ``store``       — the DuckDB store in strict mode (stored rows copied into run tables by SQL).
+* ``store``       — the DuckDB store in strict mode (stored columns cached in memory; the one
+  ``drv`` reads them inline in its single statement, no run table is written).
 
 Prints runs per second of each and the ratio of the store to each baseline. Never asserts on
 time. Usage: ``python benchmarks/bench_replay.py [N]``.

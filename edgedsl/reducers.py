@@ -634,24 +634,56 @@ def reduce_sql(
     steps: Sequence[ReduceStep],
     types: Mapping[str, FieldType],
 ) -> tuple[str, list[object]]:
-    """One deterministic SQL text (one CTE per step, chained) and its bound parameters.
+    """One deterministic SQL text (chained CTEs) and its bound parameters.
 
     ``source`` names a shredded typed table or view (a name, or a ``(schema, name)`` tuple) with
     one column per field and a ``__row`` input-order column. The query selects **all columns** of
     the kept rows ordered by ``__row``, so its result has the source's shape and can be reduced
     again. Parameters are positional ``?`` in text order.
+
+    A step whose filter reads only the current row (``WHERE`` on the row's own values, or one
+    ``QUALIFY`` window) is folded into the preceding CTE — ANDed to its ``WHERE``, or as its
+    ``QUALIFY`` when it has none (``WHERE`` filters before windows are computed, so the rows are
+    the same) — since DuckDB spends more time planning each nested ``SELECT`` than running a
+    small one (measured in ``benchmarks/bench_drv.py``). A step reading the previous relation
+    as a whole (a subquery over it) or following a ``QUALIFY`` starts a new CTE.
     """
-    ctes = [f"{quote_ident('__reduce_0')} AS (SELECT * FROM {qualified(source)})"]
+    # each CTE: FROM text, WHERE conditions, QUALIFY condition (0 or 1), or an opaque body
+    ctes: list[tuple[str, list[str], list[str], str | None]] = [(qualified(source), [], [], None)]
     params: list[object] = []
-    for i, step in enumerate(steps, start=1):
+    for step in steps:
         red = check_step(step, types)
-        prev = quote_ident(f"__reduce_{i - 1}")
+        prev = quote_ident(f"__reduce_{len(ctes) - 1}")
         body, ps = red.sql(prev, quote_ident(step.field), step.pivot, types[step.field])
-        ctes.append(f"{quote_ident(f'__reduce_{i}')} AS ({body})")
         params.extend(ps)
-    last = quote_ident(f"__reduce_{len(steps)}")
+        head = f"SELECT * FROM {prev} "
+        rest = body[len(head):] if body.startswith(head) else ""
+        kind = next((k for k in ("WHERE", "QUALIFY") if rest.startswith(k + " ")), None)
+        if kind is None or prev in rest:
+            ctes.append(("", [], [], body))  # reads the previous relation as a whole
+            continue
+        cond = rest[len(kind) + 1:]
+        _, wheres, qualify, opaque = ctes[-1]
+        if opaque is not None or qualify:
+            ctes.append((prev, [], [], None))
+            _, wheres, qualify, _ = ctes[-1]
+        (wheres if kind == "WHERE" else qualify).append(cond)
+    texts = []
+    for src, wheres, qualify, opaque in ctes:
+        if opaque is not None:
+            texts.append(opaque)
+            continue
+        text = f"SELECT * FROM {src}"
+        if wheres:
+            text += " WHERE " + (wheres[0] if len(wheres) == 1
+                                 else " AND ".join(f"({w})" for w in wheres))
+        if qualify:
+            text += f" QUALIFY {qualify[0]}"
+        texts.append(text)
+    named = [f"{quote_ident(f'__reduce_{i}')} AS ({t})" for i, t in enumerate(texts)]
+    last = quote_ident(f"__reduce_{len(texts) - 1}")
     sql = (
-        "WITH " + ",\n     ".join(ctes) + f"\nSELECT * FROM {last} ORDER BY {quote_ident('__row')}"
+        "WITH " + ",\n     ".join(named) + f"\nSELECT * FROM {last} ORDER BY {quote_ident('__row')}"
     )
     return sql, params
 

@@ -152,3 +152,44 @@ def test_shred_200k_records(con: duckdb.DuckDBPyConnection) -> None:
         f'SELECT count(*) FROM {rel.sql_name} WHERE "__row" <> ?', [0]
     ).fetchone() == (n - 1,)
     assert rel.reduce([ReduceStep("eq", "k", "c5")]).records()[:2] == [rows[5], rows[102]]
+
+
+def _table(rel: Relation) -> list[tuple[object, ...]]:
+    rel.ensure()
+    return rel.con.execute(f'SELECT * FROM {rel.sql_name} ORDER BY "__row"').fetchall()
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+@pytest.mark.parametrize("chain", [
+    [ReduceStep("ge", "amt", 2000), ReduceStep("max", "dt")],
+    [ReduceStep("most_frequent", "name"), ReduceStep("le", "rate", 100)],
+    [ReduceStep("eq", HOSTILE, "b")],
+    [ReduceStep("ge", "amt", 10**9)],
+    [],
+])
+def test_select_relation_from_memory_matches_sql(con: duckdb.DuckDBPyConnection, lazy: bool,
+                                                 chain: list[ReduceStep]) -> None:
+    """A kept relation built from the source's in-memory columns (only ``__row`` fetched; a
+    pending source read inline, never written) equals the one fetched whole from DuckDB."""
+    from edgedsl.reducers import reduce_sql
+    from edgedsl.runtime.duck import select_relation
+
+    src = shred(con, ROWS, TYPES, name="src", temp=True, lazy=lazy)
+    sql, params = reduce_sql("src", chain, TYPES)
+    kept = select_relation(con, "kept", TYPES, sql, params, source=src)
+    assert src.pending == lazy  # the source was not written to reduce it
+    assert kept.pending and kept.in_memory
+    # a reduction of the pending kept relation (its __row no longer 0 … n-1), read inline
+    again = select_relation(con, "again", TYPES, *reduce_sql("kept", [ReduceStep("min", "amt")],
+                                                             TYPES), source=kept)
+    assert kept.pending
+    shred(con, ROWS, TYPES, name="ref_src", temp=True)
+    ref = select_relation(con, "ref", TYPES, *reduce_sql("ref_src", chain, TYPES))
+    assert kept.count() == ref.count()
+    for f in TYPES:
+        assert kept.distinct(f) == ref.distinct(f)
+    assert kept.records() == ref.records()
+    assert _table(kept) == _table(ref)
+    ref2 = select_relation(con, "ref2", TYPES, *reduce_sql("ref", [ReduceStep("min", "amt")],
+                                                           TYPES))
+    assert _table(again) == _table(ref2)

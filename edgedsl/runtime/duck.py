@@ -35,13 +35,16 @@ test that they build identical tables. Records must be JSON-serialisable by orjs
 bits are refused), so :meth:`Relation.records` returns the records as that JSON reads back.
 
 A relation built by the python path keeps its typed columns in memory as well, so reading its
-distinct hand-off values costs no query; distinct values of any relation are computed at most
-once per field (relations never change once built).
+distinct hand-off values costs no query, and a reduction of it (:func:`select_relation` with
+``source``) fetches only the kept ``__row`` ids and builds the kept relation from those
+columns; distinct values of any relation are computed at most once per field (relations never
+change once built).
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -87,6 +90,8 @@ AGGREGATES = ("sum", "avg", "min", "max")
 PYTHON_SHRED_MAX_CELLS = 10_000
 ShredMethod = Literal["auto", "python", "sql"]
 _counter = itertools.count()
+#: The last line of :func:`edgedsl.reducers.reduce_sql` (``SELECT *`` of the last CTE).
+_REDUCE_TAIL = re.compile(r'\nSELECT \* FROM ("__reduce_[0-9]+") ORDER BY "__row"\Z')
 
 
 def _fresh_name() -> str:
@@ -170,6 +175,51 @@ class Relation:
             _write_columns(self.con, self.table, self.types, self._columns, temp=True)
             self._pending = False
         return self
+
+    def _inline_sql(self, reader: str) -> tuple[str, list[object]]:
+        """A ``SELECT`` (and parameters) giving this pending relation's rows without writing its
+        table, for a query ``reader`` that selects only ``__row`` in the end: it has ``__row``,
+        ``__arm`` and the fields ``reader`` names (identifiers are always quoted, so a field
+        whose quoted name is not in the text cannot be read); ``__raw`` is left out."""
+        assert self._columns is not None
+        used = [f for f in self.types if quote_ident(f) in reader]
+        typed = "".join(f", unnest(?::{sql_type(self.types[f])}[]) AS {quote_ident(f)}"
+                        for f in used)
+        sql = f'SELECT unnest(?::BIGINT[]) AS "__row", unnest(?::VARCHAR[]) AS "__arm"{typed}'
+        return sql, [self._columns["__row"], self._columns["__arm"],
+                     *(self._columns[f] for f in used)]
+
+    def _select_kept(self, name: str, types: Mapping[str, FieldType], sql: str,
+                     params: Sequence[object]) -> Relation | None:
+        """See :func:`select_relation`: the kept rows of ``sql`` (a reduction of this in-memory
+        relation) as a pending relation built from this one's columns; None when this relation's
+        columns do not cover ``types``."""
+        cols = self._columns
+        if cols is None or not isinstance(self.table, str) or any(
+                f not in cols or self.types.get(f) != t for f, t in types.items()):
+            return None
+        prefix: list[object] = []
+        head = ""
+        if self._pending:
+            body, prefix = self._inline_sql(sql)
+            head = f"WITH {quote_ident(self.table)} AS ({body}) "
+        tail = _REDUCE_TAIL.search(sql)
+        if tail is not None:  # reduce_sql's last line: select only the row ids
+            query = f'{sql[:tail.start()]}\nSELECT "__row" FROM {tail.group(1)} ORDER BY "__row"'
+        else:
+            query = f'SELECT "__row" FROM ({sql}) AS "__kept" ORDER BY "__row"'
+        if head:
+            query = head + query if not query.startswith("WITH ") else (
+                f"{head[:-1]},\n     {query[len('WITH '):]}")
+        rows = self.con.execute(query, [*prefix, *params]).fetchall()
+        src_rows = cols["__row"]
+        if all(type(v) is int and v == i for i, v in enumerate(src_rows)):
+            idx = [r[0] for r in rows]
+        else:
+            pos = {v: i for i, v in enumerate(src_rows)}
+            idx = [pos[r[0]] for r in rows]
+        kept = {k: [cols[k][i] for i in idx] for k in ("__row", "__arm", *types, "__raw")}
+        return Relation(self.con, name, types, len(idx), columns=kept, pending=True)
 
     def __repr__(self) -> str:
         return f"Relation({qualified(self.table)}, {self.row_count} rows, {list(self.types)})"
@@ -299,10 +349,24 @@ class Relation:
 
 
 def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
-                    sql: str, params: Sequence[object] = ()) -> Relation:
-    """Run a reduction ``SELECT`` (all columns of a relation) in one statement and keep its rows
-    in memory as a *pending* relation ``name`` (for small results: distinct values then cost no
-    query, and the table is written only if SQL needs it)."""
+                    sql: str, params: Sequence[object] = (), *,
+                    source: Relation | None = None) -> Relation:
+    """Run a reduction ``SELECT`` (all columns of a relation) and keep its rows in memory as a
+    *pending* relation ``name`` (for small results: distinct values then cost no query, and the
+    table is written only if SQL needs it). One statement.
+
+    With ``source`` — the relation ``sql`` reduces — holding its columns in memory, the statement
+    fetches only the kept ``__row`` values and the kept relation's columns are taken from the
+    source's (no ``__raw`` or typed values cross from DuckDB to Python). A pending source is not
+    written: its rows enter the statement as a CTE of the same name (its typed columns bound as
+    lists; only the columns the SQL names). The reduction itself always runs in DuckDB.
+    """
+    if source is not None and source.in_memory:
+        kept = source._select_kept(name, types, sql, params)
+        if kept is not None:
+            return kept
+    if source is not None:
+        source.ensure()
     cur = con.execute(sql, list(params))
     names = [d[0] for d in cur.description or ()]
     rows = cur.fetchall()

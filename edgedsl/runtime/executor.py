@@ -10,8 +10,10 @@ Relations are written lazily: a response small enough to shred in Python (or a s
 whose columns the store keeps in memory) becomes a *pending* relation holding its typed columns;
 junctions and answers that read a field's distinct values read them from memory, and the table is
 written (one statement) only when SQL needs it — a ``drv`` over it, an ``if`` predicate or an
-answer expression naming it. A ``drv`` over an in-memory source fetches its kept rows (one
-statement) and is pending in turn. A large stored response is a view over the store's rows (no
+answer expression naming it. A ``drv`` over an in-memory source runs its reduction in one
+statement that reads a pending source inline (its columns bound as lists, no table written) and
+fetches only the kept ``__row`` ids; the kept relation takes its columns from the source's and is
+pending in turn. A large stored response is a view over the store's rows (no
 copy); a large fresh one is shredded in SQL.
 
 Concurrency: layers run in order; the steps of one layer, the arms of a fan, the branches of a
@@ -137,6 +139,22 @@ def format_value(v: Any, t: FieldType | None) -> Any:
     if number and isinstance(t, ScalarType) and t.kind in ("float", "num"):
         return float(v)
     return _jsonable(v)
+
+
+_TYPES: dict[int, tuple[object, dict[str, FieldType]]] = {}
+
+
+def _types_of(owner: object, fields: Mapping[str, Any]) -> dict[str, FieldType]:
+    """``{name: type_from_json(v)}`` of a plan object's ``fields``, parsed once per object (plans
+    are not changed once built; a run re-reads the same tool and step objects). Read-only."""
+    hit = _TYPES.get(id(owner))
+    if hit is not None and hit[0] is owner:
+        return hit[1]
+    types = {k: type_from_json(v) for k, v in fields.items()}
+    if len(_TYPES) >= 4096:
+        _TYPES.clear()
+    _TYPES[id(owner)] = (owner, types)
+    return types
 
 
 _BASE: duckdb.DuckDBPyConnection | None = None
@@ -405,7 +423,7 @@ class _Run:
             raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
         parts = [(arm, r) for (arm, _), resps in zip(arms, got, strict=True)
                  for r in resps]  # type: ignore[union-attr]
-        rel = self.materialise(relation, tool.field_types(), parts, tagged)
+        rel = self.materialise(relation, _types_of(tool, tool.fields), parts, tagged)
         st.records = rel.count()
 
     async def call_step(self, s: CallStep, st: StepTrace, shared: Mapping[str, object]) -> None:
@@ -457,15 +475,18 @@ class _Run:
     # ------------------------------------------------------------ SQL steps
 
     def drv_step(self, s: DrvStep, st: StepTrace) -> None:
-        types = {k: type_from_json(v) for k, v in s.fields.items()}
+        types = _types_of(s, s.fields)
         params = [decode_value(p) for p in s.params]
         st.sql, st.params = s.sql, [_jsonable(p) for p in params]
         name = s.relation or s.id
         src = self.rels.get(s.source)
         if src is not None and src.in_memory:
-            # small source: fetch the kept rows (one statement); the table waits until needed
-            src.ensure()
-            rel = select_relation(self.con, name, types, s.sql, params)
+            # small source: fetch the kept rows' ids (one statement, reading a pending source
+            # inline); the kept columns come from the source's, the table waits until needed
+            for other, r in self.rels.items():
+                if other != s.source and r.pending and quote_ident(other) in s.sql:
+                    r.ensure()
+            rel = select_relation(self.con, name, types, s.sql, params, source=src)
         else:
             if src is not None:
                 src.ensure()

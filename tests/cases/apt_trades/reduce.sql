@@ -1,7 +1,6 @@
 -- gangnam_big_deals / big (drv)
-WITH "__reduce_0" AS (SELECT * FROM "trades"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "dealAmount" >= CAST(? AS HUGEINT))
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "trades" WHERE "dealAmount" >= CAST(? AS HUGEINT))
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: [300000]
 
 -- gangnam_big_deals / answer deals
@@ -21,10 +20,9 @@ SELECT ((SELECT max("dealAmount") FROM "trades") / ?) AS value
 -- params: [10000]
 
 -- bundang_affordable_dong / dong (drv)
-WITH "__reduce_0" AS (SELECT * FROM "trades"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "dealAmount" <= CAST(? AS HUGEINT)),
-     "__reduce_2" AS (SELECT * FROM "__reduce_1" WHERE "umdNm" = (SELECT "umdNm" FROM "__reduce_1" WHERE "umdNm" IS NOT NULL GROUP BY "umdNm" ORDER BY count(*) DESC, "umdNm" ASC LIMIT 1))
-SELECT * FROM "__reduce_2" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "trades" WHERE "dealAmount" <= CAST(? AS HUGEINT)),
+     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "umdNm" = (SELECT "umdNm" FROM "__reduce_0" WHERE "umdNm" IS NOT NULL GROUP BY "umdNm" ORDER BY count(*) DESC, "umdNm" ASC LIMIT 1))
+SELECT * FROM "__reduce_1" ORDER BY "__row"
 -- params: [100000]
 
 -- bundang_affordable_dong / answer dong
@@ -44,9 +42,8 @@ SELECT (SELECT min("dealAmount") FROM "dong") AS value
 -- params: []
 
 -- seocho_vs_songpa / top (drv)
-WITH "__reduce_0" AS (SELECT * FROM "trades"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "dealAmount" = max("dealAmount") OVER ())
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "trades" QUALIFY "dealAmount" = max("dealAmount") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: []
 
 -- seocho_vs_songpa / answer apt

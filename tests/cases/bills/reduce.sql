@@ -1,13 +1,11 @@
 -- road_traffic_passed_proposers / leads (drv)
-WITH "__reduce_0" AS (SELECT * FROM "ppsr"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "REP_DIV" = CAST(? AS VARCHAR))
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "ppsr" WHERE "REP_DIV" = CAST(? AS VARCHAR))
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: ["대표발의"]
 
 -- road_traffic_passed_proposers / passed (drv)
-WITH "__reduce_0" AS (SELECT * FROM "bills"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "PROC_RESULT" = CAST(? AS VARCHAR))
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "bills" WHERE "PROC_RESULT" = CAST(? AS VARCHAR))
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: ["원안가결"]
 
 -- road_traffic_passed_proposers / answer bills
@@ -27,16 +25,13 @@ SELECT ((SELECT count(*) FROM "ppsr") - (SELECT count(*) FROM "leads")) AS value
 -- params: []
 
 -- road_traffic_opposition / against (drv)
-WITH "__reduce_0" AS (SELECT * FROM "votes"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "RESULT_VOTE_MOD" = CAST(? AS VARCHAR))
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "votes" WHERE "RESULT_VOTE_MOD" = CAST(? AS VARCHAR))
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: ["반대"]
 
 -- road_traffic_opposition / last (drv)
-WITH "__reduce_0" AS (SELECT * FROM "bills"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "PROC_RESULT" = CAST(? AS VARCHAR)),
-     "__reduce_2" AS (SELECT * FROM "__reduce_1" QUALIFY "PROC_DT" = max("PROC_DT") OVER ())
-SELECT * FROM "__reduce_2" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "bills" WHERE "PROC_RESULT" = CAST(? AS VARCHAR) QUALIFY "PROC_DT" = max("PROC_DT") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: ["원안가결"]
 
 -- road_traffic_opposition / party (drv)

@@ -1,15 +1,11 @@
 -- market_movers / bottom (drv)
-WITH "__reduce_0" AS (SELECT * FROM "prices"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "mrktCtg" = CAST(? AS VARCHAR)),
-     "__reduce_2" AS (SELECT * FROM "__reduce_1" QUALIFY "fltRt" = min("fltRt") OVER ())
-SELECT * FROM "__reduce_2" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "prices" WHERE "mrktCtg" = CAST(? AS VARCHAR) QUALIFY "fltRt" = min("fltRt") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: ["KOSDAQ"]
 
 -- market_movers / top (drv)
-WITH "__reduce_0" AS (SELECT * FROM "prices"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "mrktCtg" = CAST(? AS VARCHAR)),
-     "__reduce_2" AS (SELECT * FROM "__reduce_1" QUALIFY "fltRt" = max("fltRt") OVER ())
-SELECT * FROM "__reduce_2" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "prices" WHERE "mrktCtg" = CAST(? AS VARCHAR) QUALIFY "fltRt" = max("fltRt") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: ["KOSPI"]
 
 -- market_movers / answer best
@@ -33,9 +29,8 @@ SELECT (SELECT count(*) FROM "prices") AS value
 -- params: []
 
 -- samsung_vs_hynix / winner (drv)
-WITH "__reduce_0" AS (SELECT * FROM "prices"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "fltRt" = max("fltRt") OVER ())
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "prices" QUALIFY "fltRt" = max("fltRt") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: []
 
 -- samsung_vs_hynix / answer winner
@@ -55,9 +50,8 @@ SELECT round((((SELECT max("mrktTotAmt") FROM "prices") + (SELECT min("mrktTotAm
 -- params: [1000000000000]
 
 -- heavy_trading_first_pages / heavy (drv)
-WITH "__reduce_0" AS (SELECT * FROM "prices"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "trPrc" >= CAST(? AS HUGEINT))
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "prices" WHERE "trPrc" >= CAST(? AS HUGEINT))
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: [100000000000]
 
 -- heavy_trading_first_pages / answer stocks

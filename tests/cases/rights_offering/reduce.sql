@@ -1,7 +1,6 @@
 -- rights_offering_companies / hits (drv)
-WITH "__reduce_0" AS (SELECT * FROM "sweep"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "report_nm" = CAST(? AS VARCHAR))
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "sweep" WHERE "report_nm" = CAST(? AS VARCHAR))
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: ["주요사항보고서(유상증자결정)"]
 
 -- rights_offering_companies / answer companies

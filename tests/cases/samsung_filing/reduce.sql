@@ -1,7 +1,6 @@
 -- samsung_latest_filing / latest (drv)
-WITH "__reduce_0" AS (SELECT * FROM "filings"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "rcept_dt" = max("rcept_dt") OVER ())
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "filings" QUALIFY "rcept_dt" = max("rcept_dt") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: []
 
 -- samsung_latest_filing / answer report

@@ -1,7 +1,6 @@
 -- lunch_and_schedule / school (drv)
-WITH "__reduce_0" AS (SELECT * FROM "schools"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "ATPT_OFCDC_SC_CODE" = CAST(? AS VARCHAR))
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "schools" WHERE "ATPT_OFCDC_SC_CODE" = CAST(? AS VARCHAR))
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: ["B10"]
 
 -- lunch_and_schedule / answer school
@@ -21,10 +20,8 @@ SELECT "EVENT_NM" AS value FROM "day.schedule" WHERE "EVENT_NM" IS NOT NULL GROU
 -- params: []
 
 -- late_may_richest_meal / rich (drv)
-WITH "__reduce_0" AS (SELECT * FROM "meals"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "MLSV_YMD" > CAST(? AS DATE)),
-     "__reduce_2" AS (SELECT * FROM "__reduce_1" QUALIFY "CAL_INFO" = max("CAL_INFO") OVER ())
-SELECT * FROM "__reduce_2" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "meals" WHERE "MLSV_YMD" > CAST(? AS DATE) QUALIFY "CAL_INFO" = max("CAL_INFO") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: [{"$date":"2024-05-15"}]
 
 -- late_may_richest_meal / answer date
@@ -52,9 +49,8 @@ SELECT ((SELECT count(*) FROM "events") > ?) AS value
 -- params: [10]
 
 -- may_schedule_high / if#1/else/pick (drv)
-WITH "__reduce_0" AS (SELECT * FROM "events"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "AA_YMD" = max("AA_YMD") OVER ())
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "events" QUALIFY "AA_YMD" = max("AA_YMD") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: []
 
 -- may_schedule_high / if#1/then/pick (drv)
@@ -76,9 +72,8 @@ SELECT (SELECT count(*) FROM "pick") AS value
 -- params: []
 
 -- may_schedule_elementary / first (drv)
-WITH "__reduce_0" AS (SELECT * FROM "schools"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "FOND_YMD" = min("FOND_YMD") OVER ())
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "schools" QUALIFY "FOND_YMD" = min("FOND_YMD") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: []
 
 -- may_schedule_elementary / if#1 (if)
@@ -86,9 +81,8 @@ SELECT ((SELECT count(*) FROM "events") > ?) AS value
 -- params: [10]
 
 -- may_schedule_elementary / if#1/else/pick (drv)
-WITH "__reduce_0" AS (SELECT * FROM "events"),
-     "__reduce_1" AS (SELECT * FROM "__reduce_0" QUALIFY "AA_YMD" = max("AA_YMD") OVER ())
-SELECT * FROM "__reduce_1" ORDER BY "__row"
+WITH "__reduce_0" AS (SELECT * FROM "events" QUALIFY "AA_YMD" = max("AA_YMD") OVER ())
+SELECT * FROM "__reduce_0" ORDER BY "__row"
 -- params: []
 
 -- may_schedule_elementary / if#1/then/pick (drv)
