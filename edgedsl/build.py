@@ -611,6 +611,7 @@ class _Direct(threading.local):
     builder: _ToAst | None = None
     run: Callable[[str], Any] | None = None
     busy: bool = False
+    unsupported: bool = False  # this lark cannot host the direct builder: two passes
 
 
 _direct = _Direct()
@@ -620,11 +621,15 @@ def parse_module(source: Source | str, name: str = "<string>") -> n.Module:
     """``parse`` then ``build``: text → AST, in one pass (no lark tree is built)."""
     src = source if isinstance(source, Source) else Source(name, source)
     d = _direct
-    if d.busy:  # re-entered from a rule method: take the tree path
+    if d.busy or d.unsupported:  # re-entered from a rule method, or an unknown lark: two passes
         return build(parse(src))
     if d.run is None:
         d.builder = _ToAst()
-        d.run = direct_parser(d.builder)
+        try:
+            d.run = direct_parser(d.builder)
+        except RuntimeError:  # lark's internals changed: the (slower) tree path still works
+            d.unsupported = True
+            return build(parse(src))
     t = d.builder
     assert t is not None
     d.busy = True

@@ -101,3 +101,27 @@ def test_every_builder_rule_is_a_grammar_rule() -> None:
     names = set(rule_names())
     assert "start" in names and "binop" in names
     assert all(callable(getattr(_ToAst, x, None)) for x in names)
+
+
+def test_unknown_lark_falls_back_to_two_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """If lark's internals change, parse_module still works through the tree path."""
+    import threading
+
+    from edgedsl import build as b
+
+    def broken(builder: object) -> object:
+        raise RuntimeError("unsupported lark version: cannot install the direct builder")
+
+    text = 'trajectory t "q" {\n  a = p.f(x: 1)  # c\n  answer a.y\n}\n'
+    expected = b.parse_module(text)
+    out: list[object] = []
+
+    def in_fresh_thread() -> None:  # a fresh thread has no direct parser yet
+        monkeypatch.setattr(b, "direct_parser", broken)
+        out.append(b.parse_module(text))
+        out.append(b._direct.unsupported)
+
+    th = threading.Thread(target=in_fresh_thread)
+    th.start()
+    th.join()
+    assert out == [expected, True]
