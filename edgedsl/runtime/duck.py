@@ -52,8 +52,7 @@ from typing import Any, Literal
 import duckdb
 import orjson
 
-from edgedsl.reducers import (
-    ReduceStep,
+from edgedsl.coerce import (
     coerce_bool,
     coerce_date,
     coerce_float,
@@ -62,10 +61,10 @@ from edgedsl.reducers import (
     coerce_text,
     decode_stored,
     json_text,
-    reduce_sql,
     sql_type,
     storage_of,
 )
+from edgedsl.reducers import ReduceStep, reduce_sql
 from edgedsl.sqlquote import ident_key, qualified, quote_ident
 from edgedsl.types import FieldType, is_date, is_numeric
 
