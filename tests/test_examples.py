@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
-import importlib.util
 import json
 import math
 import os
 import re
-import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +31,7 @@ from edgedsl.api import check, compile, read_source, run
 from edgedsl.build import parse_module
 from edgedsl.nodes import TypeDecl as n_TypeDecl
 from edgedsl.printer import format_module
-from edgedsl.runtime.backends import PythonBackend, load_python_tools
+from edgedsl.runtime.backends import PythonBackend, import_file, load_python_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -45,17 +43,7 @@ CATALOG_FILES = {"fin.edge", "school.edge", "realty.edge", "assembly.edge"}
 TRAJECTORY_FILES = [f for f in EDGE_FILES if f not in CATALOG_FILES]
 
 
-def _load_tools_module() -> Any:
-    """examples/tools.py imported on its own (not through edgedsl)."""
-    spec = importlib.util.spec_from_file_location("example_tools_reference", EXAMPLES / "tools.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["example_tools_reference"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-T = _load_tools_module()
+T = import_file(EXAMPLES / "tools.py")  # the tool data, read directly by the reference
 
 # ====================================================================== reference semantics
 

@@ -9,9 +9,7 @@ layers are exactly the dependency waves recorded in gold.json.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ from edgedsl import nodes as n
 from edgedsl.api import check, compile, read_source, run
 from edgedsl.build import parse_module
 from edgedsl.printer import format_module
-from edgedsl.runtime.backends import PythonBackend, load_python_tools
+from edgedsl.runtime.backends import PythonBackend, import_file, load_python_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 NESTFUL_DIR = ROOT / "examples" / "nestful"
@@ -32,12 +30,7 @@ BY_NAME = {s["name"]: s for s in SEQS}
 
 
 def _answers_match() -> Any:
-    spec = importlib.util.spec_from_file_location("nestful_tools_ref", NESTFUL_DIR / "tools.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["nestful_tools_ref"] = mod
-    spec.loader.exec_module(mod)
-    return mod.answers_match
+    return import_file(NESTFUL_DIR / "tools.py").answers_match
 
 
 answers_match = _answers_match()

@@ -7,31 +7,23 @@ final label must equal the gold answer under NESTFUL's rounding rule (``answers_
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from edgedsl.runtime.backends import import_file
+
 ROOT = Path(__file__).resolve().parents[1]
 NESTFUL_DIR = ROOT / "examples" / "nestful"
-UPSTREAM = Path("/work/shared/external/nestful/data_v2")
+# the third-party data lies in `shared/` beside the checkout (as on the developers and CI machines)
+UPSTREAM = ROOT.parent / "shared" / "external" / "nestful" / "data_v2"
 
 
-def _load_tools_module() -> Any:
-    spec = importlib.util.spec_from_file_location("nestful_tools", NESTFUL_DIR / "tools.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["nestful_tools"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-nt = _load_tools_module()
+nt = import_file(NESTFUL_DIR / "tools.py")
 TOOLS = nt.TOOLS
 answers_match = nt.answers_match
 GOLD = json.loads((NESTFUL_DIR / "gold.json").read_text())

@@ -34,6 +34,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import orjson
@@ -190,9 +191,9 @@ def backend_names() -> list[str]:
 # ---------------------------------------------------------------- python tools
 
 
-def load_python_tools(path: str | Path) -> dict[str, Callable[..., Any]]:
-    """Import the ``.py`` file at ``path`` and return its ``TOOLS`` dict
-    (``{"platform.tool": callable}``); ValueError when it is missing or malformed."""
+def import_file(path: str | Path) -> ModuleType:
+    """Import the ``.py`` file at ``path`` as a module (its own name, registered in
+    ``sys.modules`` so that dataclasses and pickling work); ValueError when it cannot."""
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"python tools file {str(p)!r} does not exist")
@@ -207,6 +208,14 @@ def load_python_tools(path: str | Path) -> dict[str, Callable[..., Any]]:
     except Exception as exc:
         sys.modules.pop(mod_name, None)
         raise ValueError(f"importing {str(p)!r} failed: {type(exc).__name__}: {exc}") from exc
+    return mod
+
+
+def load_python_tools(path: str | Path) -> dict[str, Callable[..., Any]]:
+    """Import the ``.py`` file at ``path`` and return its ``TOOLS`` dict
+    (``{"platform.tool": callable}``); ValueError when it is missing or malformed."""
+    p = Path(path)
+    mod = import_file(p)
     tools = getattr(mod, "TOOLS", None)
     if tools is None:
         raise ValueError(f"{str(p)!r} defines no TOOLS; add TOOLS = {{'platform.tool': fn}}")

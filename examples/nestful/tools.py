@@ -4,7 +4,7 @@ NESTFUL (IBM Research, arXiv 2409.03797, Apache-2.0) ships executable Python fun
 every tool its samples call. None of that code is used here: each function below is
 re-implemented from the *documented* behaviour only (the ``description``, ``parameters`` and
 ``output_parameters`` of the tool specs inside
-``/work/shared/external/nestful/data_v2/{nestful_data_excerpt10.jsonl,icl_examples.json}``).
+``shared/external/nestful/data_v2/{nestful_data_excerpt10.jsonl,icl_examples.json}``).
 
 Conventions
 -----------
