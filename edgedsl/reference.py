@@ -29,6 +29,7 @@ from typing import Any
 
 from . import ir
 from .catalog import Tool
+from .coerce import json_text
 from .reducers import REDUCERS, coerce
 from .types import FieldType, ScalarType, storage_kind
 
@@ -72,11 +73,7 @@ class _Rel:
 
 
 def _key(v: object) -> object:
-    if isinstance(v, list | dict):
-        import orjson
-
-        return orjson.dumps(v, option=orjson.OPT_SORT_KEYS)
-    return v
+    return json_text(v) if isinstance(v, list | dict) else v
 
 
 def round_half_away(x: float, digits: int) -> float:
