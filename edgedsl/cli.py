@@ -209,20 +209,17 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def _make_backend(args: argparse.Namespace) -> Any:
     from .runtime import backends
 
-    name = args.backend or ("python" if args.tools else "store" if args.store else None)
-    if name is None:
-        raise UsageError(
-            "choose a backend: `--backend python --tools TOOLS.py` "
-            "or `--backend store --store FILE`"
-        )
-    if name == "python":
+    name = args.backend or ("python" if args.tools else "store" if args.store else "world")
+    if name == "world":
+        backend: Any = _world_backend(args)
+    elif name == "python":
         if not args.tools:
             raise UsageError("the python backend needs `--tools PATH.py` defining TOOLS = {...}")
         try:
             tools = backends.load_python_tools(Path(args.tools))
         except (OSError, ImportError, ValueError, TypeError, SyntaxError) as err:
             raise UsageError(f"cannot load tools from {args.tools}: {err}") from None
-        backend: Any = backends.PythonBackend(tools)
+        backend = backends.PythonBackend(tools)
     elif name == "store":
         if not args.store:
             raise UsageError("the store backend needs `--store FILE`")
@@ -240,6 +237,31 @@ def _make_backend(args: argparse.Namespace) -> Any:
 
         backend = RecordingBackend(backend, Store(Path(args.record)))
     return backend
+
+
+def _fault_plan(path: str | None) -> Any:
+    from .world.faults import FaultPlan
+
+    if path is None:
+        return FaultPlan()
+    try:
+        return FaultPlan.load(path)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
+def _world_backend(args: argparse.Namespace) -> Any:
+    from .runtime.http import make_world_backend
+
+    return make_world_backend(seed=args.seed, faults=_fault_plan(args.faults))
+
+
+def cmd_world_serve(args: argparse.Namespace) -> int:
+    """``edgedsl world serve``: the simulated platforms as an HTTP server on 127.0.0.1."""
+    from .world.serve import serve
+
+    serve(host=args.host, port=args.port, seed=args.seed, faults=_fault_plan(args.faults))
+    return EXIT_OK
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -363,8 +385,12 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="one JSON object per trajectory")
     sp.add_argument("--trace", metavar="FILE", help="write the full trace as JSON")
     sp.add_argument(
-        "--backend", metavar="NAME", help="python | store (default: python with --tools)"
+        "--backend", metavar="NAME",
+        help="world | http | python | store (default: world; python with --tools, "
+        "store with --store)",
     )
+    sp.add_argument("--seed", type=int, default=0, help="world backend: the world's seed")
+    sp.add_argument("--faults", metavar="PLAN.json", help="world backend: a fault plan")
     sp.add_argument("--tools", metavar="PATH.py", help="python backend: file defining TOOLS")
     sp.add_argument("--store", metavar="FILE", help="store backend: the recorded responses")
     sp.add_argument("--no-strict", action="store_true", help="store backend: tolerate misses")
@@ -374,6 +400,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     common(sp)
     sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("world", help="the simulated world of the ten platforms")
+    wsub = sp.add_subparsers(dest="world_command", required=True, metavar="COMMAND")
+    wp = wsub.add_parser("serve", help="serve the world over HTTP on 127.0.0.1")
+    wp.add_argument("--port", type=int, default=8088, help="TCP port (default 8088)")
+    wp.add_argument("--host", default="127.0.0.1",
+                    help="address to bind (default 127.0.0.1; loopback only by default)")
+    wp.add_argument("--seed", type=int, default=0, help="the world's seed (default 0)")
+    wp.add_argument("--faults", metavar="PLAN.json", help="a fault plan (JSON)")
+    wp.set_defaults(func=cmd_world_serve)
 
     sp = sub.add_parser("explain", help="explain a diagnostic code, e.g. E204")
     sp.add_argument("code")

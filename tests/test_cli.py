@@ -191,7 +191,6 @@ def test_parse_prints_ast(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert run(capsys, "run", MAIN)[0] == 2  # no backend chosen
     assert run(capsys, "run", str(tmp_path / "nope.edge"), "--tools", TOOLS)[0] == 2
     assert run(capsys, "run", MAIN, "--tools", str(tmp_path / "nope.py"))[0] == 2
     assert run(capsys, "run", MAIN, "--backend", "carrier-pigeon")[0] == 2

@@ -28,6 +28,7 @@ passes through; ``TimeoutError``, ``ConnectionError`` and any other ``OSError`` 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import importlib.util
 import inspect
 import sys
@@ -175,8 +176,14 @@ def register_backend(name: str, factory: Callable[..., Backend]) -> None:
     _REGISTRY[name] = factory
 
 
+# backends registered by a module imported on first use (httpx loads only when needed)
+_LAZY = {"http": "edgedsl.runtime.http", "world": "edgedsl.runtime.http"}
+
+
 def make_backend(name: str, **options: Any) -> Backend:
     """A backend by registered name (ValueError naming the known ones otherwise)."""
+    if name not in _REGISTRY and name in _LAZY:
+        importlib.import_module(_LAZY[name])
     factory = _REGISTRY.get(name)
     if factory is None:
         raise ValueError(f"unknown backend {name!r}; known: {', '.join(sorted(_REGISTRY))}")
@@ -185,7 +192,7 @@ def make_backend(name: str, **options: Any) -> Backend:
 
 def backend_names() -> list[str]:
     """The registered backend names, sorted."""
-    return sorted(_REGISTRY)
+    return sorted(set(_REGISTRY) | set(_LAZY))
 
 
 # ---------------------------------------------------------------- python tools
@@ -307,7 +314,9 @@ class PythonBackend:
         *,
         secrets: Mapping[str, str] | None = None,
     ) -> None:
-        self.tools = dict(tools)
+        from .builtins import BUILTINS
+
+        self.tools = {**BUILTINS, **tools}  # the std platform, unless TOOLS override a name
         self.secrets = dict(secrets or {})
 
     def unsupported(self, tool: ToolSpec) -> str | None:

@@ -1,0 +1,344 @@
+"""The HTTP-based backends: ``http`` (the real services) and ``world`` (the embedded simulation,
+called in process through httpx's ASGI transport — no socket, no network).
+
+Both build the request the same way from a catalog tool (:func:`build_request`): the platform's
+base + the tool's path (fixed query parameters after ``?`` kept verbatim, ``{NAME}`` path segments
+filled from the arguments or the key), the arguments in wire form (dates ``YYYYMMDD``), the paging
+wire parameters (Seoul's index range from page and size), and the key — read from the environment
+variable ``EDGEDSL_KEY_<PLATFORM>`` (e.g. ``EDGEDSL_KEY_DART``) or given to the backend, injected
+at the last moment and scrubbed from everything the backend returns or raises. Requests go only
+to hosts declared by the catalogs' ``base`` (a test may map a declared host to a loopback server
+with ``host_map``).
+
+Around each call: a per-platform concurrency cap, a per-platform minimum interval between
+requests (rate limit), a timeout, retries with exponential backoff and jitter for
+*environmental* failures only, and a daily quota guard per platform key that refuses calls
+beyond the platform's declared quota before they are sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import random
+import ssl
+import time
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
+
+import httpx
+
+from ..plan import ToolSpec
+from .backends import (
+    PythonBackend,
+    Response,
+    ToolFailure,
+    _scrub,
+    register_backend,
+    requires_http,
+)
+from .builtins import BUILTINS, is_builtin
+from .normalize import normalize
+
+__all__ = ["HttpBackend", "HttpOptions", "build_request", "key_env_var", "make_world_backend"]
+
+USER_AGENT = "Mozilla/5.0 (compatible; edgedsl)"
+"""Browser-like: 한국도로공사 blocks requests without one."""
+
+_BUILTIN = PythonBackend(BUILTINS)
+
+WORLD_KEY = "edgedsl-world-key"
+"""The key the ``world`` backend sends when the environment supplies none (the world accepts
+any key; a real key is never needed to run on the world)."""
+
+
+def key_env_var(platform: str) -> str:
+    """The environment variable holding a platform's key: ``EDGEDSL_KEY_<PLATFORM>``."""
+    return "EDGEDSL_KEY_" + "".join(c if c.isalnum() else "_" for c in platform.upper())
+
+
+def _wire(value: object) -> str:
+    if isinstance(value, dt.datetime):
+        return value.strftime("%Y%m%d%H%M%S")
+    if isinstance(value, dt.date):
+        return value.strftime("%Y%m%d")
+    if isinstance(value, bool):
+        return "Y" if value else "N"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list | tuple):
+        return ",".join(_wire(v) for v in value)
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class WireRequest:
+    """A built request: method, URL (without query), query parameters, and the key's name."""
+
+    method: str
+    url: str
+    params: dict[str, str]
+
+
+def build_request(tool: ToolSpec, args: Mapping[str, object], page: int | None,
+                  key: str | None) -> WireRequest:
+    """The request for one call of ``tool`` (see the module docstring)."""
+    base = (tool.base or "").rstrip("/")
+    path, _, fixed = (tool.path or "").partition("?")
+    # the fixed query is decoded once here: httpx encodes the parameters when it sends them
+    params: dict[str, str] = dict(parse_qsl(fixed, keep_blank_values=True))
+    values = {k: _wire(v) for k, v in args.items() if v is not None}
+    pg = tool.paging
+    if pg is not None and page is not None and pg.page and pg.size:
+        size = pg.size_limit or 100
+        if "{" + pg.page + "}" in path:  # Seoul: 1-based inclusive index range in the path
+            values[pg.page] = str((page - 1) * size + 1)
+            values[pg.size] = str(page * size)
+        else:
+            values[pg.page] = str(page)
+            values[pg.size] = str(size)
+    if key is not None and tool.secret:
+        values[tool.secret] = key
+    segments = []
+    used: set[str] = set()
+    for seg in path.split("/"):
+        if seg.startswith("{") and seg.endswith("}"):
+            name = seg[1:-1]
+            used.add(name)
+            segments.append(quote(values.get(name) or " ", safe=""))
+        else:
+            segments.append(seg)
+    while len(segments) > 1 and segments[-1] in ("%20", ""):  # trailing optional positions
+        segments.pop()
+    url = base + "/".join(segments)
+    params.update({k: v for k, v in values.items() if k not in used})
+    return WireRequest((tool.method or "GET").upper(), url, params)
+
+
+@dataclass(frozen=True, slots=True)
+class HttpOptions:
+    """Tunables of the HTTP-based backends."""
+
+    timeout: float = 10.0          # seconds per attempt
+    retries: int = 3               # extra attempts after an environmental failure
+    backoff: float = 0.25          # first backoff (s); doubles per attempt, ×[0.5, 1.5) jitter
+    concurrency: int = 4           # concurrent calls per platform
+    min_interval: float = 0.0      # seconds between request starts per platform (rate limit)
+
+
+class HttpBackend:
+    """Calls services over HTTP (see the module docstring).
+
+    ``transport`` (an httpx transport) replaces the network — the ``world`` backend passes the
+    world's ASGI app. ``keys`` maps platform → key (else the environment; else ``default_key``).
+    ``quota`` maps platform → calls per day allowed by the guard (else the catalog's ``quota``
+    is not known here and no guard applies). ``host_map`` maps a declared host
+    (``opendart.fss.or.kr``) to a base URL (``http://127.0.0.1:8123``) for loopback tests.
+    """
+
+    def __init__(self, *, name: str = "http", transport: httpx.AsyncBaseTransport | None = None,
+                 keys: Mapping[str, str] | None = None, default_key: str | None = None,
+                 environ: Mapping[str, str] | None = None,
+                 quota: Mapping[str, int] | None = None,
+                 host_map: Mapping[str, str] | None = None,
+                 options: HttpOptions | None = None, seed: int | None = None) -> None:
+        self.name = name
+        self._transport = transport
+        self._keys = dict(keys or {})
+        self._default_key = default_key
+        self._environ = os.environ if environ is None else environ
+        self._quota = dict(quota or {})
+        self._host_map = dict(host_map or {})
+        self.options = options or HttpOptions()
+        self._rand = random.Random(seed)
+        # per event loop (a client or a semaphore must not outlive its loop): the loop object
+        # itself is held, not its id, which a later loop may reuse
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._clients: dict[int, httpx.AsyncClient] = {}
+        self._ssl: ssl.SSLContext | None = None  # loaded once (≈0.2 s), shared by every client
+        self._sems: dict[tuple[int, str], asyncio.Semaphore] = {}
+        self._last_start: dict[str, float] = defaultdict(float)
+        self._used: dict[tuple[str, str], int] = defaultdict(int)
+        self.attempts = 0  # requests actually sent (tests and benchmarks read it)
+
+    # ------------------------------------------------------------ plumbing
+
+    def unsupported(self, tool: ToolSpec) -> str | None:
+        """Tools without an HTTP part cannot run here (``std`` tools run in process)."""
+        if is_builtin(tool.qualname):
+            return None
+        return requires_http(tool, self.name)
+
+    def key_for(self, tool: ToolSpec) -> str | None:
+        """The platform's key (given, else from the environment, else the default)."""
+        if not tool.secret:
+            return None
+        return (self._keys.get(tool.platform) or self._environ.get(key_env_var(tool.platform))
+                or self._default_key)
+
+    def _this_loop(self) -> int:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # one loop at a time: drop what belonged to an earlier one
+            self._loop = loop
+            self._clients = {}
+            self._sems = {}
+        return id(loop)
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = self._this_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            if self._transport is None and self._ssl is None:
+                self._ssl = httpx.create_ssl_context()
+            client = httpx.AsyncClient(transport=self._transport, follow_redirects=False,
+                                       timeout=self.options.timeout,
+                                       verify=self._ssl if self._ssl is not None else True,
+                                       headers={"User-Agent": USER_AGENT,
+                                                "Accept": "application/json"})
+            self._clients = {loop: client}
+        return client
+
+    def _sem(self, platform: str) -> asyncio.Semaphore:
+        key = (self._this_loop(), platform)
+        sem = self._sems.get(key)
+        if sem is None:
+            sem = self._sems[key] = asyncio.Semaphore(self.options.concurrency)
+        return sem
+
+    def _target(self, url: str, tool: ToolSpec) -> str:
+        declared = urlsplit(tool.base or "").netloc
+        parts = urlsplit(url)
+        if not declared or parts.netloc != declared:
+            raise ToolFailure("structural", "R503", f"`{tool.qualname}`: refusing a request to "
+                                                     f"undeclared host {parts.netloc!r}")
+        mapped = self._host_map.get(parts.hostname or "")
+        if mapped:
+            return mapped.rstrip("/") + parts.path
+        return url
+
+    def _guard(self, tool: ToolSpec) -> None:
+        limit = self._quota.get(tool.platform)
+        if limit is None:
+            return
+        day = dt.date.today().isoformat()
+        if self._used[(tool.platform, day)] >= limit:
+            raise _QuotaRefused("environmental", "R504",
+                              f"`{tool.qualname}`: the daily quota guard for `{tool.platform}` "
+                              f"({limit} calls) is reached; the call was not sent")
+        self._used[(tool.platform, day)] += 1
+
+    async def _pace(self, platform: str) -> None:
+        gap = self.options.min_interval
+        if gap <= 0:
+            return
+        now = time.monotonic()
+        wait = self._last_start[platform] + gap - now
+        self._last_start[platform] = max(now, self._last_start[platform] + gap)
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    # ------------------------------------------------------------ calls
+
+    async def call(self, tool: ToolSpec, args: dict[str, object], *,
+                   page: int | None) -> Response:
+        """One page of one call, retried on environmental failures (module docstring)."""
+        if is_builtin(tool.qualname):
+            return await _BUILTIN.call(tool, args, page=page)
+        reason = self.unsupported(tool)
+        if reason:
+            raise ToolFailure("structural", "R503", reason)
+        key = self.key_for(tool)
+        if tool.secret and not key:
+            raise ToolFailure("structural", "R503",
+                              f"`{tool.qualname}` needs a key: set {key_env_var(tool.platform)}")
+        hidden = _hidden_forms(key) if key else []
+        req = build_request(tool, args, page, key)
+        url = self._target(req.url, tool)
+        attempt = 0
+        while True:
+            try:
+                return await self._once(tool, req, url, hidden)
+            except ToolFailure as f:
+                if f.kind != "environmental" or attempt >= self.options.retries or \
+                        isinstance(f, _QuotaRefused):  # the guard refuses again on a retry
+                    raise ToolFailure(f.kind, f.code, _scrub(f.message, hidden)) from None
+            attempt += 1
+            delay = self.options.backoff * (2 ** (attempt - 1)) * (0.5 + self._rand.random())
+            await asyncio.sleep(delay)
+
+    async def _once(self, tool: ToolSpec, req: WireRequest, url: str,
+                    hidden: list[str]) -> Response:
+        self._guard(tool)
+        async with self._sem(tool.platform):
+            await self._pace(tool.platform)
+            self.attempts += 1
+            try:
+                if req.method == "GET":
+                    coro = self._client().get(url, params=req.params)
+                else:
+                    coro = self._client().request(req.method, url, data=req.params)
+                resp = await asyncio.wait_for(coro, self.options.timeout)
+            except (TimeoutError, httpx.TimeoutException):
+                raise ToolFailure("environmental", "R504",
+                                  f"`{tool.qualname}`: no answer within "
+                                  f"{self.options.timeout:g} s") from None
+            except httpx.RequestError as e:  # transport, decoding, protocol
+                raise ToolFailure("environmental", "R504", _scrub(
+                    f"`{tool.qualname}`: {type(e).__name__}: {e}", hidden)) from None
+        body = resp.content
+        records, total = normalize(tool, resp.status_code,
+                                   resp.headers.get("content-type", ""), body)
+        if hidden:
+            records = _scrub(records, hidden)
+            for h in hidden:  # on the bytes: a binary body (DART's ZIP) stays intact
+                body = body.replace(h.encode(), b"***")
+        return Response(records=records, total=total, raw=body, from_store=None)
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients."""
+        for c in self._clients.values():
+            await c.aclose()
+        self._clients.clear()
+
+
+class _QuotaRefused(ToolFailure):
+    """The quota guard's refusal: environmental, but never retried (it would refuse again)."""
+
+
+def _hidden_forms(key: str) -> list[str]:
+    """A key and its URL-encoded forms (a service may echo the request URL), longest first."""
+    forms = {key, quote(key, safe=""), quote_plus(key), quote(quote(key, safe=""), safe="")}
+    return sorted(forms, key=len, reverse=True)
+
+
+def make_world_backend(*, seed: int = 0, world: Any = None, faults: Any = None,
+                       options: HttpOptions | None = None,
+                       keys: Mapping[str, str] | None = None,
+                       quota: Mapping[str, int] | None = None) -> HttpBackend:
+    """The ``world`` backend: the simulated platforms in process (ASGI transport, no network)."""
+    from ..world.app import make_app
+    from ..world.engine import World
+    from ..world.faults import FaultPlan
+
+    if world is None:
+        plan = faults if isinstance(faults, FaultPlan) else \
+            FaultPlan.from_obj(faults) if faults is not None else FaultPlan()
+        world = World(seed=seed, faults=plan)
+    transport = httpx.ASGITransport(app=make_app(world))
+    backend = HttpBackend(name="world", transport=transport, keys=keys, default_key=WORLD_KEY,
+                          environ={}, quota=quota, options=options or HttpOptions(backoff=0.01),
+                          seed=seed)
+    backend.world = world  # type: ignore[attr-defined]
+    return backend
+
+
+def _http_factory(**options: Any) -> HttpBackend:
+    return HttpBackend(**options)
+
+
+register_backend("http", _http_factory)
+register_backend("world", make_world_backend)

@@ -1,0 +1,373 @@
+"""The world's generic endpoint engine: one request in, one wire response out.
+
+:class:`World` holds the datasets (built lazily, deterministic from ``seed``), the route table of
+every platform's :class:`~edgedsl.world.decl.Endpoint`, the mutable state of the write tools, the
+per-key quota counters and the fault plan. :meth:`World.call` answers one request the way the
+real service would: route → fault → key / sample mode → quota → required parameters → paging
+parameters → candidate rows → filters → sort → page → the family's envelope
+(:mod:`edgedsl.world.envelopes`). Nothing here knows a platform by name: every platform is the
+declarations of its module in :mod:`edgedsl.world.platforms`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from . import envelopes as env
+from .addresses import build_addresses
+from .decl import Dataset, Endpoint, Filter, Row, WireResponse
+from .faults import FaultPlan
+
+__all__ = ["Route", "World", "WorldError", "state_hash"]
+
+SAMPLE_ROWS = 5
+"""Rows answered in sample mode (no key on the hub family, the ``sample`` key on Seoul's)."""
+
+
+class WorldError(Exception):
+    """A request the service answers with an error of its family: ``kind`` is one of
+    :data:`edgedsl.world.envelopes.ERROR_KINDS`; ``detail`` is the human-readable part."""
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A matched endpoint and the parameters taken from its path template."""
+
+    endpoint: Endpoint
+    path_params: dict[str, str]
+
+
+_SEG = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _template_regex(path: str, optional_after: str | None = None) -> re.Pattern[str]:
+    """``/{KEY}/{TYPE}/svc/{START_INDEX}/{END_INDEX}/{X}`` → a regex; the segments after the
+    ``{optional_after}`` segment (the end of Seoul's index range) may be left off. Without such
+    a segment every template segment is required."""
+    parts = path.strip("/").split("/")
+    out = ""
+    required = True
+    for part in parts:
+        m = _SEG.fullmatch(part)
+        if m is None:
+            out += "/" + re.escape(part)
+            continue
+        seg = f"/(?P<{m.group(1)}>[^/]*)"
+        # segments after the index range are positional filters and may be left off
+        out += seg if required else f"(?:{seg})?"
+        if m.group(1) == optional_after:
+            required = False
+    return re.compile(out + "/?")
+
+
+def _optional_after(ep: Endpoint) -> str | None:
+    """The path segment after which an endpoint's template segments are optional."""
+    pg = ep.paging
+    return pg.size if pg is not None and pg.style == "index" else None
+
+
+def state_hash(state: Mapping[str, Any]) -> str:
+    """The canonical hash of a world's mutable state (sorted keys, orjson), hex SHA-256."""
+    blob = orjson.dumps(state, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    return hashlib.sha256(blob).hexdigest()
+
+
+@dataclass
+class World:
+    """One simulated world: ten platforms answering any valid call, deterministic from ``seed``.
+
+    - ``keys``: the accepted service keys (None: any non-empty key that was not double-encoded).
+    - ``quota``: calls per key per endpoint per day before the family's quota error (None: none).
+    - ``faults``: the fault plan (see :mod:`edgedsl.world.faults`).
+    - ``modules``: the platform modules to serve (default: all ten).
+    """
+
+    seed: int = 0
+    keys: frozenset[str] | None = None
+    quota: int | None = None
+    faults: FaultPlan = field(default_factory=FaultPlan)
+    modules: Sequence[Any] | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.modules is None:
+            from .platforms import platform_modules
+
+            self.modules = platform_modules()
+        self.datasets: dict[str, Dataset] = {
+            "addresses": Dataset("addresses", build=build_addresses, index=("admCd",),
+                                 doc="the shared road-name address universe")}
+        self.endpoints: list[Endpoint] = []
+        for mod in self.modules:
+            for ds in getattr(mod, "DATASETS", ()):
+                if ds.name in self.datasets:
+                    raise ValueError(f"dataset {ds.name!r} is declared twice")
+                self.datasets[ds.name] = ds
+            self.endpoints.extend(getattr(mod, "ENDPOINTS", ()))
+        self._exact: dict[str, list[Endpoint]] = defaultdict(list)
+        self._templates: list[tuple[re.Pattern[str], Endpoint]] = []
+        for ep in self.endpoints:
+            if _SEG.search(ep.path):
+                self._templates.append((_template_regex(ep.path, _optional_after(ep)), ep))
+            else:
+                self._exact[ep.path.rstrip("/")].append(ep)
+        self._rows: dict[str, list[Row]] = {}
+        self._indexes: dict[tuple[str, str], dict[str, list[Row]]] = {}
+        self._calls: dict[tuple[str, str, str], int] = defaultdict(int)
+
+    # ------------------------------------------------------------ datasets
+
+    def rows(self, name: str) -> list[Row]:
+        """Every row of dataset ``name`` (built once per world)."""
+        got = self._rows.get(name)
+        if got is None:
+            ds = self.datasets.get(name)
+            if ds is None:
+                raise KeyError(f"unknown dataset {name!r}")
+            if ds.build is None:
+                raise KeyError(f"dataset {name!r} is generated per request (rows=…), not built")
+            got = self._rows[name] = ds.build(self)
+        return got
+
+    def _index(self, name: str, fld: str) -> dict[str, list[Row]]:
+        key = (name, fld)
+        idx = self._indexes.get(key)
+        if idx is None:
+            idx = defaultdict(list)
+            for r in self.rows(name):
+                v = r.get(fld)
+                if v is not None:
+                    idx[str(v).strip()].append(r)
+            idx = self._indexes[key] = dict(idx)
+        return idx
+
+    # ------------------------------------------------------------ routing
+
+    def route(self, method: str, path: str, params: Mapping[str, str]) -> Route | None:
+        """The endpoint serving ``path`` (exact paths first, then templates) for these params."""
+        cands = self._exact.get(path.rstrip("/") or "/")
+        if cands:
+            ep = _pick(cands, params, method)
+            return None if ep is None else Route(ep, {})
+        for rx, ep in self._templates:
+            m = rx.fullmatch(path)
+            if m is not None and ep.method == method:
+                return Route(ep, {k: v for k, v in m.groupdict().items() if v is not None})
+        return None
+
+    def endpoint_for(self, platform: str, tool: str) -> Endpoint | None:
+        """The endpoint declared for catalog tool ``platform.tool``."""
+        return next((e for e in self.endpoints if e.platform == platform and e.tool == tool), None)
+
+    # ------------------------------------------------------------ answering
+
+    def call(self, method: str, path: str, params: Mapping[str, str] | None = None,
+             headers: Mapping[str, str] | None = None) -> WireResponse:
+        """Answer one request (query and form parameters merged into ``params``)."""
+        resp, _delay = self.respond(method, path, dict(params or {}), headers)
+        return resp
+
+    def respond(self, method: str, path: str, params: dict[str, str],
+                headers: Mapping[str, str] | None) -> tuple[WireResponse, float]:
+        """:meth:`call` plus the latency (seconds) the fault plan adds before the answer.
+
+        ``headers`` None is a direct call (tests): no User-Agent screening."""
+        route = self.route(method.upper(), path, params)
+        if route is None:
+            return env.not_found(path), 0.0
+        ep = route.endpoint
+        if headers is not None and env.blocks_agent(ep, headers.get("user-agent", "")):
+            return env.request_blocked(), 0.0
+        params = {**params, **route.path_params}
+        fmt = env.wants(ep, params, path)
+        key = env.key_of(ep, params)
+        n = self._calls[(ep.platform, ep.tool, key or "")] = \
+            self._calls[(ep.platform, ep.tool, key or "")] + 1
+        fault = self.faults.pick(self.seed, ep.platform, ep.tool, n)
+        delay = fault.latency if fault is not None else 0.0
+        if fault is not None and fault.kind == "truncated":
+            # the service did its work (a write happened); the answer is cut on the way back
+            return env.fault(ep, fault.kind, fmt, self._answer_safe(ep, params, fmt, key, n)), \
+                delay
+        if fault is not None and fault.kind not in ("latency", "timeout"):
+            # refused before the service ran: no answer is computed, no write happens
+            return env.fault(ep, fault.kind, fmt, None), delay
+        if fault is not None and fault.kind == "timeout":
+            delay = max(delay, fault.timeout)
+        return self._answer_safe(ep, params, fmt, key, n), delay
+
+    def _answer_safe(self, ep: Endpoint, params: dict[str, str], fmt: str, key: str | None,
+                     n: int) -> WireResponse:
+        try:
+            return self._answer(ep, params, fmt, key, n)
+        except WorldError as e:
+            return env.error(ep, e.kind, fmt, e.detail)
+
+    def _answer(self, ep: Endpoint, params: dict[str, str], fmt: str, key: str | None,
+                n: int) -> WireResponse:
+        sample = self._check_key(ep, key)
+        if self.quota is not None and n > self.quota:
+            raise WorldError("quota", f"daily limit of {self.quota} calls exceeded")
+        for name, want in ep.fixed.items():
+            if params.get(name, "").lower() != want.lower():
+                raise WorldError("unknown_service", f"{name}={params.get(name)!r}")
+        missing = [p for p in ep.required if not str(params.get(p, "")).strip()]
+        if missing:
+            raise WorldError("missing_param", ", ".join(missing))
+        if ep.custom is not None:
+            return ep.custom(self, params)
+        if ep.write is not None:
+            record = ep.write(self, params)
+            return env.ok(ep, [record], 1, 1, 1, fmt, params)
+        offset, size, page = self._paging(ep, params, sample)
+        rows = self._select(ep, params)
+        total = len(rows)
+        if ep.single:
+            if not rows:
+                return env.no_data(ep, fmt, params)
+            return env.ok(ep, [_project(ep, rows[0])], 1, 1, 1, fmt, params)
+        chunk = [_project(ep, r) for r in rows[offset:offset + size]]
+        if not chunk and total == 0:
+            return env.no_data(ep, fmt, params)
+        return env.ok(ep, chunk, total, page, size, fmt, params)
+
+    def _check_key(self, ep: Endpoint, key: str | None) -> bool:
+        """True when the call runs in sample mode; WorldError when the key is refused."""
+        if ep.dialect == "hub" and not key and not env.gateway_hosted(ep):
+            return True  # NEIS / 열린국회 without a key: sample mode
+        if ep.dialect == "seoul" and key == "sample":
+            return True
+        if not key:
+            raise WorldError("auth", "no service key")
+        if "%" in key:
+            raise WorldError("auth", "the service key was URL-encoded twice")
+        if self.keys is not None and key not in self.keys:
+            raise WorldError("auth", "unregistered key")
+        return False
+
+    def _paging(self, ep: Endpoint, params: Mapping[str, str],
+                sample: bool) -> tuple[int, int, int]:
+        """``(offset, count, page)``: 0-based first row, rows to answer, page number to report."""
+        pg = ep.paging
+        if pg is None or pg.style == "none":
+            return 0, SAMPLE_ROWS if sample else 10**9, 1
+        raw_page, raw_size = params.get(pg.page, ""), params.get(pg.size, "")
+        try:
+            a = int(raw_page) if str(raw_page).strip() else 1
+            b = int(raw_size) if str(raw_size).strip() else pg.default_size
+        except ValueError:
+            raise WorldError("bad_number", f"{pg.page}={raw_page!r}, {pg.size}={raw_size!r}") \
+                from None
+        if pg.style == "index":  # Seoul: 1-based inclusive START_INDEX / END_INDEX
+            if a < 1 or b < 1:
+                raise WorldError("bad_param", f"{pg.page}={a}, {pg.size}={b}")
+            if a > b:
+                raise WorldError("bad_range", f"{pg.page}={a} > {pg.size}={b}")
+            count = b - a + 1
+            if sample and b > SAMPLE_ROWS:
+                raise WorldError("sample_limit", f"the sample key reads rows 1–{SAMPLE_ROWS}")
+            if count > pg.max_size:
+                raise WorldError("too_many_rows", f"{count} rows asked, {pg.max_size} at most")
+            return a - 1, count, a
+        if a < 1:
+            a = 1
+        if b < 1:
+            b = pg.default_size
+        if b > pg.max_size:
+            if pg.over_max == "error":
+                raise WorldError("too_many_rows", f"{pg.size}={b}, {pg.max_size} at most")
+            b = pg.max_size
+        if sample:
+            a, b = 1, min(b, SAMPLE_ROWS)
+        return (a - 1) * b, b, a
+
+    def _select(self, ep: Endpoint, params: Mapping[str, str]) -> list[Row]:
+        ds = self.datasets.get(ep.dataset)
+        if ds is None:
+            raise KeyError(f"endpoint {ep.platform}.{ep.tool} names unknown dataset "
+                           f"{ep.dataset!r}")
+        active = [(f, str(params[f.param]).strip()) for f in ep.filters
+                  if str(params.get(f.param, "")).strip()]
+        cands: Iterable[Row]
+        if ds.rows is not None:
+            cands = ds.rows(self, params)
+        else:
+            cands = self.rows(ds.name)
+            for f, v in active:
+                if f.op == "eq" and f.target in ds.index:
+                    cands = self._index(ds.name, f.target).get(v, [])
+                    break
+        out = [r for r in cands if all(_test(f, r.get(f.target), v) for f, v in active)]
+        for fld, desc in reversed(ep.sort):  # stable sorts: the first pair is the major key
+            out.sort(key=_sort_key_of(fld), reverse=desc)
+        return out
+
+
+def _pick(cands: list[Endpoint], params: Mapping[str, str], method: str) -> Endpoint | None:
+    best = None
+    for ep in cands:
+        if ep.method != method:
+            continue
+        selected = all(params.get(k, "").lower() == v.lower() for k, v in ep.fixed.items())
+        if selected and (best is None or len(ep.fixed) > len(best.fixed)):
+            best = ep
+    if best is None:
+        # a shared path with an unknown selector: answer from the first, whose fixed check fails
+        best = next((e for e in cands if e.method == method), None)
+    return best
+
+
+def _test(f: Filter, have: Any, want: str) -> bool:
+    if have is None:
+        return False
+    h = str(have).strip()
+    op = f.op
+    if op == "eq":
+        return h == want
+    if op == "prefix":
+        return h.startswith(want)
+    if op == "contains":
+        return want in h
+    if op == "ge":
+        return h >= want
+    if op == "gt":
+        return h > want
+    if op == "le":
+        return h <= want
+    if op == "lt":
+        return h < want
+    if op == "in_csv":
+        return h in {w.strip() for w in want.split(",")}
+    raise ValueError(f"unknown filter op {op!r}")
+
+
+def _sort_key_of(fld: str) -> Callable[[Row], tuple[int, Any]]:
+    return lambda r: _sort_key(r.get(fld))
+
+
+def _sort_key(v: Any) -> tuple[int, Any]:
+    if v is None:
+        return (0, "")
+    s = str(v).strip().replace(",", "")
+    try:
+        return (1, float(s))
+    except ValueError:
+        return (2, s)
+
+
+def _project(ep: Endpoint, row: Row) -> Row:
+    if ep.fields is not None:
+        return {k: row.get(k) for k in ep.fields}
+    return {k: v for k, v in row.items() if not k.startswith("_")}

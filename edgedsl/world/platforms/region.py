@@ -1,0 +1,257 @@
+"""행정안전부 법정동코드 (StanReginCd), 도로명주소 (juso.go.kr), 국토교통부 (실거래가, 건축물대장).
+
+- ``mois.getStanReginCdList`` serves the **real** legal-district table
+  (:mod:`edgedsl.world.regions`), hub-shaped JSON under ``StanReginCd``, filtered by a part of
+  the address name (``locatadd_nm``).
+- ``juso.addrLinkApi`` / ``addrEngApi`` search the shared address universe
+  (:mod:`edgedsl.world.addresses`): every keyword token must occur in the road address, the lot
+  address or the building name; a keyword that names only a 시도 is ``E0006``, a one-letter one
+  ``E0008``. ``addrCoordApi`` answers the entrance of one building in UTM-K metres
+  (:mod:`edgedsl.world.geo`), computed from the address's WGS84 position.
+- ``molit`` serves apartment trades and rents per (``LAWD_CD``, ``DEAL_YMD``) from
+  :mod:`edgedsl.world.platforms.region_data`, and the building register (표제부) of the buildings
+  of the address universe by parcel (``sigunguCd`` + ``bjdongCd`` + ``bun`` + ``ji``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Mapping
+from functools import cache
+from typing import TYPE_CHECKING
+
+from ..addresses import addresses, english_address
+from ..decl import Dataset, Endpoint, Filter, Paging, Row
+from ..engine import WorldError
+from ..geo import wgs84_to_utmk
+from ..rand import hash_unit
+from ..regions import legal_dongs
+from .region_data import FIRST_YM, LAST_YM, apt_rents, apt_trades, jsonish
+
+if TYPE_CHECKING:
+    from ..engine import World
+
+__all__ = ["DATASETS", "ENDPOINTS", "coord_row", "keyword_matches"]
+
+# ---------------------------------------------------------------- 행정안전부 법정동코드
+
+
+def build_regions(world: World) -> list[Row]:
+    """Every legal district in force as a ``getStanReginCdList`` row (code order)."""
+    rows: list[Row] = []
+    order: dict[str, int] = {}
+    for d in legal_dongs():
+        level = d.level
+        parent = {"sido": "0000000000", "sgg": d.code[:2] + "00000000",
+                  "umd": d.code[:5] + "00000", "ri": d.code[:8] + "00"}[level]
+        order[parent] = order.get(parent, 0) + 1
+        low = d.ri_nm or d.umd_nm or (d.sgg_nm.split()[-1] if d.sgg_nm else d.sido_nm)
+        rows.append({
+            "region_cd": d.code, "sido_cd": d.code[:2], "sgg_cd": d.code[2:5],
+            "umd_cd": d.code[5:8], "ri_cd": d.code[8:], "locatjumin_cd": d.code,
+            "locatjijuk_cd": d.code, "locatadd_nm": d.full_name, "locat_order": order[parent],
+            "locat_rm": None, "locathigh_cd": parent, "locallow_nm": low,
+            "adpt_de": d.created if level in ("umd", "ri") else "",
+        })
+    return rows
+
+
+# ---------------------------------------------------------------- juso.go.kr
+
+_SIDO_ONLY = {d.sido_nm for d in legal_dongs() if d.level == "sido"} | {
+    "서울", "부산", "대구", "인천", "광주", "대전", "울산", "세종", "경기", "강원", "충북", "충남",
+    "전북", "전남", "경북", "경남", "제주", "서울시", "부산시", "대구시", "인천시", "광주시",
+    "대전시", "울산시", "세종시", "제주도"}
+
+
+@cache
+def _haystacks(seed: int) -> tuple[str, ...]:
+    return tuple(f"{a['roadAddr']}\x00{a['jibunAddr']}\x00{a['bdNm']}" for a in addresses(seed))
+
+
+def keyword_matches(seed: int, keyword: str) -> list[Row]:
+    """The addresses a juso keyword finds: every whitespace-separated token occurs in the road
+    address, the lot address or the building name. Raises the juso input errors."""
+    text = keyword.strip()
+    if not text:
+        raise WorldError("missing_param", "keyword")
+    if len(text) < 2:
+        raise WorldError("bad_number", "검색어는 두글자 이상")
+    if text in _SIDO_ONLY:
+        raise WorldError("bad_param", "시도명만 입력")
+    tokens = text.split()
+    rows = addresses(seed)
+    return [rows[i] for i, h in enumerate(_haystacks(seed)) if all(t in h for t in tokens)]
+
+
+def _juso_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
+    return keyword_matches(world.seed, params.get("keyword", ""))
+
+
+def _eng_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
+    for a in keyword_matches(world.seed, params.get("keyword", "")):
+        yield {**{k: a[k] for k in _ENG_KEEP}, **english_address(a),
+               "korAddr": a["roadAddrPart1"]}
+
+
+_ENG_KEEP = ("zipNo", "admCd", "rnMgtSn", "bdMgtSn", "bdKdcd", "udrtYn", "buldMnnm",
+             "buldSlno", "mtYn", "lnbrMnnm", "lnbrSlno")
+
+
+@cache
+def _by_adm(seed: int) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {}
+    for a in addresses(seed):
+        out.setdefault(a["admCd"], []).append(a)
+    return out
+
+
+def coord_row(a: Row) -> Row:
+    """The ``addrCoordApi`` answer for address ``a``: its entrance in UTM-K (strings, metres)."""
+    x, y = wgs84_to_utmk(a["_lat"], a["_lon"])
+    keep = ("admCd", "rnMgtSn", "bdMgtSn", "udrtYn", "buldMnnm", "buldSlno", "bdNm")
+    return {**{k: a[k] for k in keep}, "entX": repr(round(x, 10)), "entY": repr(round(y, 10))}
+
+
+def _coord_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
+    for a in _by_adm(world.seed).get(params.get("admCd", "").strip(), []):
+        yield coord_row(a)
+
+
+# ---------------------------------------------------------------- 국토교통부
+
+_YM = re.compile(r"([0-9]{4})(0[1-9]|1[0-2])")
+
+
+def _lawd_month(params: Mapping[str, str]) -> tuple[str, int, int] | None:
+    lawd, ym = params.get("LAWD_CD", "").strip(), params.get("DEAL_YMD", "").strip()
+    m = _YM.fullmatch(ym)
+    if not re.fullmatch(r"[0-9]{5}", lawd) or m is None:
+        return None
+    y, mo = int(m.group(1)), int(m.group(2))
+    if not FIRST_YM <= (y, mo) <= LAST_YM:
+        return None
+    return lawd, y, mo
+
+
+def _trade_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
+    key = _lawd_month(params)
+    return apt_trades(world.seed, *key) if key else ()
+
+
+def _rent_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
+    key = _lawd_month(params)
+    return apt_rents(world.seed, *key) if key else ()
+
+
+_STRUCT = (("21", "철근콘크리트구조"), ("11", "벽돌구조"), ("31", "일반철골구조"))
+_PURPOSE = {"1": ("02000", "공동주택", "아파트"), "0": ("14000", "업무시설", "사무소")}
+
+
+def _titles(seed: int, a: Row) -> list[Row]:
+    """The 표제부 rows of the buildings at address ``a`` (apartments have several 동)."""
+    r = random.Random(int(hash_unit(seed, "molit-br", a["bdMgtSn"]) * 2**53))
+    apt = "아파트" in a["bdNm"]
+    n_dong = r.randint(2, 8) if apt else 1
+    year = r.randint(1975, 2023)
+    purpose = _PURPOSE["1" if apt else "0"] if apt or r.random() < 0.5 else \
+        ("01000", "단독주택", "다가구주택")
+    struct = _STRUCT[0] if apt else r.choice(_STRUCT)
+    plat = round(r.uniform(150, 30000 if apt else 1200), 2)
+    bun, ji = f"{int(a['lnbrMnnm']):04d}", f"{int(a['lnbrSlno']):04d}"
+    out = []
+    for i in range(n_dong):
+        floors = r.randint(12, 35) if apt else r.randint(1, 15)
+        arch = round(plat * r.uniform(0.15, 0.5) / n_dong, 2)
+        tot = round(arch * floors * r.uniform(0.8, 1.0), 2)
+        row = {
+            "rnum": str(i + 1), "platPlc": f"{a['jibunAddr']}번지",
+            "sigunguCd": a["admCd"][:5], "bjdongCd": a["admCd"][5:], "platGbCd": "0",
+            "bun": bun, "ji": ji,
+            "mgmBldrgstPk": f"{a['admCd'][:5]}-{int(hash_unit(seed, a['bdMgtSn'], i) * 1e8)}",
+            "regstrGbCd": "1", "regstrGbCdNm": "일반", "regstrKindCd": "2",
+            "regstrKindCdNm": "일반건축물", "newPlatPlc": f" {a['roadAddr']}",
+            "bldNm": a["bdNm"], "splotNm": "", "block": "", "lot": "", "bylotCnt": "0",
+            "naRoadCd": a["rnMgtSn"], "naBjdongCd": a["admCd"][5:8] + "01",
+            "naUgrndCd": a["udrtYn"], "naMainBun": a["buldMnnm"], "naSubBun": a["buldSlno"],
+            "dongNm": f"{101 + i}동" if apt else "", "mainAtchGbCd": "0",
+            "mainAtchGbCdNm": "주건축물", "platArea": str(plat), "archArea": str(arch),
+            "bcRat": str(round(arch * n_dong / plat * 100, 2)), "totArea": str(tot),
+            "vlRatEstmTotArea": str(tot), "vlRat": str(round(tot * n_dong / plat * 100, 2)),
+            "strctCd": struct[0], "strctCdNm": struct[1], "etcStrct": struct[1],
+            "mainPurpsCd": purpose[0], "mainPurpsCdNm": purpose[1], "etcPurps": purpose[2],
+            "roofCd": "10", "roofCdNm": "(철근)콘크리트", "etcRoof": "",
+            "hhldCnt": str(floors * 4 if apt else 0), "fmlyCnt": "0",
+            "heit": str(round(floors * 2.9, 1)), "grndFlrCnt": str(floors),
+            "ugrndFlrCnt": str(r.randint(1, 3) if apt or floors > 5 else 0),
+            "rideUseElvtCnt": str(2 if floors > 5 else 0), "emgenUseElvtCnt": "0",
+            "atchBldCnt": "0", "atchBldArea": "0", "totDongTotArea": str(tot),
+            "pmsDay": f"{year - 3}0{r.randint(1, 9)}{r.randint(10, 28)}",
+            "stcnsDay": f"{year - 2}0{r.randint(1, 9)}{r.randint(10, 28)}",
+            "useAprDay": f"{year}{r.randint(10, 12)}{r.randint(10, 28)}",
+            "crtnDay": f"{year}{r.randint(10, 12)}{r.randint(10, 28)}",
+        }
+        out.append({k: jsonish(v) for k, v in row.items()})
+    return out
+
+
+def _title_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
+    sgg = params.get("sigunguCd", "").strip()
+    bjd = params.get("bjdongCd", "").strip()
+    if params.get("platGbCd", "0").strip() not in ("", "0"):
+        return
+    bun, ji = params.get("bun", "").strip(), params.get("ji", "").strip()
+    for a in _by_adm(world.seed).get(sgg + bjd, []):
+        if bun and (not bun.isdigit() or int(bun) != int(a["lnbrMnnm"])):
+            continue
+        if ji and (not ji.isdigit() or int(ji) != int(a["lnbrSlno"])):
+            continue
+        yield from _titles(world.seed, a)
+
+
+# ---------------------------------------------------------------- declarations
+
+DATASETS: tuple[Dataset, ...] = (
+    Dataset("mois_regions", build=build_regions, index=("region_cd",),
+            doc="행정안전부 법정동코드: the real table, codes in force"),
+    Dataset("juso_search", rows=_juso_rows, doc="juso keyword search over the address universe"),
+    Dataset("juso_coords", rows=_coord_rows, doc="building entrances in UTM-K"),
+    Dataset("juso_english", rows=_eng_rows, doc="English road-name addresses"),
+    Dataset("molit_apt_trades", rows=_trade_rows, doc="아파트 매매 per (LAWD_CD, DEAL_YMD)"),
+    Dataset("molit_apt_rents", rows=_rent_rows, doc="아파트 전월세 per (LAWD_CD, DEAL_YMD)"),
+    Dataset("molit_br_titles", rows=_title_rows, doc="건축물대장 표제부 per parcel"),
+)
+
+_JUSO_PAGING = Paging(page="currentPage", size="countPerPage", default_size=10, max_size=100)
+_MOLIT_PAGING = Paging(page="pageNo", size="numOfRows", default_size=10, max_size=1000)
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("mois", "getStanReginCdList", "/1741000/StanReginCd/getStanReginCdList", "hub",
+             dataset="mois_regions", service="StanReginCd",
+             filters=(Filter("locatadd_nm", op="contains"),), params=("flag",),
+             paging=Paging(page="pageNo", size="numOfRows", default_size=10, max_size=1000)),
+    Endpoint("juso", "addrLinkApi", "/addrlink/addrLinkApi.do", "juso", dataset="juso_search",
+             service="juso", required=("keyword",), params=("hstryYn", "firstSort"),
+             paging=_JUSO_PAGING),
+    Endpoint("juso", "addrCoordApi", "/addrlink/addrCoordApi.do", "juso", dataset="juso_coords",
+             service="juso", required=("admCd", "rnMgtSn", "udrtYn", "buldMnnm", "buldSlno"),
+             filters=(Filter("rnMgtSn"), Filter("udrtYn"), Filter("buldMnnm"),
+                      Filter("buldSlno"))),
+    Endpoint("juso", "addrEngApi", "/addrlink/addrEngApi.do", "juso", dataset="juso_english",
+             service="juso", required=("keyword",), paging=_JUSO_PAGING),
+    Endpoint("molit", "getRTMSDataSvcAptTrade",
+             "/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade", "data_go_kr",
+             dataset="molit_apt_trades", service="items", required=("LAWD_CD", "DEAL_YMD"),
+             paging=_MOLIT_PAGING),
+    Endpoint("molit", "getRTMSDataSvcAptRent",
+             "/1613000/RTMSDataSvcAptRent/getRTMSDataSvcAptRent", "data_go_kr",
+             dataset="molit_apt_rents", service="items", required=("LAWD_CD", "DEAL_YMD"),
+             paging=_MOLIT_PAGING),
+    Endpoint("molit", "getBrTitleInfo", "/1613000/BldRgstHubService/getBrTitleInfo",
+             "data_go_kr", dataset="molit_br_titles", service="items",
+             required=("sigunguCd", "bjdongCd"), params=("platGbCd", "bun", "ji", "startDate",
+                                                         "endDate"),
+             paging=Paging(page="pageNo", size="numOfRows", default_size=10, max_size=100)),
+)
+

@@ -1,0 +1,305 @@
+"""행안부 법정동코드, juso.go.kr and 국토교통부 in the world: data, wire answers, catalog."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+import pytest
+
+from edgedsl.api import check
+from edgedsl.check import load_catalog
+from edgedsl.world.addresses import addresses, romanize
+from edgedsl.world.engine import World
+from edgedsl.world.geo import utmk_to_wgs84
+from edgedsl.world.platforms import region
+from edgedsl.world.platforms.region_data import apt_rents, apt_trades, jsonish, sgg_dongs
+from edgedsl.world.regions import legal_dongs
+
+
+@pytest.fixture(scope="module")
+def world() -> World:
+    return World(seed=0, modules=[region])
+
+
+def call(w: World, path: str, **params: str) -> Any:
+    resp = w.call("GET", path, params)
+    assert resp.status == 200
+    return orjson.loads(resp.body)
+
+
+def juso(w: World, api: str = "addrLinkApi", **params: str) -> Any:
+    return call(w, f"/addrlink/{api}.do", confmKey="k", resultType="json", **params)["results"]
+
+
+def molit(w: World, op: str, **params: str) -> Any:
+    svc = {"getBrTitleInfo": "BldRgstHubService"}.get(op, op.replace("get", "", 1))
+    return call(w, f"/1613000/{svc}/{op}", serviceKey="k", _type="json", **params)["response"]
+
+
+def items(resp: Any) -> list[dict[str, Any]]:
+    got = resp["body"]["items"]
+    if not got:
+        return []
+    item = got["item"]
+    return item if isinstance(item, list) else [item]
+
+
+# ---------------------------------------------------------------- 행안부 StanReginCd
+
+
+def test_stan_regin_rows_are_the_real_table(world: World) -> None:
+    rows = world.rows("mois_regions")
+    assert len(rows) == len(legal_dongs())
+    by_code = {r["region_cd"]: r for r in rows}
+    cheongun = by_code["1111010100"]
+    assert cheongun["locatadd_nm"] == "서울특별시 종로구 청운동"
+    assert (cheongun["sido_cd"], cheongun["sgg_cd"], cheongun["umd_cd"], cheongun["ri_cd"]) == \
+        ("11", "110", "101", "00")
+    assert cheongun["locathigh_cd"] == "1111000000"
+    assert cheongun["locallow_nm"] == "청운동"
+    assert by_code["1111000000"]["locathigh_cd"] == "1100000000"
+
+
+def test_stan_regin_seoul_total_matches_the_real_service(world: World) -> None:
+    body = call(world, "/1741000/StanReginCd/getStanReginCdList", serviceKey="k", type="json",
+                locatadd_nm="서울특별시", numOfRows="3")
+    head = body["StanReginCd"][0]["head"]
+    assert head[0] == {"totalCount": 493}  # the real answer for 서울특별시
+    assert head[2]["RESULT"]["resultCode"] == "INFO-0"
+    rows = body["StanReginCd"][1]["row"]
+    assert [r["region_cd"] for r in rows] == ["1100000000", "1111000000", "1111010100"]
+
+
+# ---------------------------------------------------------------- juso
+
+
+def test_keyword_search_needs_every_token(world: World) -> None:
+    res = juso(world, keyword="종로구 청운", countPerPage="100")
+    assert res["common"]["errorCode"] == "0"
+    total = res["common"]["totalCount"]
+    assert isinstance(total, str) and int(total) == len(res["juso"]) > 0
+    for j in res["juso"]:
+        hay = j["roadAddr"] + j["jibunAddr"] + j["bdNm"]
+        assert "종로구" in hay and "청운" in hay
+        assert j["admCd"].startswith("11110")
+        assert j["bdMgtSn"].startswith(j["admCd"])
+        assert j["rnMgtSn"].startswith(j["admCd"][:5])
+
+
+@pytest.mark.parametrize(("keyword", "code"), [("", "E0005"), ("서울특별시", "E0006"),
+                                               ("경기", "E0006"), ("가", "E0008")])
+def test_keyword_errors(world: World, keyword: str, code: str) -> None:
+    assert juso(world, keyword=keyword)["common"]["errorCode"] == code
+
+
+def test_count_per_page_is_capped_at_100(world: World) -> None:
+    res = juso(world, keyword="서울특별시 종로구", countPerPage="500")
+    assert int(res["common"]["totalCount"]) > 100
+    assert len(res["juso"]) == 100
+
+
+def test_coordinates_are_utmk_of_the_address(world: World) -> None:
+    j = juso(world, keyword="종로구 청운")["juso"][0]
+    res = juso(world, "addrCoordApi", admCd=j["admCd"], rnMgtSn=j["rnMgtSn"],
+               udrtYn=j["udrtYn"], buldMnnm=j["buldMnnm"], buldSlno=j["buldSlno"])
+    (c,) = res["juso"]
+    assert c["bdMgtSn"] == j["bdMgtSn"]
+    x, y = float(c["entX"]), float(c["entY"])
+    assert 940_000 < x < 970_000 and 1_940_000 < y < 1_970_000  # central Seoul
+    lat, lon = utmk_to_wgs84(x, y)
+    src = next(a for a in addresses(0) if a["bdMgtSn"] == j["bdMgtSn"])
+    assert lat == pytest.approx(src["_lat"], abs=1e-6)
+    assert lon == pytest.approx(src["_lon"], abs=1e-6)
+
+
+def test_english_search(world: World) -> None:
+    res = juso(world, "addrEngApi", keyword="종로구 청운")
+    j = res["juso"][0]
+    assert re.fullmatch(r"(Jiha )?\d+(-\d+)?, [A-Z][a-z-]+( \d+-gil)?, Jongno-gu, Seoul",
+                        j["roadAddr"]), j["roadAddr"]
+    assert j["korAddr"].startswith("서울특별시 종로구")
+    assert j["siNm"] == "Seoul" and j["sggNm"] == "Jongno-gu"
+
+
+@pytest.mark.parametrize(("hangul", "roman"), [
+    ("종로", "jongno"), ("선릉", "seolleung"), ("청운", "cheongun"), ("왕십리", "wangsimni"),
+    ("독립문", "dongnimmun"), ("신라", "silla"), ("압구정", "apgujeong"), ("역삼", "yeoksam")])
+def test_romanize(hangul: str, roman: str) -> None:
+    assert romanize(hangul) == roman
+
+
+def test_address_universe_codes() -> None:
+    rows = addresses(0)
+    zips = {"11": ("01", "08"), "26": ("46", "49"), "50": ("63", "63")}
+    roads: dict[tuple[str, str], str] = {}
+    for a in rows:
+        lo_hi = zips.get(a["admCd"][:2])
+        if lo_hi:
+            assert lo_hi[0] <= a["zipNo"][:2] <= lo_hi[1]
+        assert len(a["bdMgtSn"]) == 25 and a["bdMgtSn"].startswith(a["admCd"])
+        key = (a["admCd"][:5], a["rn"])
+        assert roads.setdefault(key, a["rnMgtSn"]) == a["rnMgtSn"]  # one code per road
+
+
+# ---------------------------------------------------------------- 국토교통부
+
+
+def test_trades_per_seoul_gu_month() -> None:
+    for gu in ("11110", "11680", "11320"):
+        for ym in ((2021, 3), (2022, 11), (2024, 6)):
+            rows = apt_trades(0, gu, *ym)
+            assert 100 <= len(rows) <= 1000
+    dongs = {d.umd_nm for d in sgg_dongs("11680")}
+    for t in apt_trades(0, "11680", 2024, 6):
+        assert t["umdNm"] in dongs
+        assert re.fullmatch(r"\d{1,3}(,\d{3})*", t["dealAmount"])
+        assert t["sggCd"] == 11680 and t["dealYear"] == 2024 and t["dealMonth"] == 6
+        assert isinstance(t["bonbun"], str) and len(t["bonbun"]) == 4
+
+
+def test_trades_are_deterministic_and_seeded() -> None:
+    assert apt_trades(0, "11440", 2023, 5) == apt_trades(0, "11440", 2023, 5)
+    assert apt_trades(0, "11440", 2023, 5) != apt_trades(1, "11440", 2023, 5)
+    assert apt_rents(0, "11440", 2023, 5)[0]["sggCd"] == 11440
+
+
+def test_jsonish_follows_the_xml_to_json_conversion() -> None:
+    assert jsonish("2024") == 2024 and jsonish("84.97") == 84.97
+    assert jsonish("82,500") == "82,500" and jsonish("0012") == "0012" and jsonish("") == ""
+    assert jsonish("0") == 0 and jsonish("-1") == -1
+
+
+def test_trade_endpoint_pages_and_totals(world: World) -> None:
+    first = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="202406",
+                  numOfRows="100", pageNo="1")
+    total = first["body"]["totalCount"]
+    assert total == len(apt_trades(0, "11680", 2024, 6))
+    seen = []
+    for page in range(1, total // 100 + 2):
+        resp = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="202406",
+                     numOfRows="100", pageNo=str(page))
+        seen.extend(items(resp))
+    assert len(seen) == total
+    one = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="202406",
+                numOfRows="1")
+    assert isinstance(one["body"]["items"]["item"], dict)  # the single-item collapse
+
+
+def test_trade_endpoint_edges(world: World) -> None:
+    future = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="203001")
+    assert future["body"]["totalCount"] == 0
+    rural = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="42810", DEAL_YMD="202406",
+                  numOfRows="1000")
+    assert rural["body"]["totalCount"] < 50
+    missing = world.call("GET", "/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade",
+                         {"serviceKey": "k", "_type": "json", "LAWD_CD": "11680"})
+    assert b"resultCode" in missing.body and b'"00"' not in missing.body
+
+
+def test_building_register_by_parcel(world: World) -> None:
+    a = next(x for x in addresses(0) if "아파트" in x["bdNm"] and x["admCd"].startswith("11"))
+    resp = molit(world, "getBrTitleInfo", sigunguCd=a["admCd"][:5], bjdongCd=a["admCd"][5:],
+                 bun=a["lnbrMnnm"].zfill(4), ji=a["lnbrSlno"].zfill(4), numOfRows="100")
+    rows = items(resp)
+    assert len(rows) >= 2  # an apartment complex has several 동
+    for r in rows:
+        assert r["platPlc"].startswith(a["jibunAddr"])
+        assert r["bldNm"] == a["bdNm"] and r["mainPurpsCdNm"] == "공동주택"
+        assert r["bun"] == a["lnbrMnnm"].zfill(4)
+    empty = molit(world, "getBrTitleInfo", sigunguCd=a["admCd"][:5], bjdongCd=a["admCd"][5:],
+                  bun="9999")
+    assert empty["body"]["totalCount"] == 0
+
+
+# ---------------------------------------------------------------- catalog ⇄ world
+
+
+def _catalog_agrees(platforms: set[str], world: World, samples: dict[str, dict[str, str]]) -> None:
+    cat = load_catalog(["region", "seoul"])
+    for tool in cat.tools():
+        if tool.platform not in platforms:
+            continue
+        eps = [e for e in world.endpoints if e.platform == tool.platform and e.tool == tool.name]
+        assert len(eps) == 1, tool.qualname
+        ep = eps[0]
+        accepted = {f.param for f in ep.filters} | set(ep.required) | set(ep.params) \
+            | set(ep.fixed)
+        if ep.paging is not None:
+            accepted |= {ep.paging.page, ep.paging.size}
+        for p in tool.params:
+            assert p.name in accepted, f"{tool.qualname}({p.name})"
+        assert tool.paging is None or ep.paging is not None
+        params = samples[tool.qualname]
+        path = ep.path
+        for k, v in list(params.items()):
+            if "{" + k + "}" in path:
+                path = path.replace("{" + k + "}", v)
+                del params[k]
+        path = re.sub(r"/\{[A-Z_]+\}", "/ ", path)  # positional filters left blank
+        resp = world.call("GET", path, params)
+        body = orjson.loads(resp.body)
+        rows = _rows(body)
+        assert rows, tool.qualname
+        served = set().union(*(r.keys() for r in rows))
+        declared = {f.name for f in tool.record.fields}
+        assert declared <= served, (tool.qualname, declared - served)
+
+
+def _rows(body: Any) -> list[dict[str, Any]]:
+    if "response" in body:
+        return items(body["response"])
+    if "results" in body:
+        return body["results"]["juso"]
+    if "StanReginCd" in body:
+        return body["StanReginCd"][1]["row"]
+    (svc,) = body.values()
+    return svc["row"]
+
+
+def test_catalog_matches_the_world(world: World) -> None:
+    a = next(x for x in addresses(0) if "아파트" in x["bdNm"])
+    j = juso(world, keyword="종로구 청운")["juso"][0]
+    samples = {
+        "mois.getStanReginCdList": {"serviceKey": "k", "type": "json", "locatadd_nm": "종로구"},
+        "juso.addrLinkApi": {"confmKey": "k", "resultType": "json", "keyword": "강남구 역삼"},
+        "juso.addrEngApi": {"confmKey": "k", "resultType": "json", "keyword": "강남구 역삼"},
+        "juso.addrCoordApi": {"confmKey": "k", "resultType": "json", **{
+            k: j[k] for k in ("admCd", "rnMgtSn", "udrtYn", "buldMnnm", "buldSlno")}},
+        "molit.getRTMSDataSvcAptTrade": {"serviceKey": "k", "_type": "json",
+                                         "LAWD_CD": "11110", "DEAL_YMD": "202405"},
+        "molit.getRTMSDataSvcAptRent": {"serviceKey": "k", "_type": "json",
+                                        "LAWD_CD": "11110", "DEAL_YMD": "202405"},
+        "molit.getBrTitleInfo": {"serviceKey": "k", "_type": "json",
+                                 "sigunguCd": a["admCd"][:5], "bjdongCd": a["admCd"][5:]},
+    }
+    _catalog_agrees({"mois", "juso", "molit"}, world, samples)
+
+
+def test_catalog_type_checks_in_use() -> None:
+    text = '''use region
+
+trajectory neighbourhood_trades
+  "청운동 주소가 속한 구의 2024년 6월 아파트 매매 중 가장 비싼 거래는?"
+{
+  addr = juso.addrLinkApi(keyword: "종로구 청운") pages 1
+  one = drv addr | max buldMnnm
+  coord = juso.addrCoordApi(
+    admCd: seq one.admCd,
+    rnMgtSn: seq one.rnMgtSn,
+    udrtYn: seq one.udrtYn,
+    buldMnnm: seq one.buldMnnm,
+    buldSlno: seq one.buldSlno,
+  )
+  trades = molit.getRTMSDataSvcAptTrade(LAWD_CD: "11110", DEAL_YMD: "202406") pages all
+  top = drv trades | max dealAmount
+  answer {
+    x: coord.entX,
+    apt: top.aptNm,
+    price: top.dealAmount,
+  }
+}
+'''
+    result = check(text)
+    assert not [d for d in result.diagnostics if d.severity == "error"]
