@@ -25,6 +25,7 @@ CASES_DIR = ROOT / "tests" / "diagnostics"
 CATALOGS = Path("tests/catalogs")
 CASES = sorted(p.stem for p in CASES_DIR.glob("*.edge"))
 UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
+STDLIB_MARKER = "# catalogs: stdlib"
 
 
 def diagnose(case: str) -> tuple[list[Diagnostic], dict[str, Source]]:
@@ -32,9 +33,12 @@ def diagnose(case: str) -> tuple[list[Diagnostic], dict[str, Source]]:
     rel = f"tests/diagnostics/{case}.edge"
     source = Source(rel, (ROOT / rel).read_text(encoding="utf-8"))
     sources = {rel: source}
+    # a case whose first line is STDLIB_MARKER uses the shipped stdlib catalogs, unshadowed
+    # by the test catalogs (``use dart`` means ``stdlib/dart.edge``)
+    paths = [] if source.text.startswith(STDLIB_MARKER) else [CATALOGS]
     try:
         module = parse_module(source)
-        result = check(module, source, search_paths=[CATALOGS])
+        result = check(module, source, search_paths=paths)
     except CompileError as err:
         sources.update(getattr(err, "sources", {}))
         return err.diagnostics, sources

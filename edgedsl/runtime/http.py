@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 import httpx
+import orjson
 
 from ..plan import ToolSpec
 from .backends import (
@@ -293,7 +294,10 @@ class HttpBackend:
         records, total = normalize(tool, resp.status_code,
                                    resp.headers.get("content-type", ""), body)
         if hidden:
-            records = _scrub(records, hidden)
+            # walk the records only when a key is in them (one C-level dump finds out)
+            dumped = orjson.dumps(records, option=orjson.OPT_NON_STR_KEYS)
+            if any(h.encode() in dumped for h in hidden):
+                records = _scrub(records, hidden)
             for h in hidden:  # on the bytes: a binary body (DART's ZIP) stays intact
                 body = body.replace(h.encode(), b"***")
         return Response(records=records, total=total, raw=body, from_store=None)

@@ -112,13 +112,16 @@ class Dataset:
     ``build(world)`` returns every row (called once per world, cached). A dataset that is too big
     to materialise (stock prices of every trading day) instead gives ``rows(world, params)``,
     which yields the candidate rows for one request; the endpoint's filters still apply.
-    ``index`` names fields worth an equality index (the engine builds it lazily).
+    ``index`` names fields worth an equality index (the engine builds one lazily for any
+    equality filter anyway). The engine memoises selections; a dataset whose rows read
+    ``world.state`` must say ``stateful=True``.
     """
 
     name: str
     build: Callable[[World], list[Row]] | None = None
     rows: RowsFn | None = None
     index: tuple[str, ...] = ()
+    stateful: bool = False
     doc: str = ""
 
 

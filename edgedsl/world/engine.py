@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +26,9 @@ from .decl import Dataset, Endpoint, Filter, Row, WireResponse
 from .faults import FaultPlan
 
 __all__ = ["Route", "World", "WorldError", "state_hash"]
+
+MEMO_ENTRIES = 256
+"""Selections kept per world (least recently used first out)."""
 
 SAMPLE_ROWS = 5
 """Rows answered in sample mode (no key on the hub family, the ``sample`` key on Seoul's)."""
@@ -126,6 +129,8 @@ class World:
         self._rows: dict[str, list[Row]] = {}
         self._indexes: dict[tuple[str, str], dict[str, list[Row]]] = {}
         self._calls: dict[tuple[str, str, str], int] = defaultdict(int)
+        self._memo: OrderedDict[tuple[int, tuple[tuple[str, str], ...]], list[Row]] = \
+            OrderedDict()
 
     # ------------------------------------------------------------ datasets
 
@@ -232,13 +237,13 @@ class World:
             record = ep.write(self, params)
             return env.ok(ep, [record], 1, 1, 1, fmt, params)
         offset, size, page = self._paging(ep, params, sample)
-        rows = self._select(ep, params)
+        rows = self._selection(ep, params)
         total = len(rows)
         if ep.single:
             if not rows:
                 return env.no_data(ep, fmt, params)
-            return env.ok(ep, [_project(ep, rows[0])], 1, 1, 1, fmt, params)
-        chunk = [_project(ep, r) for r in rows[offset:offset + size]]
+            return env.ok(ep, [rows[0]], 1, 1, 1, fmt, params)
+        chunk = rows[offset:offset + size]
         if not chunk and total == 0:
             return env.no_data(ep, fmt, params)
         return env.ok(ep, chunk, total, page, size, fmt, params)
@@ -293,6 +298,25 @@ class World:
             a, b = 1, min(b, SAMPLE_ROWS)
         return (a - 1) * b, b, a
 
+    def _selection(self, ep: Endpoint, params: Mapping[str, str]) -> list[Row]:
+        """The filtered, sorted and projected rows of a request, memoised per endpoint and
+        non-paging parameters (paging through a result, or asking again, costs a slice).
+        Datasets that read ``world.state`` (``stateful``) are never memoised."""
+        ds = self.datasets.get(ep.dataset)
+        if ds is not None and ds.stateful:
+            return [_project(ep, r) for r in self._select(ep, params)]
+        skip = _skip_params(ep)
+        key = (id(ep), tuple(sorted((k, v) for k, v in params.items() if k not in skip)))
+        hit = self._memo.get(key)
+        if hit is not None:
+            self._memo.move_to_end(key)
+            return hit
+        rows = [_project(ep, r) for r in self._select(ep, params)]
+        self._memo[key] = rows
+        if len(self._memo) > MEMO_ENTRIES:
+            self._memo.popitem(last=False)
+        return rows
+
     def _select(self, ep: Endpoint, params: Mapping[str, str]) -> list[Row]:
         ds = self.datasets.get(ep.dataset)
         if ds is None:
@@ -305,14 +329,22 @@ class World:
             cands = ds.rows(self, params)
         else:
             cands = self.rows(ds.name)
-            for f, v in active:
-                if f.op == "eq" and f.target in ds.index:
+            for f, v in active:  # any equality filter narrows through a (lazy) index
+                if f.op == "eq":
                     cands = self._index(ds.name, f.target).get(v, [])
                     break
         out = [r for r in cands if all(_test(f, r.get(f.target), v) for f, v in active)]
         for fld, desc in reversed(ep.sort):  # stable sorts: the first pair is the major key
             out.sort(key=_sort_key_of(fld), reverse=desc)
         return out
+
+
+def _skip_params(ep: Endpoint) -> frozenset[str]:
+    """Parameters that do not change a selection: paging, keys, format switches."""
+    out = set(env.KEY_PARAMS.get(ep.dialect, ())) | set(env.FORMAT_PARAMS)
+    if ep.paging is not None:
+        out |= {ep.paging.page, ep.paging.size}
+    return frozenset(out)
 
 
 def _pick(cands: list[Endpoint], params: Mapping[str, str], method: str) -> Endpoint | None:

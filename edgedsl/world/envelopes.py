@@ -39,12 +39,15 @@ XML = "text/xml;charset=UTF-8"
 HTML = "text/html;charset=UTF-8"
 
 # the key parameter of each family (the Seoul key is a path segment named KEY)
-_KEY_PARAMS: dict[str, tuple[str, ...]] = {
+KEY_PARAMS: dict[str, tuple[str, ...]] = {
     "data_go_kr": ("serviceKey", "ServiceKey"),
     "hub": ("KEY", "Key", "key", "serviceKey", "ServiceKey"),  # 행안부 StanReginCd: serviceKey
     "seoul": ("KEY",), "dart": ("crtfc_key",), "ex": ("key",), "juso": ("confmKey",),
     "seoul_bus": ("serviceKey", "ServiceKey"), "law": ("OC",),
 }
+
+# the format switches of every family (never part of a selection)
+FORMAT_PARAMS = ("resultType", "_type", "type", "Type", "TYPE")
 
 # data.go.kr success codes differ per provider
 _OK_CODES: dict[str, tuple[str, str]] = {"nec": ("INFO-00", "NORMAL SERVICE")}
@@ -126,7 +129,7 @@ def wants(ep: Endpoint, params: Mapping[str, str], path: str) -> str:
 
 def key_of(ep: Endpoint, params: Mapping[str, str]) -> str | None:
     """The service key the request carries (None when absent or blank)."""
-    for name in _KEY_PARAMS.get(ep.dialect, ()):
+    for name in KEY_PARAMS.get(ep.dialect, ()):
         v = params.get(name)
         if v is not None and v.strip():
             return v.strip()

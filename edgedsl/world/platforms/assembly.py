@@ -648,7 +648,8 @@ DATASETS: tuple[Dataset, ...] = (
     Dataset("assembly_agenda", rows=agenda_rows, doc="본회의부의안건"),
     Dataset("assembly_schedule", build=schedule_rows, index=("UNIT_CD",), doc="본회의 일정"),
     Dataset("assembly_notices", rows=notice_rows, doc="진행중 입법예고"),
-    Dataset("assembly_opinions", rows=opinion_rows, doc="입법예고 의견 (world state)"),
+    Dataset("assembly_opinions", rows=opinion_rows, stateful=True,
+            doc="입법예고 의견 (world state)"),
 )
 
 

@@ -19,6 +19,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..decl import Dataset, Endpoint, Filter, Paging, Row
@@ -135,6 +136,7 @@ def _tick(p: float) -> int:
     return max(step, round(p / step) * step)
 
 
+@lru_cache(maxsize=1 << 18)
 def level(key: int, price: float, vol: float, ordinal: int) -> float:
     """The untruncated price level of a series (key, reference price, volatility) on a day."""
     x = sum(

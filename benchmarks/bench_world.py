@@ -1,0 +1,165 @@
+"""World throughput: calls per second for list endpoints of ≤ 100 records, in process.
+
+Measures, in the same process, over a mix of five list endpoints of different platforms (each
+answering 100 records):
+  * engine: ``World.call`` alone (routing, filters, paging, envelope, JSON encoding);
+  * ours: the ``world`` backend — the full client path of a trajectory step (request building,
+    httpx over the ASGI transport, normalisation back to records), sequential and 8 concurrent;
+  * baseline: the same client over real HTTP to the same world served by uvicorn on 127.0.0.1
+    (what the in-process transport saves);
+and prints calls per second, the ratios, and the ratio to the issue's target (≥ 500 per second
+in process). Datasets are built once before timing (their one-off build times are printed).
+Never asserts on time.
+
+    python benchmarks/bench_world.py [--calls 1000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from edgedsl.api import check
+from edgedsl.plan import ToolSpec
+from edgedsl.resources import stdlib_dir
+from edgedsl.runtime.http import (
+    HttpBackend,
+    HttpOptions,
+    build_request,
+    make_world_backend,
+)
+from edgedsl.world.app import make_app
+from edgedsl.world.engine import World
+
+# (catalog tool, trajectory arguments, page) — every answer is one page of 100 records
+MIX: list[tuple[str, dict[str, Any]]] = [
+    ("neis.schools", {"ATPT_OFCDC_SC_CODE": "B10"}),
+    ("fsc.stock_prices", {"basDt": "20241227"}),
+    ("ex.rest_areas", {}),
+    ("assembly.members", {}),
+    ("nec.districts", {"sgId": "20240410", "sgTypecode": "2"}),
+]
+
+
+def specs() -> list[tuple[ToolSpec, dict[str, Any]]]:
+    cat = check("use neis, fsc, ex, assembly, nec\n", "<bench>",
+                search_paths=[stdlib_dir()]).catalog
+    out = []
+    for qual, args in MIX:
+        tool = cat.tool(qual)
+        assert tool is not None, qual
+        spec = ToolSpec.of(tool, cat)
+        if spec.paging is not None:  # ask for 100 records per page
+            spec = spec.model_copy(update={"paging": spec.paging.model_copy(
+                update={"size_limit": 100})})
+        out.append((spec, args))
+    return out
+
+
+def best_rate(fn: Any, calls: int, repeat: int) -> float:
+    best = 0.0
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn(calls)
+        best = max(best, calls / (time.perf_counter() - t))
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--calls", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+
+    world = World(seed=0)
+    mix = specs()
+    backend = make_world_backend(world=world, options=HttpOptions(concurrency=8))
+
+    async def one(i: int, be: HttpBackend) -> int:
+        spec, a = mix[i % len(mix)]
+        resp = await be.call(spec, dict(a), page=1)
+        return len(resp.records)
+
+    # warm up: build every dataset once, check the answers' size
+    t0 = time.perf_counter()
+    async def warm() -> list[int]:
+        return [await one(i, backend) for i in range(len(mix))]
+
+    sizes = asyncio.run(warm())
+    print(f"warm-up (builds datasets once): {time.perf_counter() - t0:.2f} s; "
+          f"records per answer: {sizes}")
+
+    # engine only: the same requests straight into World.call
+    reqs = []
+    for spec, a in mix:
+        r = build_request(spec, a, 1, "bench-key")
+        reqs.append((r.method, urlsplit(r.url).path, r.params))
+
+    def engine(n: int) -> None:
+        for i in range(n):
+            m, p, q = reqs[i % len(reqs)]
+            world.call(m, p, q)
+
+    def seq(n: int) -> None:
+        async def go() -> None:
+            for i in range(n):
+                await one(i, backend)
+        asyncio.run(go())
+
+    def conc(n: int) -> None:
+        async def go() -> None:
+            await asyncio.gather(*(one(i, backend) for i in range(n)))
+        asyncio.run(go())
+
+    # baseline: real HTTP to the same world under uvicorn on loopback
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(make_app(world), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    th = threading.Thread(target=server.run, daemon=True)
+    th.start()
+    while not server.started:
+        time.sleep(0.05)
+    hosts = {urlsplit(spec.base or "").hostname or "": f"http://127.0.0.1:{port}"
+             for spec, _ in mix}
+    loop_be = HttpBackend(keys={s.platform: "bench-key" for s, _ in mix}, host_map=hosts,
+                          options=HttpOptions(concurrency=8))
+
+    def loopback(n: int) -> None:
+        async def go() -> None:
+            await asyncio.gather(*(one(i, loop_be) for i in range(n)))
+        asyncio.run(go())
+
+    n = args.calls
+    r_engine = best_rate(engine, n, args.repeat)
+    r_seq = best_rate(seq, n, args.repeat)
+    r_conc = best_rate(conc, n, args.repeat)
+    r_loop = best_rate(loopback, max(100, n // 4), args.repeat)
+    server.should_exit = True
+    th.join(timeout=5)
+
+    print(f"engine only (World.call):            {r_engine:8.0f} calls/s")
+    print(f"world backend, sequential:           {r_seq:8.0f} calls/s")
+    print(f"world backend, 8 concurrent:         {r_conc:8.0f} calls/s")
+    print(f"baseline: uvicorn on 127.0.0.1 (8c): {r_loop:8.0f} calls/s")
+    print(f"in process vs loopback HTTP:         {r_conc / r_loop:8.2f}x")
+    best = max(r_seq, r_conc)
+    verdict = "met" if best >= 500 else "NOT met"
+    print(f"target ≥ 500 calls/s in process:     {best / 500:8.2f}x of target ({verdict})")
+
+
+if __name__ == "__main__":
+    main()
