@@ -7,14 +7,17 @@ KRX price lookups. It is run N times on
 * ``python``      — the in-process tools directly (every call computed);
 * ``json-cache``  — a naive cache: one JSON file per call key, read and parsed on every call;
 * ``store``       — the DuckDB store in strict mode (stored columns cached in memory; the one
-  ``drv`` reads them inline in its single statement, no run table is written).
+  ``drv`` reads them inline in its single statement on the scratch connection, no run table is
+  written).
 
-Prints runs per second of each and the ratio of the store to each baseline. Never asserts on
-time. Usage: ``python benchmarks/bench_replay.py [N]``.
+Prints runs per second of each, the median duration of the ``drv`` step inside the runs (from
+the trace), and the ratio of the store to each baseline. Never asserts on time. Usage:
+``python benchmarks/bench_replay.py [N]``.
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
 import tempfile
 import time
@@ -83,12 +86,15 @@ def bench(label: str, plan: Any, backend: Any, n: int) -> tuple[float, Any]:
     """Runs per second of ``n`` sequential runs (after one warm-up run)."""
     first = run(plan, "bench_five", backend)
     assert first.ok, first.diagnostics
+    drv = []
     t0 = time.perf_counter()
     for _ in range(n):
         res = run(plan, "bench_five", backend)
+        drv.append(res.trace.step("latest").duration_ms)
     rate = n / (time.perf_counter() - t0)
     calls = sum(len(s.calls) for s in res.trace.steps)
-    print(f"{label:<12} {rate:9.1f} runs/s   ({calls} calls per run)")
+    print(f"{label:<12} {rate:9.1f} runs/s   ({calls} calls per run; the drv step "
+          f"{statistics.median(drv):.3f} ms median)")
     return rate, res.answer
 
 

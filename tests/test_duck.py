@@ -5,13 +5,17 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from edgedsl.reducers import ReduceStep
 from edgedsl.runtime.duck import Relation, aggregate_sql, shred
-from edgedsl.types import DATE, FLOAT, INT, STR, ListType
+from edgedsl.testing import reducer_cases
+from edgedsl.types import DATE, FLOAT, INT, STR, FieldType, ListType
 
 HOSTILE = '"; drop table x; --'
 TYPES = {"amt": INT, "rate": FLOAT, "dt": DATE, "name": STR, HOSTILE: STR, "tags": ListType(STR)}
@@ -193,3 +197,135 @@ def test_select_relation_from_memory_matches_sql(con: duckdb.DuckDBPyConnection,
     ref2 = select_relation(con, "ref2", TYPES, *reduce_sql("ref", [ReduceStep("min", "amt")],
                                                            TYPES))
     assert _table(again) == _table(ref2)
+
+
+# ------------------------------------------------------------- small reductions read inline
+
+_SHARED = duckdb.connect()  # the property tests' run connection (sources are written, dropped)
+
+
+def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
+                 types: dict[str, FieldType], steps: list[ReduceStep], *, tagged: bool = False,
+                 written: bool = False, on_con: bool = False) -> tuple[list[int], Relation]:
+    """The ``__row`` ids a chain keeps by the executor's small-``drv`` path (an in-memory source
+    read inline by :func:`select_relation`), and the kept relation."""
+    from edgedsl.reducers import reduce_sql
+    from edgedsl.runtime.duck import python_columns, select_relation
+
+    arm = [f"arm{i % 2}" for i in range(len(rows))] if tagged else None
+    cols = python_columns(rows, types, arm)
+    src = Relation(con, "src", types, len(rows), columns=cols, pending=True)
+    if written:
+        src.ensure()
+    sql, params = reduce_sql("src", steps, types)
+    kept = select_relation(con, "kept", types, sql, params, source=src,
+                           inline_on=con if on_con else None)
+    assert src.pending != written and kept.pending and kept.in_memory
+    got = kept._columns["__row"] if kept._columns is not None else []
+    if written:
+        src.drop()
+    return got, kept
+
+
+@given(case=reducer_cases(), how=st.sampled_from(["scratch", "written", "run cursor"]))
+def test_inline_reduction_agrees_with_reference(case: Any, how: str) -> None:
+    """The small-``drv`` path (columns bound as uncast lists, a typed NULL for a column with no
+    value, the optimizer off on the scratch connection, the parsed statement cached) keeps the
+    rows the reference reducers keep."""
+    from edgedsl.testing import reference_reduce
+
+    types, rows, steps = case
+    got, _ = _inline_kept(_SHARED, rows, types, steps, written=how == "written",
+                          on_con=how == "run cursor")
+    assert got == reference_reduce(rows, steps, types)
+
+
+@given(case=reducer_cases())
+def test_inline_reduction_of_a_kept_relation_agrees_with_reference(case: Any) -> None:
+    """A reduction of a kept relation (``__row`` no longer 0 … n-1) read inline in turn."""
+    from edgedsl.reducers import reduce_sql
+    from edgedsl.runtime.duck import select_relation
+    from edgedsl.testing import reference_reduce
+
+    types, rows, steps = case
+    first, rest = steps[:1], steps[1:]
+    mid, kept = _inline_kept(_SHARED, rows, types, first, tagged=True)
+    again = select_relation(_SHARED, "again", types, *reduce_sql("kept", rest, types),
+                            source=kept)
+    assert again._columns is not None
+    got = again._columns["__row"]
+    assert again._columns["__arm"] == [f"arm{i % 2}" for i in got]
+    assert mid == reference_reduce(rows, first, types)
+    assert got == reference_reduce(rows, steps, types)
+
+
+def test_inline_reduction_columns_with_no_value_and_arms(con: duckdb.DuckDBPyConnection) -> None:
+    """A column holding no value at all is a typed NULL (no list bound); ``__arm`` is read when
+    the SQL names it; an empty relation keeps nothing."""
+    from edgedsl.runtime import duck
+
+    rows: list[dict[str, object]] = [{"amt": 3}, {"amt": 5}, {"amt": 5}]
+    types: dict[str, FieldType] = {"amt": INT, "dt": DATE, "name": STR}
+    for steps, want in (([ReduceStep("max", "dt")], []),
+                        ([ReduceStep("eq", "name", "x")], []),
+                        ([ReduceStep("most_frequent", "name")], []),
+                        ([ReduceStep("after", "dt", "2024-01-01")], []),
+                        ([ReduceStep("max", "amt")], [1, 2])):
+        assert _inline_kept(con, rows, types, steps)[0] == want
+    assert any("CAST(NULL AS DATE)" in q for q in duck._STATEMENTS)
+    # the same relation and field names with other types: the typed NULL follows the type
+    for t, pivot in ((DATE, "2024-01-01"), (INT, 3), (STR, "x"), (FLOAT, 1.5)):
+        assert _inline_kept(con, [{}, {}], {"amt": t}, [ReduceStep("eq", "amt", pivot)])[0] == []
+    assert _inline_kept(con, [], types, [ReduceStep("max", "amt")])[0] == []
+    src = Relation(con, "src", types, 3, columns=python_columns_of(rows, types, ["a", None, "b"]),
+                   pending=True)
+    kept = duck.select_relation(
+        con, "kept", types, 'SELECT * FROM "src" WHERE "__arm" IS NOT NULL ORDER BY "__row"',
+        source=src)
+    assert kept._columns is not None and kept._columns["__row"] == [0, 2]
+
+
+def python_columns_of(rows: list[dict[str, object]], types: dict[str, FieldType],
+                      arm: list[str | None]) -> dict[str, list[object]]:
+    from edgedsl.runtime.duck import python_columns
+
+    return python_columns(rows, types, arm)
+
+
+def test_execute_cached(con: duckdb.DuckDBPyConnection) -> None:
+    """A parsed statement is reused by text (same results, parameters bound afresh); a text of
+    several statements runs as text; the cache is bounded."""
+    from edgedsl.runtime import duck
+
+    sql = "SELECT ? + 1 AS x, ? AS y"
+    assert duck.execute_cached(con, sql, [1, "a"]).fetchall() == [(2, "a")]
+    assert sql in duck._STATEMENTS
+    assert duck.execute_cached(con, sql, [41, "b"]).fetchall() == [(42, "b")]
+    assert duck.execute_cached(con, "CREATE TEMP TABLE t1 (a INT); SELECT 7").fetchall() == [(7,)]
+    with pytest.raises(duckdb.Error):
+        duck.execute_cached(con, "SELECT * FROM no_such_table")
+    old = duck.STATEMENT_CACHE_SIZE
+    duck.STATEMENT_CACHE_SIZE = 2
+    try:
+        for i in range(5):
+            assert duck.execute_cached(con, f"SELECT {i}").fetchone() == (i,)
+            assert len(duck._STATEMENTS) <= 2
+    finally:
+        duck.STATEMENT_CACHE_SIZE = old
+
+
+def test_scratch_cursor_is_per_thread_and_holds_no_optimizer() -> None:
+    """One cursor per thread on one process-wide scratch database (one thread, optimizer off)."""
+    import threading
+
+    from edgedsl.runtime.duck import scratch_cursor
+
+    mine = scratch_cursor()
+    assert scratch_cursor() is mine
+    assert mine.execute("SELECT current_setting('threads')").fetchone() == (1,)
+    assert mine.execute("SELECT current_setting('enable_optimizer')").fetchone() == (False,)
+    other: list[object] = []
+    th = threading.Thread(target=lambda: other.append(scratch_cursor()))
+    th.start()
+    th.join()
+    assert other and other[0] is not mine

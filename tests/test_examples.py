@@ -719,9 +719,10 @@ def test_stdlib_codes_is_formatted_and_declares_the_shared_codes() -> None:
         "NeisOffice",
         "NeisSchool",
         "SgId",
+        "CorpCode",  # DART corp_code = FSC fssCorpUnqNo: it links two platforms
     } <= set(decls)
-    assert "CorpCode" not in decls  # DART-only: declared inside the dart platform
     samples = {
+        "CorpCode": "00126380",
         "StockCode": "005930",
         "Isin": "KR7005930003",
         "Crno": "1301110006246",

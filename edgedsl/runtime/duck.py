@@ -39,12 +39,32 @@ distinct hand-off values costs no query, and a reduction of it (:func:`select_re
 ``source``) fetches only the kept ``__row`` ids and builds the kept relation from those
 columns; distinct values of any relation are computed at most once per field (relations never
 change once built).
+
+Small reductions (measured with ``benchmarks/bench_drv.py``: a DuckDB statement through the
+Python binding costs more to parse, bind and plan than to run over a few dozen rows) take a
+shorter road, with the same SQL semantics:
+
+* the reduction of an in-memory relation always reads the relation *inline* — its columns bound
+  as lists and unnested in a leading CTE named like the relation, only the columns the SQL
+  names — whether or not its table is written, so it needs no table and runs on a *scratch*
+  connection (:func:`scratch_cursor`): a process-wide in-memory database with one thread (no
+  hand-off to a worker thread), whose per-thread cursors have the query optimizer switched off
+  (planning cost more than it saved on relations this small; results never depend on it, and the
+  property tests check the path against the reference reducers);
+* the lists are bound without a ``::T[]`` cast (DuckDB types them from the Python values, which
+  are already the stored type; a column with no value at all is a typed ``NULL``), which DuckDB
+  binds markedly faster;
+* only the kept ``__row`` ids are fetched, unsorted (sorted in Python);
+* the parsed statement is cached by its text (:func:`execute_cached`), so a reduction run again
+  — the same ``drv`` in the next run of a plan — is not parsed again.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -75,7 +95,9 @@ __all__ = [
     "Relation",
     "aggregate_sql",
     "create_table_as",
+    "execute_cached",
     "python_columns",
+    "scratch_cursor",
     "select_relation",
     "shred",
 ]
@@ -91,6 +113,95 @@ ShredMethod = Literal["auto", "python", "sql"]
 _counter = itertools.count()
 #: The last line of :func:`edgedsl.reducers.reduce_sql` (``SELECT *`` of the last CTE).
 _REDUCE_TAIL = re.compile(r'\nSELECT \* FROM ("__reduce_[0-9]+") ORDER BY "__row"\Z')
+#: The first line of :func:`edgedsl.reducers.reduce_sql` (``WITH`` the first CTE).
+_REDUCE_HEAD = re.compile(r'WITH "__reduce_0" AS \(')
+#: Parsed statements by SQL text (see :func:`execute_cached`); cleared when full.
+_STATEMENTS: dict[str, duckdb.Statement] = {}
+STATEMENT_CACHE_SIZE = 1024
+_SCRATCH: duckdb.DuckDBPyConnection | None = None
+_SCRATCH_LOCK = threading.Lock()
+_SCRATCH_LOCAL = threading.local()
+
+
+def execute_cached(con: duckdb.DuckDBPyConnection, sql: str,
+                   params: Sequence[object] = ()) -> duckdb.DuckDBPyConnection:
+    """``con.execute(sql, params)`` for one statement, parsing ``sql`` only the first time.
+
+    DuckDB parses a statement's text on every ``execute`` (~0.4 ms for a reduction with its
+    inline source here); the parsed :class:`duckdb.Statement` is kept by text and executed
+    instead (binding and planning still happen per call, so parameters and the catalog are
+    read afresh). A text that is not exactly one statement runs as text.
+    """
+    st = _STATEMENTS.get(sql)
+    if st is None:
+        parsed = con.extract_statements(sql)
+        if len(parsed) != 1:
+            return con.execute(sql, list(params))
+        if len(_STATEMENTS) >= STATEMENT_CACHE_SIZE:
+            _STATEMENTS.clear()
+        st = _STATEMENTS[sql] = parsed[0]
+    return con.execute(st, list(params))
+
+
+def _forget_scratch() -> None:  # a forked child opens its own scratch database
+    global _SCRATCH, _SCRATCH_LOCAL, _SCRATCH_LOCK
+    _SCRATCH, _SCRATCH_LOCAL, _SCRATCH_LOCK = None, threading.local(), threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_scratch)
+
+
+def scratch_cursor() -> duckdb.DuckDBPyConnection:
+    """This thread's cursor on the scratch database (see the module docstring): a process-wide
+    in-memory DuckDB with ``threads=1``; the cursor has the optimizer off. Holds no tables: only
+    self-contained statements (an inline reduction) run on it."""
+    cur: duckdb.DuckDBPyConnection | None = getattr(_SCRATCH_LOCAL, "cursor", None)
+    if cur is None:
+        global _SCRATCH
+        with _SCRATCH_LOCK:
+            if _SCRATCH is None:
+                _SCRATCH = duckdb.connect(":memory:", config={"threads": 1})
+            cur = _SCRATCH.cursor()
+        cur.execute("PRAGMA disable_optimizer")
+        _SCRATCH_LOCAL.cursor = cur
+    return cur
+
+
+#: (reduction SQL, relation, field names) → (the columns the statement reads, its text by the
+#: columns that are typed NULLs — see :meth:`Relation._kept_query`)
+_KEPT_PLANS: dict[tuple[str, str, tuple[str, ...]],
+                  tuple[list[str], dict[tuple[str | None, ...], str]]] = {}
+
+
+def _kept_tail(sql: str) -> str:
+    """``sql`` (a reduction) turned into a query of the kept ``__row`` ids only, unsorted."""
+    tail = _REDUCE_TAIL.search(sql)
+    if tail is not None:  # reduce_sql's last line: select only the row ids
+        return f'{sql[:tail.start()]}\nSELECT "__row" FROM {tail.group(1)}'
+    return f'SELECT "__row" FROM ({sql}) AS "__kept"'
+
+
+def _kept_plan(sql: str, table: str, types: Mapping[str, FieldType]
+               ) -> tuple[list[str], dict[tuple[str | None, ...], str]]:
+    if len(_KEPT_PLANS) >= STATEMENT_CACHE_SIZE:
+        _KEPT_PLANS.clear()
+    reader = _kept_tail(sql)
+    return ["__row", *(n for n in ("__arm", *types) if quote_ident(n) in reader)], {}
+
+
+def _kept_text(sql: str, table: str, names: Sequence[str], nulls: Sequence[str | None]) -> str:
+    parts = []
+    for n, null in zip(names, nulls, strict=True):
+        if null is None:
+            parts.append(f"unnest(?) AS {quote_ident(n)}")
+        else:
+            parts.append(f"CAST(NULL AS {null}) AS {quote_ident(n)}")
+    head = f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
+    query = _kept_tail(sql)
+    if _REDUCE_HEAD.match(query):
+        return f"WITH {head},\n     {query[len('WITH '):]}"
+    return f"WITH {head}\n{query}"
 
 
 def _fresh_name() -> str:
@@ -156,6 +267,7 @@ class Relation:
         self._view = view
         self._pending = pending
         self._distinct: dict[str, list[Any]] = {}
+        self._ordinal: bool | None = None  # in-memory ``__row`` is 0 … n-1 (computed once)
 
     @property
     def pending(self) -> bool:
@@ -175,48 +287,59 @@ class Relation:
             self._pending = False
         return self
 
-    def _inline_sql(self, reader: str) -> tuple[str, list[object]]:
-        """A ``SELECT`` (and parameters) giving this pending relation's rows without writing its
-        table, for a query ``reader`` that selects only ``__row`` in the end: it has ``__row``,
-        ``__arm`` and the fields ``reader`` names (identifiers are always quoted, so a field
-        whose quoted name is not in the text cannot be read); ``__raw`` is left out."""
-        assert self._columns is not None
-        used = [f for f in self.types if quote_ident(f) in reader]
-        typed = "".join(f", unnest(?::{sql_type(self.types[f])}[]) AS {quote_ident(f)}"
-                        for f in used)
-        sql = f'SELECT unnest(?::BIGINT[]) AS "__row", unnest(?::VARCHAR[]) AS "__arm"{typed}'
-        return sql, [self._columns["__row"], self._columns["__arm"],
-                     *(self._columns[f] for f in used)]
+    def _kept_query(self, sql: str) -> tuple[str, list[object]]:
+        """The statement (and the parameters it binds before ``sql``'s own) fetching the
+        ``__row`` ids of the rows ``sql`` — a reduction of this in-memory relation — keeps,
+        reading this relation inline (see :meth:`_select_kept`). The texts are cached."""
+        cols = self._columns
+        assert cols is not None and isinstance(self.table, str)
+        key = (sql, self.table, tuple(self.types))
+        plan = _KEPT_PLANS.get(key)
+        if plan is None:
+            plan = _KEPT_PLANS[key] = _kept_plan(sql, self.table, self.types)
+        names, texts = plan
+        params: list[object] = []
+        mask: list[str | None] = []  # per column: None, or the SQL type of its typed NULL
+        for n in names:  # a column with no value at all binds nothing (a typed NULL)
+            values = cols[n]
+            if n == "__row" or values.count(None) != len(values):
+                mask.append(None)
+                params.append(values)
+            else:
+                mask.append("VARCHAR" if n == "__arm" else sql_type(self.types[n]))
+        key2 = tuple(mask)
+        got = texts.get(key2)
+        if got is None:
+            got = texts[key2] = _kept_text(sql, self.table, names, key2)
+        return got, params
 
     def _select_kept(self, name: str, types: Mapping[str, FieldType], sql: str,
-                     params: Sequence[object]) -> Relation | None:
+                     params: Sequence[object], con: duckdb.DuckDBPyConnection | None
+                     ) -> Relation | None:
         """See :func:`select_relation`: the kept rows of ``sql`` (a reduction of this in-memory
         relation) as a pending relation built from this one's columns; None when this relation's
-        columns do not cover ``types``."""
+        columns do not cover ``types``.
+
+        The statement reads this relation inline, written or not: a leading CTE of the same name
+        holds ``__row`` and the columns the SQL names (``__arm``, fields; identifiers are always
+        quoted, so a column whose quoted name is not in the text cannot be read), each one list
+        bound without a cast — DuckDB types it from the Python values, which are the stored type
+        already; a column holding no value is a typed NULL. It fetches only the kept ``__row``
+        ids, unsorted, and runs on ``con`` (default: :func:`scratch_cursor`)."""
         cols = self._columns
         if cols is None or not isinstance(self.table, str) or any(
                 f not in cols or self.types.get(f) != t for f, t in types.items()):
             return None
-        prefix: list[object] = []
-        head = ""
-        if self._pending:
-            body, prefix = self._inline_sql(sql)
-            head = f"WITH {quote_ident(self.table)} AS ({body}) "
-        tail = _REDUCE_TAIL.search(sql)
-        if tail is not None:  # reduce_sql's last line: select only the row ids
-            query = f'{sql[:tail.start()]}\nSELECT "__row" FROM {tail.group(1)} ORDER BY "__row"'
+        query, inline = self._kept_query(sql)
+        rows = execute_cached(con or scratch_cursor(), query, [*inline, *params]).fetchall()
+        ids = sorted([r[0] for r in rows])
+        if self._ordinal is None:
+            self._ordinal = all(type(v) is int and v == i for i, v in enumerate(cols["__row"]))
+        if self._ordinal:
+            idx = ids
         else:
-            query = f'SELECT "__row" FROM ({sql}) AS "__kept" ORDER BY "__row"'
-        if head:
-            query = head + query if not query.startswith("WITH ") else (
-                f"{head[:-1]},\n     {query[len('WITH '):]}")
-        rows = self.con.execute(query, [*prefix, *params]).fetchall()
-        src_rows = cols["__row"]
-        if all(type(v) is int and v == i for i, v in enumerate(src_rows)):
-            idx = [r[0] for r in rows]
-        else:
-            pos = {v: i for i, v in enumerate(src_rows)}
-            idx = [pos[r[0]] for r in rows]
+            pos = {v: i for i, v in enumerate(cols["__row"])}
+            idx = [pos[r] for r in ids]
         kept = {k: [cols[k][i] for i in idx] for k in ("__row", "__arm", *types, "__raw")}
         return Relation(self.con, name, types, len(idx), columns=kept, pending=True)
 
@@ -349,19 +472,22 @@ class Relation:
 
 def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
                     sql: str, params: Sequence[object] = (), *,
-                    source: Relation | None = None) -> Relation:
+                    source: Relation | None = None, inline_on: duckdb.DuckDBPyConnection |
+                    None = None) -> Relation:
     """Run a reduction ``SELECT`` (all columns of a relation) and keep its rows in memory as a
     *pending* relation ``name`` (for small results: distinct values then cost no query, and the
     table is written only if SQL needs it). One statement.
 
     With ``source`` — the relation ``sql`` reduces — holding its columns in memory, the statement
     fetches only the kept ``__row`` values and the kept relation's columns are taken from the
-    source's (no ``__raw`` or typed values cross from DuckDB to Python). A pending source is not
-    written: its rows enter the statement as a CTE of the same name (its typed columns bound as
-    lists; only the columns the SQL names). The reduction itself always runs in DuckDB.
+    source's (no ``__raw`` or typed values cross from DuckDB to Python). The source is read
+    inline, written or not: its rows enter the statement as a CTE of the same name (its columns
+    bound as lists; only the columns the SQL names), so the statement reads no table and runs on
+    ``inline_on`` (default: :func:`scratch_cursor`; pass ``con`` when ``sql`` names other tables
+    of ``con``). The reduction itself always runs in DuckDB.
     """
     if source is not None and source.in_memory:
-        kept = source._select_kept(name, types, sql, params)
+        kept = source._select_kept(name, types, sql, params, inline_on)
         if kept is not None:
             return kept
     if source is not None:

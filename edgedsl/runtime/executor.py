@@ -11,9 +11,11 @@ whose columns the store keeps in memory) becomes a *pending* relation holding it
 junctions and answers that read a field's distinct values read them from memory, and the table is
 written (one statement) only when SQL needs it — a ``drv`` over it, an ``if`` predicate or an
 answer expression naming it. A ``drv`` over an in-memory source runs its reduction in one
-statement that reads a pending source inline (its columns bound as lists, no table written) and
-fetches only the kept ``__row`` ids; the kept relation takes its columns from the source's and is
-pending in turn. A large stored response is a view over the store's rows (no
+statement that reads the source inline (its columns bound as lists, no table read or written) and
+fetches only the kept ``__row`` ids; it runs on the process's scratch connection
+(:func:`~edgedsl.runtime.duck.scratch_cursor`: one thread, no optimizer, parsed statements
+cached), so a small ``drv`` costs one cheap statement. The kept relation takes its columns from
+the source's and is pending in turn. A large stored response is a view over the store's rows (no
 copy); a large fresh one is shredded in SQL.
 
 Concurrency: layers run in order; the steps of one layer, the arms of a fan, the branches of a
@@ -35,9 +37,10 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 import decimal
+import functools
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -63,13 +66,14 @@ from ..plan import (
 from ..plan_compile import distinct_sql
 from ..reducers import decode_stored, is_json
 from ..source import Span
-from ..sqlquote import quote_ident
+from ..sqlquote import quote_ident as _quote_ident
 from ..types import INT, STR, FieldType, ListType, ScalarType, type_from_json
 from .backends import Backend, Response, classify, make_backend, unsupported_reason
 from .duck import (
     PYTHON_SHRED_MAX_CELLS,
     Relation,
     create_table_as,
+    execute_cached,
     python_columns,
     select_relation,
     shred,
@@ -157,6 +161,25 @@ def _types_of(owner: object, fields: Mapping[str, Any]) -> dict[str, FieldType]:
     return types
 
 
+#: ``quote_ident`` and the compiler's distinct-values SQL, memoised (pure functions of names
+#: that recur in every run of a plan; called for each relation a step or an answer might name).
+quote_ident = functools.lru_cache(maxsize=4096)(_quote_ident)
+_distinct_sql = functools.lru_cache(maxsize=4096)(distinct_sql)
+
+_SPANS: dict[int, tuple[SpanInfo, dict[str, Any]]] = {}
+
+
+def _span_dict(info: SpanInfo) -> dict[str, Any]:
+    """``info.model_dump()``, made once per plan object (a run re-reads the same step objects);
+    a fresh copy each time (its values are ints and a file name)."""
+    hit = _SPANS.get(id(info))
+    if hit is None or hit[0] is not info:
+        if len(_SPANS) >= 4096:
+            _SPANS.clear()
+        hit = _SPANS[id(info)] = (info, info.model_dump())
+    return dict(hit[1])
+
+
 _BASE: duckdb.DuckDBPyConnection | None = None
 _BASE_LOCK = threading.Lock()
 
@@ -172,6 +195,17 @@ def _connection(backend: object) -> tuple[duckdb.DuckDBPyConnection, Store | Non
         if _BASE is None:
             _BASE = duckdb.connect(":memory:")
         return _BASE.cursor(), None
+
+
+async def _gather(aws: list[Coroutine[Any, Any, Any]]) -> list[Any]:
+    """``asyncio.gather(*aws, return_exceptions=True)``; a single awaitable is awaited in place
+    (no task to create and schedule: most layers and calls of a run have one)."""
+    if len(aws) == 1:
+        try:
+            return [await aws[0]]
+        except Exception as exc:
+            return [exc]
+    return await asyncio.gather(*aws, return_exceptions=True)
 
 
 class _Run:
@@ -193,8 +227,7 @@ class _Run:
     async def layers(self, layers: list[list[str]], shared: Mapping[str, object] | None = None
                      ) -> None:
         for layer in layers:
-            got = await asyncio.gather(*(self.step(k, shared) for k in layer),
-                                       return_exceptions=True)
+            got = await _gather([self.step(k, shared) for k in layer])
             errs = [g for g in got if isinstance(g, BaseException)]
             if errs:
                 raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
@@ -202,7 +235,7 @@ class _Run:
     async def step(self, key: str, shared: Mapping[str, object] | None = None) -> None:
         s = self.tp.steps[key]
         st = StepTrace(id=key, kind=s.kind, relation=s.relation, start_ms=self.ms(),
-                       span=None if s.span is None else s.span.model_dump())
+                       span=None if s.span is None else _span_dict(s.span))
         self.trace.steps.append(st)
         try:
             if isinstance(s, CallStep):
@@ -416,13 +449,12 @@ class _Run:
     async def run_arms(self, tool: ToolSpec, arms: list[tuple[str | None, dict[str, object]]],
                        pages: int | str | None, st: StepTrace, span: SpanInfo | None,
                        relation: str, tagged: bool) -> None:
-        got = await asyncio.gather(*(self.fetch(tool, a, pages, st, arm, span) for arm, a in arms),
-                                   return_exceptions=True)
+        got = await _gather([self.fetch(tool, a, pages, st, arm, span) for arm, a in arms])
         errs = [g for g in got if isinstance(g, BaseException)]
         if errs:
             raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
         parts = [(arm, r) for (arm, _), resps in zip(arms, got, strict=True)
-                 for r in resps]  # type: ignore[union-attr]
+                 for r in resps]
         rel = self.materialise(relation, _types_of(tool, tool.fields), parts, tagged)
         st.records = rel.count()
 
@@ -481,12 +513,15 @@ class _Run:
         name = s.relation or s.id
         src = self.rels.get(s.source)
         if src is not None and src.in_memory:
-            # small source: fetch the kept rows' ids (one statement, reading a pending source
-            # inline); the kept columns come from the source's, the table waits until needed
-            for other, r in self.rels.items():
-                if other != s.source and r.pending and quote_ident(other) in s.sql:
-                    r.ensure()
-            rel = select_relation(self.con, name, types, s.sql, params, source=src)
+            # small source: fetch the kept rows' ids (one statement reading the source inline,
+            # on the scratch connection unless the SQL names another relation of this run); the
+            # kept columns come from the source's, the table waits until needed
+            others = [r for other, r in self.rels.items()
+                      if other != s.source and quote_ident(other) in s.sql]
+            for r in others:
+                r.ensure()
+            rel = select_relation(self.con, name, types, s.sql, params, source=src,
+                                  inline_on=self.con if others else None)
         else:
             if src is not None:
                 src.ensure()
@@ -509,7 +544,7 @@ class _Run:
         st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
         self.ensure_for(s.predicate.sql)
         try:
-            row = self.con.execute(s.predicate.sql, params).fetchone()
+            row = execute_cached(self.con, s.predicate.sql, params).fetchone()
         except duckdb.Error as exc:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
         taken = bool(row and row[0])
@@ -526,7 +561,7 @@ class _Run:
         params = [decode_value(p) for p in f.params]
         self.ensure_for(f.sql)
         try:
-            rows = self.con.execute(f.sql, params).fetchall()
+            rows = execute_cached(self.con, f.sql, params).fetchall()
         except duckdb.Error as exc:
             what = f"answer field `{f.name}`" if f.name else "the answer"
             raise self._sql_error(what, exc, f.span) from None
@@ -541,7 +576,7 @@ class _Run:
         for name, rel in self.rels.items():
             if rel.in_memory and quote_ident(name) in sql:
                 for field in rel.types:
-                    if distinct_sql(name, field) == sql:
+                    if _distinct_sql(name, field) == sql:
                         return rel.distinct(field)
         return None
 
