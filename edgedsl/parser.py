@@ -1,4 +1,8 @@
-"""Stage `parse`: text → lark tree (LALR, strict, positions on every node).
+"""Stage `parse`: text → lark tree (LALR, positions on every node).
+
+The grammar is checked in lark's *strict* mode (no terminal collisions, no shift/reduce
+conflicts) by the test suite (``tests/test_grammar_strict.py``), not at every start: with Hangul
+syllables in names, strict mode's regex-collision analysis costs seconds per construction.
 
 A thin module: it owns the :class:`lark.Lark` instances, collects comments through a lexer
 callback, and turns lark's exceptions into coded diagnostics (``E0xx``), with hand-written
@@ -51,16 +55,39 @@ def _grammar() -> str:
 
 @cache
 def _lark() -> Lark:
-    return Lark(
-        _grammar(),
-        parser="lalr",
-        lexer="contextual",
-        strict=True,
+    return _new_lark(
         propagate_positions=True,
         maybe_placeholders=True,
         lexer_callbacks={"COMMENT": _collect_comment},
     )
 
+
+STRICT = False
+"""Lark's strict mode at run time (the tests build the grammar strictly once)."""
+
+
+def _new_lark(**options: Any) -> Lark:
+    """A Lark over our grammar, without the regex-collision analysis at run time.
+
+    lark runs interegular's collision analysis on every construction when it is installed, even
+    outside strict mode (only to log); with Hangul syllables in names it costs seconds. The
+    grammar's strictness is a property of the file, checked once by the tests, so run time
+    switches the analysis off (lark 1.3's module flag; if it moves, the analysis simply runs).
+    """
+    import lark.lexer as lark_lexer
+
+    with _BUILD_LOCK:
+        saved = getattr(lark_lexer, "has_interegular", None)
+        if saved is not None and not STRICT:
+            lark_lexer.has_interegular = False
+        try:
+            return Lark(_grammar(), parser="lalr", lexer="contextual", strict=STRICT, **options)
+        finally:
+            if saved is not None:
+                lark_lexer.has_interegular = saved
+
+
+_BUILD_LOCK = threading.Lock()
 
 MAX_DEPTH = 400
 """How deeply rules may nest (counted as levels of the lark tree) before ``E011``."""
@@ -176,11 +203,7 @@ def direct_parser(builder: Any) -> Callable[[str], Any]:
     missing = [x for x in rule_names() if not callable(getattr(builder, x, None))]
     if missing:
         raise TypeError(f"builder lacks rule methods: {', '.join(missing)}")
-    lark = Lark(
-        _grammar(),
-        parser="lalr",
-        lexer="contextual",
-        strict=True,
+    lark = _new_lark(
         maybe_placeholders=True,
         lexer_callbacks={"COMMENT": builder.comment},
     )

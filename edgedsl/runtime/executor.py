@@ -450,6 +450,9 @@ class _Run:
                        pages: int | str | None, st: StepTrace, span: SpanInfo | None,
                        relation: str, tagged: bool) -> None:
         got = await _gather([self.fetch(tool, a, pages, st, arm, span) for arm, a in arms])
+        if len(arms) > 1:  # calls in page order, then arm order, whatever finished first
+            order = {arm: i for i, (arm, _) in enumerate(arms)}
+            st.calls.sort(key=lambda c: (c.page or 0, order.get(c.arm, len(order))))
         errs = [g for g in got if isinstance(g, BaseException)]
         if errs:
             raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
