@@ -7,7 +7,8 @@ runtime) are imported only by the stages that need them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,9 +18,27 @@ from .source import Source
 
 if TYPE_CHECKING:
     from .check import CheckResult
+    from .ir import ProgramIR
     from .plan import Plan
     from .runtime.backends import Backend
     from .runtime.executor import RunResult
+
+
+@cache
+def _checker() -> Callable[..., CheckResult]:
+    """``check.check``, imported on first use (and not on every call: compiling thousands of
+    files a second, an ``import`` statement per call shows)."""
+    from .check import check as _check
+
+    return _check
+
+
+@cache
+def _planner() -> Callable[[ProgramIR], Plan]:
+    """``plan.compile_program``, imported on first use."""
+    from .plan_compile import compile_program
+
+    return compile_program
 
 
 def read_source(path: str | Path) -> Source:
@@ -55,10 +74,8 @@ def check(
     phi: int = 5,
 ) -> CheckResult:
     """Stages up to `check`: text → IR, with every warning. Raises CompileError on errors."""
-    from .check import check as _check
-
     source = _as_source(src, name)
-    return _check(parse_module(source), source, search_paths=search_paths, phi=phi)
+    return _checker()(parse_module(source), source, search_paths=search_paths, phi=phi)
 
 
 def compile(
@@ -69,9 +86,7 @@ def compile(
     phi: int = 5,
 ) -> Plan:
     """Stages up to `plan`: text → Plan (parse + check + plan)."""
-    from .plan import compile_program
-
-    return compile_program(check(src, name, search_paths=search_paths, phi=phi).program)
+    return _planner()(check(src, name, search_paths=search_paths, phi=phi).program)
 
 
 def run(

@@ -68,6 +68,9 @@ class _ToAst:
     or over a lark tree (:meth:`walk`).
     """
 
+    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT"})
+    """Token types read with their positions; names and operators may come as plain text."""
+
     def __init__(self) -> None:
         self.reset(Source("<none>", ""), Diagnostics())
 
@@ -132,7 +135,7 @@ class _ToAst:
         return n.Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
 
     def use_decl(self, children: list[Token]) -> n.UseDecl:
-        return n.UseDecl(names=tuple(str(c) for c in children), span=self._span())
+        return n.UseDecl(names=tuple(map(str, children)), span=self._span())
 
     def type_decl(self, children: list[Any]) -> n.TypeDecl:
         name, regex, doc = children
@@ -166,7 +169,7 @@ class _ToAst:
         return base
 
     def named_type(self, children: list[Any]) -> n.NamedTypeExpr:
-        name = ".".join(str(c) for c in _items(children))
+        name = ".".join(map(str, _items(children)))
         return n.NamedTypeExpr(name=name, span=self._span())
 
     def enum_type(self, children: list[Any]) -> n.EnumTypeExpr:
@@ -174,7 +177,7 @@ class _ToAst:
 
     def enum_member(self, children: list[Token]) -> str:
         (tok,) = children
-        return self._unquote(tok) if tok.type == "STRING" else str(tok)
+        return self._unquote(tok) if getattr(tok, "type", None) == "STRING" else str(tok)
 
     def list_type(self, children: list[Any]) -> n.ListTypeExpr:
         (item,) = children
@@ -315,10 +318,10 @@ class _ToAst:
         return value
 
     def ref(self, children: list[Token]) -> n.Ref:
-        return n.Ref(parts=tuple(str(c) for c in children), span=self._span())
+        return n.Ref(parts=tuple(map(str, children)), span=self._span())
 
     def rel_ref(self, children: list[Any]) -> tuple[str, ...]:
-        return tuple(str(c) for c in _items(children))
+        return tuple(map(str, _items(children)))
 
     def drv(self, children: list[Any]) -> n.Drv:
         source, *steps = children

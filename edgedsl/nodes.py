@@ -16,7 +16,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-from .source import NO_SPAN, Span
+from .source import NO_SPAN, Span, fast_frozen_init
 
 
 def _span() -> Span:
@@ -587,3 +587,9 @@ REDUCER_SURFACE: dict[str, str] = {
 """How the where-form reducers are spelled in source."""
 
 SURFACE_REDUCER: dict[str, str] = {v: k for k, v in REDUCER_SURFACE.items()}
+
+
+for _cls in list(globals().values()):  # faster constructors, same signatures (see source.py)
+    if isinstance(_cls, type) and _cls.__module__ == __name__:
+        fast_frozen_init(_cls)
+del _cls

@@ -2,7 +2,7 @@
 
 The grammar is checked in lark's *strict* mode (no terminal collisions, no shift/reduce
 conflicts) by the test suite (``tests/test_grammar_strict.py``), not at every start: with Hangul
-syllables in names, strict mode's regex-collision analysis costs seconds per construction.
+syllables in names, lark's regex-collision analysis costs seconds per construction.
 
 A thin module: it owns the :class:`lark.Lark` instances, collects comments through a lexer
 callback, and turns lark's exceptions into coded diagnostics (``E0xx``), with hand-written
@@ -23,6 +23,7 @@ Two ways to run the one grammar:
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from typing import Any
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.grammar import Rule, Terminal
+from lark.parsers.lalr_analysis import Shift
 
 from .diagnostics import CompileError, Diagnostic, diag
 from .resources import grammar_path
@@ -65,6 +67,8 @@ def _lark() -> Lark:
 STRICT = False
 """Lark's strict mode at run time (the tests build the grammar strictly once)."""
 
+_BUILD_LOCK = threading.Lock()
+
 
 def _new_lark(**options: Any) -> Lark:
     """A Lark over our grammar, without the regex-collision analysis at run time.
@@ -86,8 +90,6 @@ def _new_lark(**options: Any) -> Lark:
             if saved is not None:
                 lark_lexer.has_interegular = saved
 
-
-_BUILD_LOCK = threading.Lock()
 
 MAX_DEPTH = 400
 """How deeply rules may nest (counted as levels of the lark tree) before ``E011``."""
@@ -192,13 +194,19 @@ def _reduction(rule: Rule, method: Callable[[list[Any]], Any] | None, builder: A
     return callback
 
 
-def direct_parser(builder: Any) -> Callable[[str], Any]:
+def direct_parser(builder: Any, *, fused: bool = True) -> Callable[[str], Any]:
     """A function parsing text straight into what ``builder``'s rule methods return.
 
     ``builder`` needs a method per name of :func:`rule_names` (taking the rule's children, as
     a lark tree would hold them) and a ``comment(token)`` method receiving every comment token.
     The returned function raises lark's ``UnexpectedInput`` on a syntax error and
-    :class:`TooDeep` on pathological nesting.
+    :class:`TooDeep` on pathological nesting. A builder with a ``positioned_tokens`` set
+    receives the other kept tokens (names, operators) as plain strings from the fused loop.
+
+    By default the lexer and the LALR loop are :func:`_fused` into one loop over lark's own
+    tables (lark's contextual lexer and parser, exactly, without their per-token overhead);
+    ``fused=False``, or a lark whose tables cannot be read, installs the builder as lark's
+    reduction callbacks instead.
     """
     missing = [x for x in rule_names() if not callable(getattr(builder, x, None))]
     if missing:
@@ -207,18 +215,385 @@ def direct_parser(builder: Any) -> Callable[[str], Any]:
         maybe_placeholders=True,
         lexer_callbacks={"COMMENT": builder.comment},
     )
+    for rule in lark.rules:
+        if rule.options.template_source is not None:  # pragma: no cover - no templates
+            raise RuntimeError("grammar templates are not supported by the direct builder")
+    if fused:
+        try:
+            return _fused(lark, builder)
+        except _Unsupported:  # pragma: no cover - lark changed: its own loop still works
+            pass
     callbacks = lark._callbacks  # the dict the LALR parser calls on each reduction
     if lark.parser.parser.parser.callbacks is not callbacks:  # pragma: no cover - lark changed
         raise RuntimeError("unsupported lark version: cannot install the direct builder")
     for rule in lark.rules:
-        if rule.options.template_source is not None:  # pragma: no cover - no templates
-            raise RuntimeError("grammar templates are not supported by the direct builder")
         method = getattr(builder, str(rule.alias or rule.origin.name)) if _builds(rule) else None
         callbacks[rule] = _reduction(rule, method, builder)
 
     def run(text: str) -> Any:
         result = lark.parse(text)
         return result.value if result.__class__ is _Pos else result
+
+    return run
+
+
+class NoParse(UnexpectedInput):
+    """A syntax error found by a fused parser (:func:`_fused`); only its position is known.
+
+    Callers re-parse with :func:`parse` for the diagnostic (lark's own exception, message and
+    ``match_examples``)."""
+
+    def __init__(self, pos: int) -> None:
+        super().__init__(f"syntax error at offset {pos}")
+        self.pos_in_stream = pos  # type: ignore[assignment]
+
+
+class _max2:  # a marker read in the loop: the two children of a rule that are rules
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: int, b: int) -> None:
+        self.a = a
+        self.b = b
+
+
+_DEPTH_BITS = 16
+_DEPTH_MASK = (1 << _DEPTH_BITS) - 1
+
+
+class _Unsupported(Exception):
+    """lark's tables are not laid out as :func:`_fused` expects."""
+
+
+def _selector(rule: Rule) -> tuple[Callable[[list[Any]], list[Any]] | None, bool, bool]:
+    """How one rule turns its ``len(expansion)`` stack values into its children (lark's filter:
+    anonymous tokens dropped, ``[x]`` placeholders, ``_rule`` lists spliced in): a function
+    (``None`` when the values are the children as they are), whether the rule is ``?rule``
+    passing one child through, and whether it is exactly ``?a: b`` (nothing to do at all)."""
+    expansion = rule.expansion
+    keep_all = rule.options.keep_all_tokens
+    expand1 = bool(rule.options.expand1 and not rule.alias)
+    empty = rule.options.empty_indices
+    if empty:
+        runs = [len(ones) for ones in "".join(str(int(b)) for b in empty).split("0")]
+    else:
+        runs = [0] * (len(expansion) + 1)
+    parts: list[str] = []
+    plain = True
+    for i, sym in enumerate(expansion):
+        if runs[i]:
+            parts += ["None"] * runs[i]
+            plain = False
+        if keep_all or not (isinstance(sym, Terminal) and sym.filter_out):
+            if not sym.is_term and sym.name.startswith("_"):
+                parts.append(f"*c[{i}]")
+                plain = False
+            else:
+                parts.append(f"c[{i}]")
+        else:
+            plain = False
+    if runs[len(expansion)]:
+        parts += ["None"] * runs[len(expansion)]
+        plain = False
+    if (expand1 and len(parts) != 1) or (parts and parts[0] == "None" and expand1):
+        raise RuntimeError(f"`?{rule.origin.name}` alternatives without an alias take one child")
+    if expand1 and parts[0].startswith("*"):
+        raise RuntimeError(f"`?{rule.origin.name}` alternatives without an alias take one child")
+    passthrough = expand1 and len(expansion) == 1 and plain
+    if plain:
+        return None, expand1, passthrough
+    if parts and all(p.startswith("c[") for p in parts):  # a selection: done in C
+        index = [int(p[2:-1]) for p in parts]
+        if index == list(range(index[0], index[-1] + 1)):
+            return itemgetter(slice(index[0], index[-1] + 1)), expand1, passthrough  # a list
+        return itemgetter(*index), expand1, passthrough  # a tuple: children are read only
+    code = "lambda c: [" + ", ".join(parts) + "]"
+    return eval(code, {"__builtins__": {}}), expand1, passthrough  # indices only
+
+
+def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callable[[str], Any]:
+    """lark's contextual lexer and LALR parser, as one loop over lark's own tables.
+
+    Per parser state, the token is matched with the same compiled alternation lark's lexer for
+    that state uses (same terminals, same order, keywords found through the same "unless"
+    sets), preceded by the ignored whitespace; positions, line and column are counted as lark
+    counts them. The parser acts on lark's parse table; reductions filter children, propagate
+    positions and call the builder exactly as :func:`_reduction` does. Tokens that no rule
+    keeps are never made into :class:`lark.Token` objects. Any syntax error raises
+    :class:`NoParse`. With ``trace``, every token (comments included) is appended to it
+    (tests compare it with lark's own token stream).
+    """
+    try:
+        table = lark.parser.parser.parser.parse_table
+        clexer = lark.parser.lexer
+        lexers = clexer.lexers
+        start_state = table.start_states["start"]
+        end_state = table.end_states["start"]
+        conf = lark.lexer_conf
+    except (AttributeError, KeyError) as err:  # pragma: no cover - lark changed
+        raise _Unsupported from err
+    if conf.g_regex_flags or conf.use_bytes or conf.re_module is not re or lark.options.postlex:
+        raise _Unsupported  # pragma: no cover - not how our Lark is configured
+    ignore = frozenset(conf.ignore)
+    ws_term = lark.get_terminal("WS") if "WS" in ignore else None
+    if ws_term is None or ignore != {"WS", "COMMENT"}:
+        raise _Unsupported  # pragma: no cover - the grammar changed
+    ws_class = ws_term.pattern.to_regexp()
+    m = re.fullmatch(r"\(\?:(\[[^\]]*\])\)\+", ws_class)
+    if m is None:
+        raise _Unsupported  # pragma: no cover - the grammar changed
+    ws_class = m.group(1)
+    comment_cb = conf.callbacks.get("COMMENT")
+    if comment_cb is None or set(conf.callbacks) != {"COMMENT"}:
+        raise _Unsupported  # pragma: no cover - the grammar changed
+
+    # ---- rules: (size, origin, select, method or None, expand1, depth_at); size -1: `?a: b`
+    rule_index: dict[Rule, int] = {}
+    rules: list[tuple[int, str, Any, Any, bool, Any]] = []
+    kept: set[str] = set()
+    for rule in lark.rules:
+        select, expand1, passthrough = _selector(rule)
+        method = getattr(builder, str(rule.alias or rule.origin.name)) if _builds(rule) else None
+        size = -1 if passthrough else len(rule.expansion)
+        rule_index[rule] = len(rules)
+        # where the children that are rules sit on the stack (tokens have depth 0)
+        inner = tuple(i - len(rule.expansion) for i, sym in enumerate(rule.expansion)
+                      if not sym.is_term)
+        depth_at: Any = None if not inner else inner[0] if len(inner) == 1 else inner
+        if len(inner) == 2:
+            depth_at = _max2(*inner)
+        rules.append((size, str(rule.origin.name), select, method, expand1, depth_at))
+        for sym in rule.expansion:
+            if isinstance(sym, Terminal) and (rule.options.keep_all_tokens or not sym.filter_out):
+                kept.add(sym.name)
+    if trace is not None:
+        kept = {t.name for t in lark.terminals}
+    # kept tokens the builder reads as text only are passed as plain strings (no Token made)
+    positioned = getattr(builder, "positioned_tokens", None)
+    plain = frozenset() if positioned is None or trace is not None else kept - set(positioned)
+
+    # ---- states: actions (shift to s >= 0, reduce rule r as ~r), lexer of the state
+    actions: dict[int, dict[str, int]] = {}
+    for state, acts in table.states.items():
+        row: dict[str, int] = {}
+        for sym, (action, arg) in acts.items():
+            if action is Shift:
+                row[str(sym)] = arg
+            else:
+                row[str(sym)] = ~rule_index[arg]
+        actions[state] = row
+
+    newline_types: set[str] = set()
+    compiled: dict[int, tuple[Any, dict[str, dict[str, str]]]] = {}
+    state_lex: dict[int, tuple[Any, dict[str, dict[str, str]]]] = {}
+    for state, blexer in lexers.items():
+        key = id(blexer)
+        if key not in compiled:
+            try:
+                scanner = blexer.scanner
+                mres = scanner._mres
+                callbacks = blexer.callback
+                newline_types |= blexer.newline_types
+            except AttributeError as err:  # pragma: no cover - lark changed
+                raise _Unsupported from err
+            if len(mres) != 1 or set(blexer.ignore_types) != ignore:
+                raise _Unsupported  # pragma: no cover
+            unless: dict[str, dict[str, str]] = {}
+            for typ, cb in callbacks.items():
+                if typ == "COMMENT" and cb is comment_cb:
+                    continue
+                keywords = getattr(cb, "scanner", None)
+                if keywords is None or cb.__class__.__name__ != "UnlessCallback":
+                    raise _Unsupported  # pragma: no cover
+                words: dict[str, str] = {}
+                for term in keywords.terminals:
+                    if term.pattern.type != "str" or term.pattern.flags:
+                        raise _Unsupported  # pragma: no cover
+                    words.setdefault(term.pattern.value, term.name)
+                unless[typ] = words
+            alts = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in scanner.terminals]
+            if "|".join(alts) != mres[0].pattern:
+                raise _Unsupported  # pragma: no cover - lark builds its scanner differently
+            # whitespace is skipped by the prefix; the rest is tried in lark's order
+            alts = [a for a, t in zip(alts, scanner.terminals, strict=True) if t.name != "WS"]
+            pattern = re.compile(f"{ws_class}*(?:{'|'.join(alts)})")
+            compiled[key] = (pattern.match, unless)
+        state_lex[state] = compiled[key]
+    ws_match = re.compile(f"{ws_class}*").match
+    if set(actions) != set(state_lex):  # pragma: no cover
+        raise _Unsupported
+    # lines are counted as lark counts them, in the text between tokens that carry positions;
+    # that is exact when only terminals lark checks for newlines can hold one
+    for term in lark.terminals:
+        if term.name not in newline_types and term.pattern.type == "re":
+            rx = re.sub(r"\\[.+\-*?()\[\]{}|^$/]", "", term.pattern.to_regexp())
+            if "\\" in rx or "." in rx or "[^" in rx or "\n" in rx:
+                raise _Unsupported  # pragma: no cover - the grammar changed
+    # non-nullable symbols make a rule's extent run from its first child to the last token
+    nullable = {str(r.origin.name) for r in lark.rules if not r.expansion}
+    if nullable - {"start"} or any(str(sym.name) in nullable for r in lark.rules
+                                   for sym in r.expansion):
+        raise _Unsupported  # pragma: no cover - the grammar changed
+    # what a lexed token needs beyond its type: 1 a comment, 2 keywords hidden in it, 3 a Token
+    special: dict[str, int] = {t: 3 for t in kept}
+    for _match, unless in compiled.values():
+        for typ in unless:
+            special[typ] = 2
+    special["COMMENT"] = 1
+    if any(row.get("$END", -1) >= 0 for row in actions.values()):
+        raise _Unsupported  # pragma: no cover - lark never shifts the end of input
+    # per state (states are 0…n-1): (match, unless, actions), and the actions alone
+    if set(actions) != set(range(len(actions))):  # pragma: no cover - lark numbers states
+        raise _Unsupported
+    info = [(*state_lex[s], actions[s]) for s in range(len(actions))]
+    acts_of = [actions[s] for s in range(len(actions))]
+    # per rule: (size, goto: state below → state after, select, method, expand1, depth_at)
+    gotos: dict[str, list[int]] = {origin: [-1] * len(actions) for _, origin, *_ in rules}
+    for state, row in actions.items():
+        for symbol, target in row.items():
+            if symbol in gotos:
+                gotos[symbol][state] = target
+    rules_t = tuple((size, gotos[origin], *rest) for size, origin, *rest in rules)
+    if MAX_DEPTH >= _DEPTH_MASK:  # pragma: no cover - depths are packed below starts
+        raise _Unsupported
+    new_str = str.__new__
+    max_depth = MAX_DEPTH
+    bits = _DEPTH_BITS
+    mask = _DEPTH_MASK
+
+    def run(text: str) -> Any:
+        pos = 0  # where lexing goes on
+        cpos = 0  # where line counting stopped
+        line = 1
+        lstart = 0  # offset where the current line starts
+        last_end = 0  # end of the last token shifted: the end of every rule reduced next
+        st = [start_state]  # states
+        vals: list[Any] = []  # values: rule results, kept tokens, None
+        sp: list[int] = []  # start << _DEPTH_BITS | nesting depth, per value
+        st_push, vals_push, sp_push = st.append, vals.append, sp.append
+        match, unless, acts = info[start_state]
+        get_special = special.get
+        while True:
+            # ---- the next token, in the lexer of the current state
+            while True:
+                m = match(text, pos)
+                if m is None:
+                    rest = ws_match(text, pos)
+                    pos = rest.end() if rest is not None else pos
+                    if pos < len(text):
+                        raise NoParse(pos)
+                    typ = "$END"
+                    tok = None
+                    break
+                typ = m.lastgroup
+                s, e = m.span(typ)
+                k = get_special(typ)
+                pos = e
+                if k is None:
+                    tok = None
+                    break
+                value = m.group(typ)
+                if k == 2 and typ in unless:
+                    typ = unless[typ].get(value, typ)
+                    if typ not in kept:
+                        tok = None
+                        break
+                if typ in plain:
+                    tok = value
+                    break
+                if text.find("\n", cpos, s) >= 0:
+                    line += text.count("\n", cpos, s)
+                    lstart = text.rfind("\n", cpos, s) + 1
+                cpos = s
+                col = s - lstart + 1
+                tok = new_str(Token, value)  # Token(typ, value, s, line, col, …) without
+                tok.type = typ  # its argument checks, three times faster
+                tok.value = value
+                tok.start_pos = s
+                tok.line = line
+                tok.column = col
+                if "\n" in value:  # pragma: no cover - no token of ours spans lines
+                    line += value.count("\n")
+                    lstart = s + value.rindex("\n") + 1
+                    cpos = e
+                tok.end_line = line
+                tok.end_column = e - lstart + 1
+                tok.end_pos = e
+                if k == 1:
+                    comment_cb(tok)
+                    if trace is not None:
+                        trace.append(tok)
+                    continue
+                if trace is not None:
+                    trace.append(tok)
+                break
+            # ---- reduce as the token asks, then shift it
+            while True:
+                try:
+                    a = acts[typ]
+                except KeyError:
+                    raise NoParse(pos) from None
+                if a >= 0:
+                    st_push(a)
+                    vals_push(tok)
+                    sp_push(s << bits)
+                    last_end = e
+                    match, unless, acts = info[a]
+                    break
+                size, goto, select, method, expand1, depth_at = rules_t[~a]
+                if size < 0:  # `?a: b`: the child itself, extent and depth unchanged
+                    st[-1] = a = goto[st[-2]]
+                    if typ == "$END" and a == end_state:  # pragma: no cover - `start` is a rule
+                        return vals[-1]
+                    acts = acts_of[a]
+                    continue
+                if size == 1:
+                    children = [vals.pop()]
+                    packed = sp.pop()
+                    del st[-1]
+                    start = packed >> bits
+                    depth = packed & mask
+                    if select is not None:
+                        children = select(children)
+                elif size:
+                    children = vals[-size:]
+                    start = sp[-size] >> bits
+                    if depth_at is None:
+                        depth = 0
+                    elif depth_at.__class__ is int:
+                        depth = sp[depth_at] & mask
+                    elif depth_at.__class__ is _max2:
+                        depth = max(sp[depth_at.a] & mask, sp[depth_at.b] & mask)
+                    else:
+                        depth = max([sp[i] & mask for i in depth_at])
+                    del vals[-size:], sp[-size:], st[-size:]
+                    if select is not None:
+                        children = select(children)
+                else:  # the empty file: `start` with no item
+                    children = []
+                    depth = 0
+                    builder.pos = (None, None)
+                    value = method(children)
+                    a = goto[st[-1]]
+                    if typ == "$END" and a == end_state:
+                        return value
+                    raise NoParse(pos)  # pragma: no cover - only `start` is empty
+                if method is not None:
+                    builder.pos = (start, last_end)
+                    value = method(children)
+                    depth += 1
+                    if depth > max_depth:
+                        raise TooDeep
+                elif expand1:
+                    value = children[0]
+                else:
+                    value = children  # `_rule`: spliced into its parent
+                a = goto[st[-1]]
+                st_push(a)
+                vals_push(value)
+                sp_push(start << bits | depth)
+                if typ == "$END" and a == end_state:
+                    return value
+                acts = acts_of[a]
 
     return run
 

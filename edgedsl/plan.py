@@ -33,6 +33,7 @@ The compiler itself (IR → these models) lives in :mod:`edgedsl.plan_compile`.
 from __future__ import annotations
 
 import datetime as _dt
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -200,6 +201,11 @@ class ToolSpec(BaseModel):
         The validated input of a tool's spec is memoised per (tool, platform) object: catalogs
         are shared between compiles of files using the same modules, so the declaration hash is
         computed once. Each call still returns a fresh model."""
+        return cls.model_validate(cls.input_of(tool, catalog))
+
+    @classmethod
+    def input_of(cls, tool: Tool, catalog: Catalog | None = None) -> dict[str, Any]:
+        """The (memoised, shared: not to be changed) input :meth:`of` validates."""
         plat = catalog.platforms.get(tool.platform) if catalog is not None else None
         hit = _SPEC_INPUTS.get(id(tool))
         if hit is None or hit[0] is not tool or hit[1] is not plat:
@@ -207,7 +213,7 @@ class ToolSpec(BaseModel):
             if len(_SPEC_INPUTS) >= 1024:
                 _SPEC_INPUTS.clear()
             _SPEC_INPUTS[id(tool)] = hit
-        return cls.model_validate(hit[2])
+        return hit[2]
 
     @staticmethod
     def _input(tool: Tool, plat: Platform | None) -> dict[str, Any]:
@@ -453,13 +459,17 @@ def _validate_refs(plan: Plan) -> list[str]:
 def compile_program(program: ir.ProgramIR) -> Plan:
     """Stage `plan`: compile every trajectory of a checked program into one :class:`Plan`
     (implemented in :mod:`edgedsl.plan_compile`)."""
-    from .plan_compile import compile_program as _compile
+    return _compiler().compile_program(program)
 
-    return _compile(program)
+
+@cache
+def _compiler() -> Any:
+    """:mod:`edgedsl.plan_compile` (it imports this module: imported on first use)."""
+    from . import plan_compile
+
+    return plan_compile
 
 
 def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
     """Compile one checked trajectory (tools are collected by :func:`compile_program`)."""
-    from .plan_compile import compile_trajectory as _compile
-
-    return _compile(traj)
+    return _compiler().compile_trajectory(traj)

@@ -11,28 +11,24 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from . import ir
 from .catalog import Tool
 from .plan import (
     PLAN_VERSION,
-    AnswerField,
-    AnswerPlan,
     CallStep,
     CompareStep,
     DrvStep,
     IfStep,
-    JunctionSpec,
     ParallelStep,
     Plan,
-    PredicateSpec,
-    RequestTemplate,
-    SharedSpec,
-    SpanInfo,
     ToolSpec,
     TrajectoryPlan,
     encode_value,
 )
 from .reducers import reduce_sql
+from .source import NO_SPAN, Span
 from .sqlquote import quote_ident
 from .types import FieldType, ScalarType, type_to_json
 
@@ -129,7 +125,17 @@ def expr_type(e: ir.ExprIR) -> FieldType | None:
     return None
 
 
-def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
+def _span(span: Span) -> dict[str, Any] | None:
+    """The input of :meth:`SpanInfo.of` as a dict. The plan is built as plain dicts and lists
+    and validated by pydantic once (:func:`compile_program`): one call instead of one per
+    nested model, with the same models, values and fields set."""
+    if span.file == NO_SPAN.file and span == NO_SPAN:
+        return None
+    return {"file": span.file, "line": span.line, "col": span.col, "end_line": span.end_line,
+            "end_col": span.end_col, "start": span.start, "end": span.end}
+
+
+def _answer_field(name: str | None, e: ir.ExprIR) -> dict[str, Any]:
     params: list[object] = []
     t = expr_type(e)
     shape: Literal["values", "scalar"] = "values" if isinstance(e, ir.FieldE) else "scalar"
@@ -137,22 +143,21 @@ def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
         sql = distinct_sql(e.source, e.field)
     else:
         sql = f"SELECT {expr_sql(e, params)} AS value"
-    return AnswerField(name=name, sql=sql, params=[encode_value(p) for p in params],
-                       shape=shape, type=None if t is None else type_to_json(t),
-                       span=SpanInfo.of(e.span))
+    return {"name": name, "sql": sql, "params": [encode_value(p) for p in params],
+            "shape": shape, "type": None if t is None else type_to_json(t), "span": _span(e.span)}
 
 
 # ---------------------------------------------------------------- IR → plan
 
 
-def _junction(j: ir.Junction) -> JunctionSpec:
-    return JunctionSpec(kind=j.kind, source=j.source, field=j.field, bound=j.bound,
-                        type=type_to_json(j.field_type), span=SpanInfo.of(j.span))
+def _junction(j: ir.Junction) -> dict[str, Any]:
+    return {"kind": j.kind, "source": j.source, "field": j.field, "bound": j.bound,
+            "type": type_to_json(j.field_type), "span": _span(j.span)}
 
 
-def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
+def _request(c: ir.CallIR, skip: str | None = None) -> dict[str, Any]:
     lits: dict[str, Any] = {}
-    juncs: dict[str, JunctionSpec] = {}
+    juncs: dict[str, dict[str, Any]] = {}
     shared: dict[str, str] = {}
     for a in c.args:
         if a.name == skip:
@@ -163,8 +168,8 @@ def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
             shared[a.name] = a.shared
         else:
             lits[a.name] = encode_value(a.literal)
-    return RequestTemplate(tool=c.tool.qualname, literals=lits, junctions=juncs, shared=shared,
-                           pages=c.pages)
+    return {"tool": c.tool.qualname, "literals": lits, "junctions": juncs, "shared": shared,
+            "pages": c.pages}
 
 
 def _fields(tool: Tool) -> dict[str, Any]:
@@ -198,7 +203,8 @@ def _call_sources(c: ir.CallIR) -> set[str]:
 class _Compiler:
     def __init__(self, traj: ir.TrajectoryIR) -> None:
         self.traj = traj
-        self.steps: dict[str, Any] = {}
+        # step id → (its model, its input), in the order compiled (validated later, see _span)
+        self.steps: dict[str, tuple[type[BaseModel], dict[str, Any]]] = {}
 
     def scope(self, steps: tuple[ir.StepIR, ...], prefix: str) -> tuple[list[list[str]], set[str]]:
         """Compile one scope; return its layers and the relations it reads from outside."""
@@ -222,7 +228,7 @@ class _Compiler:
                 elif p != key and p not in ds:
                     ds.append(p)
             deps[key] = ds
-            self.steps[key].deps = ds
+            self.steps[key][1]["deps"] = ds
         level: dict[str, int] = {}
         for key in order:  # the checker guarantees source order is a topological order
             level[key] = 1 + max((level[d] for d in deps[key] if d in level), default=-1)
@@ -238,55 +244,56 @@ class _Compiler:
         return [s.id]
 
     def step(self, s: ir.StepIR, key: str) -> set[str]:
-        span = SpanInfo.of(s.span)
+        span = _span(s.span)
         if isinstance(s, ir.CallIR):
-            self.steps[key] = CallStep(id=key, relation=s.id, span=span, request=_request(s),
-                                       fields=_fields(s.tool))
+            self.steps[key] = (CallStep, {"id": key, "relation": s.id, "span": span,
+                                          "request": _request(s), "fields": _fields(s.tool)})
             return _call_sources(s)
         if isinstance(s, ir.DrvIR):
             types = s.field_types or self.traj.relations.get(s.source, {})
             sql, params = reduce_sql(s.source, s.steps, types)
-            self.steps[key] = DrvStep(
-                id=key, relation=s.id, span=span, source=s.source,
-                reducers=[{"op": r.op, "field": r.field, "pivot": encode_value(r.pivot)}
-                          for r in s.steps],
-                sql=sql, params=[encode_value(p) for p in params],
-                fields={k: type_to_json(v) for k, v in types.items()})
+            self.steps[key] = (DrvStep, {
+                "id": key, "relation": s.id, "span": span, "source": s.source,
+                "reducers": [{"op": r.op, "field": r.field, "pivot": encode_value(r.pivot)}
+                             for r in s.steps],
+                "sql": sql, "params": [encode_value(p) for p in params],
+                "fields": {k: type_to_json(v) for k, v in types.items()}})
             return {s.source}
         if isinstance(s, ir.CompareIR):
-            self.steps[key] = CompareStep(
-                id=key, relation=s.id, span=span, request=_request(s.call, skip=s.param),
-                param=s.param, values=[encode_value(v) for v in s.values],
-                fields=_fields(s.call.tool))
+            self.steps[key] = (CompareStep, {
+                "id": key, "relation": s.id, "span": span,
+                "request": _request(s.call, skip=s.param), "param": s.param,
+                "values": [encode_value(v) for v in s.values], "fields": _fields(s.call.tool)})
             return _call_sources(s.call)
         if isinstance(s, ir.ParallelIR):
             reads: set[str] = set()
-            shared: dict[str, SharedSpec] = {}
+            shared: dict[str, dict[str, Any]] = {}
             for a in s.shared:
                 if a.junction is not None:
-                    shared[a.name] = SharedSpec(junction=_junction(a.junction))
+                    shared[a.name] = {"junction": _junction(a.junction)}
                     reads.add(a.junction.source)
                 else:
-                    shared[a.name] = SharedSpec(literal=encode_value(a.literal))
+                    shared[a.name] = {"literal": encode_value(a.literal)}
             branch_keys = []
             for b in s.branches:
                 bkey = b.id if b.id.startswith(f"{s.id}.") else f"{s.id}.{b.id}"
                 branch_keys.append(bkey)
-                self.steps[bkey] = CallStep(id=bkey, relation=bkey, span=SpanInfo.of(b.span),
-                                            request=_request(b), fields=_fields(b.tool))
+                self.steps[bkey] = (CallStep, {"id": bkey, "relation": bkey,
+                                               "span": _span(b.span), "request": _request(b),
+                                               "fields": _fields(b.tool)})
                 reads |= _call_sources(b)
-            self.steps[key] = ParallelStep(id=key, relation=s.id, span=span, shared=shared,
-                                           branches=branch_keys)
+            self.steps[key] = (ParallelStep, {"id": key, "relation": s.id, "span": span,
+                                              "shared": shared, "branches": branch_keys})
             return reads
         if isinstance(s, ir.IfIR):
             pparams: list[object] = []
             psql = f"SELECT {pred_sql(s.cond, pparams)} AS value"
             then, out1 = self.scope(s.then, f"{key}/then/")
             orelse, out2 = self.scope(s.orelse, f"{key}/else/")
-            self.steps[key] = IfStep(
-                id=key, relation=None, span=span,
-                predicate=PredicateSpec(sql=psql, params=[encode_value(p) for p in pparams]),
-                then=then, orelse=orelse, binds=list(s.binds))
+            self.steps[key] = (IfStep, {
+                "id": key, "relation": None, "span": span,
+                "predicate": {"sql": psql, "params": [encode_value(p) for p in pparams]},
+                "then": then, "orelse": orelse, "binds": list(s.binds)})
             return _pred_sources(s.cond) | out1 | out2
         raise TypeError(f"internal error: not a step: {s!r}")
 
@@ -305,28 +312,52 @@ def _tools_of(steps: tuple[ir.StepIR, ...]) -> list[Tool]:
     return out
 
 
-def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
-    """Compile one checked trajectory (tools are collected by :func:`compile_program`)."""
+def _trajectory_input(traj: ir.TrajectoryIR) -> dict[str, Any]:
+    """The input of one :class:`TrajectoryPlan`, as plain dicts and lists (see _span); each
+    step carries its ``kind`` for the discriminated union (see :func:`_validated`)."""
     c = _Compiler(traj)
     layers, _ = c.scope(traj.steps, "")
     answer = None
     if traj.answer is not None:
         if traj.answer.fields is not None:
-            answer = AnswerPlan(kind="object",
-                                fields=[_answer_field(n, e) for n, e in traj.answer.fields])
+            answer = {"kind": "object",
+                      "fields": [_answer_field(n, e) for n, e in traj.answer.fields]}
         elif traj.answer.expr is not None:
-            answer = AnswerPlan(kind="expr", fields=[_answer_field(None, traj.answer.expr)])
-    return TrajectoryPlan(name=traj.name, query=traj.query, steps=c.steps, layers=layers,
-                          answer=answer, say=traj.say, span=SpanInfo.of(traj.span))
+            answer = {"kind": "expr", "fields": [_answer_field(None, traj.answer.expr)]}
+    steps = {}
+    for key, (model, data) in c.steps.items():
+        data["kind"] = model.model_fields["kind"].default
+        steps[key] = data
+    return {"name": traj.name, "query": traj.query, "steps": steps, "layers": layers,
+            "answer": answer, "say": traj.say, "span": _span(traj.span)}
+
+
+def _validated(trajectory: TrajectoryPlan) -> TrajectoryPlan:
+    """A trajectory validated in one piece: its steps' ``kind`` was given to choose their
+    model, but a step model made directly does not count its default ``kind`` as set."""
+    for step in trajectory.steps.values():
+        step.__pydantic_fields_set__.discard("kind")
+    return trajectory
+
+
+def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
+    """Compile one checked trajectory (tools are collected by :func:`compile_program`)."""
+    return _validated(TrajectoryPlan.model_validate(_trajectory_input(traj)))
 
 
 def compile_program(program: ir.ProgramIR) -> Plan:
-    """Stage `plan`: compile every trajectory of a checked program into one :class:`Plan`."""
-    tools: dict[str, ToolSpec] = {}
+    """Stage `plan`: compile every trajectory of a checked program into one :class:`Plan`.
+
+    The whole plan is validated by pydantic in one call, from plain dicts and lists (the tool
+    specs from their memoised input, see :meth:`ToolSpec.input_of`)."""
+    tools: dict[str, dict[str, Any]] = {}
     for t in program.trajectories:
         for tool in _tools_of(t.steps):
-            tools.setdefault(tool.qualname, ToolSpec.of(tool, program.catalog))
-    return Plan(version=PLAN_VERSION, source_name=program.source_name, tools=tools,
-                trajectories=[compile_trajectory(t) for t in program.trajectories])
-
-
+            if tool.qualname not in tools:
+                tools[tool.qualname] = ToolSpec.input_of(tool, program.catalog)
+    plan = Plan.model_validate({
+        "version": PLAN_VERSION, "source_name": program.source_name, "tools": tools,
+        "trajectories": [_trajectory_input(t) for t in program.trajectories]})
+    for trajectory in plan.trajectories:
+        _validated(trajectory)
+    return plan

@@ -207,3 +207,18 @@ _values = st.recursive(
 @given(_values)
 def test_value_codec_round_trips_through_json(v: object) -> None:
     assert decode_value(orjson.loads(orjson.dumps(encode_value(v)))) == v
+
+
+def test_steps_do_not_count_their_default_kind_as_set() -> None:
+    """The plan is validated in one piece (each step's ``kind`` picks its model); the steps
+    still look as if made directly: ``kind`` is not among the fields set."""
+    import edgedsl
+
+    text = (
+        'platform p { record R { f: int } tool t () -> [R] }\n'
+        'trajectory t "q" { a = p.t()\n b = drv a | max f\n answer b.f }\n'
+    )
+    plan = edgedsl.compile(text)
+    for step in plan.trajectories[0].steps.values():
+        assert "kind" not in step.model_fields_set
+        assert {"id", "relation", "span", "deps"} <= step.model_fields_set

@@ -12,8 +12,10 @@ Modules end up in ``ctx.modules`` in dependency order (used modules first).
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from .. import nodes as n
@@ -35,6 +37,44 @@ def module_name_for(source_name: str) -> str:
     """The module name of a compiled file: its stem when that is an identifier, else ``main``."""
     stem = Path(source_name).stem
     return stem if stem.isidentifier() and stem.isascii() else "main"
+
+
+_RESOLVED: dict[tuple[str, int, int], Path] = {}
+_RESOLVED_MAX = 4096
+
+
+def _resolve(path: Path, st: os.stat_result) -> Path:
+    """``path.resolve()`` of a regular file ``path`` whose ``stat`` is ``st``, memoised on the
+    absolute path and the file's identity (device, inode): the key of a module file is asked
+    for on every compile, and resolving costs a system call per path component. A path that
+    now names another file resolves afresh."""
+    text = os.fspath(path)
+    key = (text if os.path.isabs(text) else os.path.join(os.getcwd(), text), st.st_dev,
+           st.st_ino)
+    hit = _RESOLVED.get(key)
+    if hit is None:
+        hit = path.resolve()
+        if len(_RESOLVED) >= _RESOLVED_MAX:
+            _RESOLVED.clear()
+        _RESOLVED[key] = hit
+    return hit
+
+
+def _regular_file(path: Path) -> os.stat_result | None:
+    """The stat of ``path`` when it is a regular file, exactly as ``path.is_file()`` decides
+    (missing or broken paths are no file; other errors are raised)."""
+    try:
+        st = os.stat(path)
+    except OSError as err:
+        if getattr(err, "errno", None) in _NO_FILE:
+            return None
+        raise
+    except ValueError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+_NO_FILE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
 
 def search_dirs(origin: Path | None, extra: tuple[Path, ...]) -> list[Path]:
@@ -64,6 +104,21 @@ class _Loader:
         self.by_path: dict[Path, ModuleInfo] = {}
         self.unreadable: set[Path] = set()
         self.stack: list[tuple[Path | None, str]] = []
+        # the compiled file, while its resolved path is not needed (see _main_key)
+        self.main_file: tuple[ModuleInfo, Path, os.stat_result] | None = None
+
+    def _main_key(self, st: os.stat_result) -> None:
+        """Resolve the compiled file's path once a used module is the same file (device and
+        inode): only then can the two resolved paths be equal (a ``use`` of the main file)."""
+        if self.main_file is None:
+            return
+        main, path, main_st = self.main_file
+        if (st.st_dev, st.st_ino) != (main_st.st_dev, main_st.st_ino):
+            return
+        self.main_file = None
+        key = _resolve(path, main_st)
+        self.by_path[key] = main
+        self.stack[0] = (key, self.stack[0][1])  # the main module is the root of every visit
 
     def visit(self, info: ModuleInfo, key: Path | None) -> None:
         self.stack.append((key, info.name))
@@ -81,9 +136,10 @@ class _Loader:
 
     def use(self, name: str, span: Span) -> str | None:
         main = self.ctx.main
-        dirs = search_dirs(main.path if main is not None else None, self.ctx.search_paths)
-        found = _find(dirs, f"{name}.edge")
+        origin = main.path if main is not None else None
+        found = _find_in(_candidates(origin, self.ctx.search_paths, f"{name}.edge"))
         if found is None:
+            dirs = search_dirs(origin, self.ctx.search_paths)
             self.ctx.catalog_incomplete = True
             std = _stdlib()
             where = ", ".join("the standard library" if d == std else f"`{d}`" for d in dirs)
@@ -101,7 +157,8 @@ class _Loader:
             )
             return None
         path, st = found
-        key = path.resolve()
+        key = _resolve(path, st)
+        self._main_key(st)
         stack_keys = [k for k, _ in self.stack]
         if key in stack_keys:
             chain = [nm for _, nm in self.stack[stack_keys.index(key) :]]
@@ -150,8 +207,29 @@ _PARSED_MAX = 256
 
 def _find(dirs: list[Path], filename: str) -> tuple[Path, os.stat_result] | None:
     """The first regular file ``filename`` in ``dirs``, with its stat."""
-    for d in dirs:
-        path = d / filename
+    return _find_in([d / filename for d in dirs])
+
+
+_CANDIDATES: dict[tuple[str | None, tuple[Path, ...], str], tuple[Path, ...]] = {}
+_CANDIDATES_MAX = 1024
+
+
+def _candidates(origin: Path | None, extra: tuple[Path, ...], filename: str) -> tuple[Path, ...]:
+    """The paths ``use`` tries for ``filename`` from a file at ``origin``, in order (memoised on
+    the directory of ``origin``: files side by side share them)."""
+    key = (None if origin is None else os.path.dirname(os.fspath(origin)), extra, filename)
+    hit = _CANDIDATES.get(key)
+    if hit is None:
+        hit = tuple(d / filename for d in search_dirs(origin, extra))
+        if len(_CANDIDATES) >= _CANDIDATES_MAX:
+            _CANDIDATES.clear()
+        _CANDIDATES[key] = hit
+    return hit
+
+
+def _find_in(paths: Iterable[Path]) -> tuple[Path, os.stat_result] | None:
+    """The first regular file of ``paths``, with its stat."""
+    for path in paths:
         try:
             st = path.stat()
         except (OSError, ValueError):
@@ -186,16 +264,16 @@ def load_modules(ctx: CheckContext) -> None:
     """Pass: load the compiled module and, transitively, every module it uses."""
     ctx.sources.setdefault(ctx.source.name, ctx.source)
     path = Path(ctx.source.name)
+    st = _regular_file(path)
     main = ModuleInfo(
         name=module_name_for(ctx.source.name),
-        path=path if path.is_file() else None,
+        path=path if st is not None else None,
         source=ctx.source,
         ast=ctx.module,
         main=True,
     )
     ctx.main = main
     loader = _Loader(ctx)
-    key = main.path.resolve() if main.path is not None else None
-    if key is not None:
-        loader.by_path[key] = main
-    loader.visit(main, key)
+    if st is not None:  # its resolved path is the key, worked out when needed (_main_key)
+        loader.main_file = (main, path, st)
+    loader.visit(main, None)
