@@ -67,14 +67,17 @@ def main() -> None:
     plain = make_world_backend(world=world, options=HttpOptions(concurrency=8))
     slow_world = World(seed=0, faults=FaultPlan((FaultRule("latency", latency=args.latency),)))
     slow = make_world_backend(world=slow_world, options=HttpOptions(concurrency=8))
-    print(f"{'trajectory':36} {'calls':>5} {'makespan':>9} {'bound':>7} {'ratio':>6} "
-          f"{'serial':>7}")
+    print(f"{'trajectory':36} {'calls':>5} {'no-lat':>7} {'makespan':>9} {'bound':>7} "
+          f"{'ratio':>6} {'serial':>7}")
     worst = 0.0
     for path in sorted(glob.glob(args.examples)):
         plan: Plan = compile_source(Path(path).read_text(), path, search_paths=[stdlib_dir()])
         for traj in plan.trajectories:
             # warm the world's datasets and memo so that the timed run measures latency + us
             asyncio.run(run_trajectory(plan, traj.name, plain))
+            t = time.perf_counter()
+            asyncio.run(run_trajectory(plan, traj.name, plain))
+            own = time.perf_counter() - t  # the run without latency: our own processing
             slow_world._memo = world._memo  # the same answers, already selected
             t = time.perf_counter()
             res = asyncio.run(run_trajectory(plan, traj.name, slow))
@@ -86,8 +89,8 @@ def main() -> None:
             calls = sum(len(s.calls) for s in res.trace.steps)
             ratio = makespan / bound if bound else float("nan")
             worst = max(worst, ratio)
-            print(f"{traj.name:36} {calls:5d} {makespan:8.3f}s {bound:6.2f}s {ratio:6.2f} "
-                  f"{serial:6.2f}s")
+            print(f"{traj.name:36} {calls:5d} {own:6.3f}s {makespan:8.3f}s {bound:6.2f}s "
+                  f"{ratio:6.2f} {serial:6.2f}s")
     verdict = "met" if worst <= 1.2 else "NOT met"
     print(f"worst makespan / critical-path bound: {worst:.2f} (target ≤ 1.2: {verdict})")
 

@@ -232,11 +232,23 @@ def _make_backend(args: argparse.Namespace) -> Any:
                 f"unknown backend `{name}`; available: {', '.join(backends.backend_names())}"
             )
         backend = backends.make_backend(name)
-    if args.record:
-        from .runtime.store import RecordingBackend, Store
+    if args.record:  # buffered; flushed in one transaction per batch and at close
+        from .runtime.store import RecordingBackend
 
-        backend = RecordingBackend(backend, Store(Path(args.record)))
+        backend = RecordingBackend(backend, Path(args.record))
     return backend
+
+
+def _close_backend(backend: Any) -> str | None:
+    """Close a backend that has ``close`` (a recorder flushes); the error message, if any."""
+    fn = getattr(backend, "close", None)
+    if not callable(fn):
+        return None
+    try:
+        fn()
+    except Exception as err:
+        return f"{type(err).__name__}: {err}"
+    return None
 
 
 def _fault_plan(path: str | None) -> Any:
@@ -283,10 +295,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             + (f"; did you mean `{hint[0]}`?" if hint else f"; the file has: {', '.join(names)}")
         )
     backend = _make_backend(args)
-    results = run_plan_sync(
-        plan, backend, trajectory=args.trajectory, phi=args.phi, max_pages=args.max_pages
-    )
+    try:
+        results = run_plan_sync(
+            plan, backend, trajectory=args.trajectory, phi=args.phi, max_pages=args.max_pages
+        )
+    finally:  # also on failure or Ctrl-C: what was recorded is written
+        close_error = _close_backend(backend)
     status = EXIT_OK
+    if close_error:
+        sys.stderr.write(f"edgedsl: error: closing the backend failed: {close_error}\n")
+        status = EXIT_ERRORS
     traces = []
     for res in results:
         if res.trace is not None:
@@ -410,6 +428,10 @@ def _parser() -> argparse.ArgumentParser:
     wp.add_argument("--seed", type=int, default=0, help="the world's seed (default 0)")
     wp.add_argument("--faults", metavar="PLAN.json", help="a fault plan (JSON)")
     wp.set_defaults(func=cmd_world_serve)
+
+    from .store_cli import add_store_parser
+
+    add_store_parser(sub)
 
     sp = sub.add_parser("explain", help="explain a diagnostic code, e.g. E204")
     sp.add_argument("code")

@@ -7,10 +7,17 @@ declaration hash, so changing a declaration never replays a response recorded un
 
 Tables
     ``responses`` — one row per recorded page: key, platform, tool, decl_hash, args (JSON), page,
-    total, raw body, record_count, recorded_at.
-    ``tools`` — one row per declaration hash: qualname, record field types (JSON), records table.
+    total, raw body, record_count, recorded_at, and ``seq``: a number given to each write, in
+    write order (NULL in files recorded before it was kept).
+    ``tools`` — one row per declaration hash: qualname, record field types (JSON), records table,
+    and the tool's whole :class:`~edgedsl.plan.ToolSpec` as JSON (``spec``; NULL in files recorded
+    before it was kept, added by ``ALTER TABLE`` on the first write), so that ``edgedsl store
+    drift`` can call the tool again without its source.
     ``records_<decl hash>`` — the records of every response of that declaration, shredded by
-    :func:`edgedsl.runtime.duck.shred` into typed columns, plus ``__key``. A reduction over a
+    :func:`edgedsl.runtime.duck.shred` into typed columns, plus ``__key`` and ``__seq`` (the
+    response's ``seq``: rows are appended in ``seq`` order, so DuckDB's per-row-group min/max of
+    ``__seq`` finds a response's rows without scanning the table, which a filter on the random
+    ``__key`` cannot). A reduction over a
     stored hand-off is therefore a column scan: the executor copies the rows of a key into its
     run table with one ``INSERT … SELECT`` (see :class:`~edgedsl.runtime.backends.StoredRows`).
 
@@ -20,8 +27,17 @@ it keeps the shredded columns of small responses in memory once read (bounded by
 Writes through *another* ``Store`` object on the same file are seen by this one only for keys it
 has not looked up yet.
 
-A write runs in one transaction (response row and records together), so a crash mid-write leaves
-nothing visible. Secret values never reach the store: backends that inject them scrub responses.
+A write runs in one transaction (response rows and records together; :meth:`Store.put_many`
+writes a whole batch in one), so a crash mid-write leaves nothing visible. Secret values never
+reach the store: backends that inject them scrub responses.
+
+Several processes. DuckDB lets one process open the file read-write, or many read-only; the lock
+file ``STORE.lock`` (:mod:`edgedsl.runtime.store_lock`) makes them wait for each other instead of
+failing. A read-write :class:`Store` holds it exclusively while open; a read-only one (the
+``store`` backend's replay) holds it shared. :class:`RecordingBackend` given a *path* buffers
+responses and opens the file only to flush them, one transaction per flush (every
+``flush_every`` responses, ``flush_seconds`` after the first buffered one, and at
+:meth:`~RecordingBackend.close`), so several processes can record into one store at once.
 """
 
 from __future__ import annotations
@@ -29,8 +45,11 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import re
+import sys
+import time
+import weakref
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +61,7 @@ from ..sqlquote import quote_ident
 from ..types import FieldType
 from .backends import Backend, Response, StoredRows, ToolFailure
 from .duck import Relation, shred
+from .store_lock import StoreLocked, acquire, default_timeout, held_mode, retry
 
 __all__ = [
     "CACHE_MAX_CELLS",
@@ -49,6 +69,7 @@ __all__ = [
     "RecordingBackend",
     "Store",
     "StoreBackend",
+    "StoreLocked",
     "canonical_args",
     "store_key",
 ]
@@ -62,10 +83,23 @@ _KEY_RE = re.compile(r"^[0-9a-f]{64}$")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
   key VARCHAR, platform VARCHAR, tool VARCHAR, decl_hash VARCHAR, args VARCHAR, page INTEGER,
-  total BIGINT, raw BLOB, record_count BIGINT, recorded_at TIMESTAMP);
+  total BIGINT, raw BLOB, record_count BIGINT, recorded_at TIMESTAMP, seq BIGINT);
+ALTER TABLE responses ADD COLUMN IF NOT EXISTS seq BIGINT;
+CREATE SEQUENCE IF NOT EXISTS response_seq;
 CREATE TABLE IF NOT EXISTS tools (
-  decl_hash VARCHAR, qualname VARCHAR, fields VARCHAR, records_table VARCHAR);
+  decl_hash VARCHAR, qualname VARCHAR, fields VARCHAR, records_table VARCHAR, spec VARCHAR);
+ALTER TABLE tools ADD COLUMN IF NOT EXISTS spec VARCHAR;
 """
+
+#: A recorder given a path flushes after this many buffered responses …
+FLUSH_EVERY = 64
+#: … or this many buffered records …
+FLUSH_RECORDS = 200_000
+#: … or this many seconds after the first buffered response (checked at each response).
+FLUSH_SECONDS = 5.0
+
+#: One buffered call: tool, arguments, page, response.
+Item = tuple[ToolSpec, Mapping[str, object], int | None, Response]
 
 
 def _norm(v: Any) -> Any:
@@ -103,24 +137,83 @@ def describe_call(tool: ToolSpec, args: Mapping[str, object], page: int | None) 
     return f"{tool.qualname}({', '.join(parts)})"
 
 
-class Store:
-    """A store file. Use from one thread (the event loop's); runs read through :meth:`cursor`."""
+def _first(row: tuple[Any, ...]) -> Any:
+    return row[0]
 
-    def __init__(self, path: str | Path) -> None:
+
+def _close_con(con: duckdb.DuckDBPyConnection, release: Callable[[], None]) -> None:
+    try:
+        con.close()
+    finally:
+        release()
+
+
+class Store:
+    """A store file. Use from one thread (the event loop's); runs read through :meth:`cursor`.
+
+    ``read_only`` opens it for replay (DuckDB read-only, the lock file shared; a missing file is
+    created first); otherwise it is open read-write and holds the lock file exclusively until
+    :meth:`close`. Waiting for the lock gives up after ``timeout`` seconds
+    (:class:`~edgedsl.runtime.store_lock.StoreLocked`). ``load_index`` False skips reading the
+    key index at open (a writer that only appends)."""
+
+    def __init__(self, path: str | Path, *, read_only: bool = False,
+                 timeout: float | None = None, load_index: bool = True) -> None:
         self.path = Path(path)
-        self.con = duckdb.connect(str(self.path))
-        self.con.execute(_SCHEMA)
-        rows = self.con.execute("SELECT decl_hash, records_table FROM tools").fetchall()
-        self._tables: dict[str, str] = dict(rows)
-        self._index: dict[str, tuple[int | None, int]] = {
-            k: (t, int(n or 0)) for k, t, n in
-            self.con.execute("SELECT key, total, record_count FROM responses").fetchall()}
+        self.timeout = default_timeout() if timeout is None else timeout
+        if read_only and held_mode(self.path) == "exclusive":
+            read_only = False  # open read-write in this process: DuckDB shares that instance
+        if read_only and not self.path.exists():
+            Store(self.path, timeout=self.timeout, load_index=False).close()  # create it
+        self.read_only = read_only
+        release = acquire(self.path, "shared" if read_only else "exclusive", self.timeout)
+        try:
+            self.con = retry(lambda: duckdb.connect(str(self.path), read_only=read_only),
+                             self.timeout, str(self.path))
+        except BaseException:
+            release()
+            raise
+        self._finalizer = weakref.finalize(self, _close_con, self.con, release)
+        try:
+            if not read_only:
+                self.con.execute(_SCHEMA)
+            cols = {r[0] for r in self.con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'tools'"
+            ).fetchall()}
+            if not cols:
+                raise ValueError(f"{self.path} is not an edgedsl store (no `tools` table)")
+            spec = "spec" if "spec" in cols else "NULL"
+            rows = self.con.execute(
+                f"SELECT decl_hash, records_table, {spec} IS NOT NULL FROM tools").fetchall()
+        except BaseException:
+            self._finalizer()
+            raise
+        self._tables: dict[str, str] = {d: t for d, t, _ in rows}
+        self._specs: set[str] = {d for d, _, has in rows if has}
+        self._has_spec_column = spec == "spec"
+        self._seq_col = "seq" if read_only is False or "seq" in {r[0] for r in self.con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'responses'"
+        ).fetchall()} else "NULL"
+        self._seqs: dict[str, int] = {}  # key → seq (responses written with one)
+        self._seq_tables: set[str] = set()  # records tables known to have "__seq"
+        self._index: dict[str, tuple[int | None, int]] = {}
+        if load_index:
+            for k, t, n, q in self.con.execute(
+                    f"SELECT key, total, record_count, {self._seq_col} FROM responses").fetchall():
+                self._index[k] = (t, int(n or 0))
+                if q is not None:
+                    self._seqs[k] = q
         self._cache: OrderedDict[tuple[str, str], dict[str, list[Any]]] = OrderedDict()
         self._cached_cells = 0
 
     def close(self) -> None:
-        """Close the connection (checkpointing the file)."""
-        self.con.close()
+        """Close the connection (checkpointing the file) and release the lock; idempotent."""
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran."""
+        return not self._finalizer.alive
 
     def __enter__(self) -> Store:
         return self
@@ -143,11 +236,13 @@ class Store:
         hit = self._index.get(key)
         if hit is None:  # perhaps written through another Store object on the same file
             row = self.con.execute(
-                "SELECT total, record_count FROM responses WHERE key = ? LIMIT 1", [key]
-            ).fetchone()
+                f"SELECT total, record_count, {self._seq_col} FROM responses WHERE key = ? "
+                "LIMIT 1", [key]).fetchone()
             if row is None:
                 return None
             hit = self._index[key] = (row[0], int(row[1] or 0))
+            if row[2] is not None:
+                self._seqs[key] = row[2]
             if tool.declaration_hash not in self._tables:
                 t = self.con.execute("SELECT records_table FROM tools WHERE decl_hash = ?",
                                      [tool.declaration_hash]).fetchone()
@@ -177,9 +272,7 @@ class Store:
             self._cache.move_to_end(ck)
             return got
         names = ["__row", "__arm", *types, "__raw"]
-        rows = self.con.execute(
-            f"SELECT {', '.join(quote_ident(n) for n in names)} FROM {quote_ident(stored.table)} "
-            f'WHERE "__key" = ? ORDER BY "__row"', [stored.key]).fetchall()
+        rows = self._rows_of(stored.table, stored.key, names, stored.count)
         cols = {n: [r[i] for r in rows] for i, n in enumerate(names)}
         cols["__row"] = list(range(len(rows)))
         if got is not None:
@@ -198,16 +291,32 @@ class Store:
         if not _KEY_RE.match(stored.key):
             raise ValueError(f"not a store key: {stored.key!r}")
         cols = ", ".join(['"__row"', '"__arm"', *(quote_ident(f) for f in types), '"__raw"'])
-        return (f"SELECT {cols} FROM {quote_ident(stored.table)} "
-                f"WHERE \"__key\" = '{stored.key}'")
+        seq = self._seqs.get(stored.key)
+        where = f"\"__key\" = '{stored.key}'" if seq is None else \
+            f"\"__seq\" = {int(seq)} AND \"__key\" = '{stored.key}'"
+        return f"SELECT {cols} FROM {quote_ident(stored.table)} WHERE {where}"
+
+    def _rows_of(self, table: str, key: str, names: Sequence[str],
+                 count: int | None = None) -> list[tuple[Any, ...]]:
+        """The rows of one response (``names`` columns, the first ``__row``; in service order):
+        found by ``__seq`` (one row group read, the others skipped by their min/max) when the
+        response has one, else by ``__key`` (a scan of the column)."""
+        cols = ", ".join(quote_ident(n) for n in names)
+        seq = self._seqs.get(key)
+        if seq is not None:  # a seq is never reused: it names this response's rows alone
+            rows = self.con.execute(
+                f'SELECT {cols} FROM {quote_ident(table)} WHERE "__seq" = ?', [seq]).fetchall()
+            if count is None or len(rows) == count:
+                rows.sort(key=_first)  # already in order as written: a linear check
+                return rows
+        return self.con.execute(  # no seq, or rewritten through another Store object
+            f'SELECT {cols} FROM {quote_ident(table)} WHERE "__key" = ? ORDER BY "__row"', [key]
+        ).fetchall()
 
     def _records(self, table: str | None, key: str) -> list[dict[str, Any]]:
         if table is None:
             return []
-        rows = self.con.execute(
-            f'SELECT "__raw" FROM {quote_ident(table)} WHERE "__key" = ? ORDER BY "__row"', [key]
-        ).fetchall()
-        return [orjson.loads(r[0]) for r in rows]
+        return [orjson.loads(r[1]) for r in self._rows_of(table, key, ["__row", "__raw"])]
 
     def relation_of(self, stored: StoredRows) -> Relation:
         """A Relation (temp table on the store connection) holding the rows of one response."""
@@ -227,70 +336,151 @@ class Store:
     def put(self, tool: ToolSpec, args: Mapping[str, object], page: int | None,
             response: Response) -> str:
         """Record one response (replacing an earlier one with the same key); returns the key."""
-        key = store_key(tool, args, page)
-        records = response.records
-        rel = shred(self.con, records, tool.field_types(), temp=True)
-        table = self.table_name(tool)
+        return self.put_many([(tool, args, page, response)])[0]
+
+    def put_many(self, items: Sequence[Item]) -> list[str]:
+        """Record several responses in one transaction — all of them or none; returns their keys.
+
+        A later item replaces an earlier one with the same key, as a recorded response replaces
+        an older one. The records of each declaration are shredded together (one statement)."""
+        if self.read_only:
+            raise ValueError(f"{self.path} is open read-only")
+        keys = [store_key(tool, args, page) for tool, args, page, _ in items]
+        latest: dict[str, Item] = dict(zip(keys, items, strict=True))
+        groups: dict[str, list[tuple[str, Item]]] = {}
+        for key, item in latest.items():
+            groups.setdefault(item[0].declaration_hash, []).append((key, item))
+        now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
+        seqs: dict[str, int] = {}
+        self.con.execute("BEGIN TRANSACTION")
         try:
-            self.con.execute("BEGIN TRANSACTION")
-            try:
-                self._write(tool, args, page, response, key, rel, table, len(records))
-                self.con.execute("COMMIT")
-            except BaseException:
-                self.con.execute("ROLLBACK")
-                raise
+            # a persistent sequence: a number is never given twice, even after deletes
+            fresh = iter(sorted(r[0] for r in self.con.execute(
+                "SELECT nextval('response_seq') FROM range(?::BIGINT)", [len(latest)]
+            ).fetchall()))
+            for group in groups.values():
+                for key, _ in group:
+                    seqs[key] = next(fresh)
+                self._write_group(group, now, seqs)
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        for group in groups.values():
+            tool = group[0][1][0]
+            self._tables[tool.declaration_hash] = self.table_name(tool)
+            self._specs.add(tool.declaration_hash)
+        for key, (_, _, _, response) in latest.items():
+            self._index[key] = (response.total, len(response.records))
+        self._seqs.update(seqs)
+        if self._cache:
+            for ck in [ck for ck in self._cache if ck[1] in latest]:
+                old = self._cache.pop(ck)
+                self._cached_cells -= len(old) * len(old["__row"])
+        return keys
+
+    def _write_group(self, group: list[tuple[str, Item]], now: _dt.datetime,
+                     seqs: Mapping[str, int]) -> None:
+        """Write the responses of one declaration (inside the caller's transaction)."""
+        tool = group[0][1][0]
+        table = self.table_name(tool)
+        q = quote_ident(table)
+        keys = [k for k, _ in group]
+        counts = [len(it[3].records) for _, it in group]
+        records = [r for _, it in group for r in it[3].records]
+        rel = shred(self.con, records, tool.field_types(), temp=True)
+        try:
+            if tool.declaration_hash not in self._tables:
+                self.con.execute(
+                    f"CREATE TABLE IF NOT EXISTS {q} AS SELECT CAST(NULL AS VARCHAR) AS \"__key\", "
+                    f"*, CAST(NULL AS BIGINT) AS \"__seq\" FROM {rel.sql_name} LIMIT 0")
+                self.con.execute("DELETE FROM tools WHERE decl_hash = ?", [tool.declaration_hash])
+                self.con.execute(
+                    "INSERT INTO tools (decl_hash, qualname, fields, records_table, spec) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [tool.declaration_hash, tool.qualname, orjson.dumps(tool.fields).decode(),
+                     table, tool.model_dump_json()])
+            elif tool.declaration_hash not in self._specs:  # a file recorded before specs
+                self.con.execute("UPDATE tools SET spec = ? WHERE decl_hash = ?",
+                                 [tool.model_dump_json(), tool.declaration_hash])
+            if table not in self._seq_tables:  # tables written before seq was kept gain it
+                self.con.execute(f'ALTER TABLE {q} ADD COLUMN IF NOT EXISTS "__seq" BIGINT')
+            self.con.execute("DELETE FROM responses WHERE key IN (SELECT unnest(?::VARCHAR[]))",
+                             [keys])
+            self.con.execute(f'DELETE FROM {q} WHERE "__key" IN (SELECT unnest(?::VARCHAR[]))',
+                             [keys])
+            its = [it for _, it in group]
+            self.con.execute(
+                "INSERT INTO responses (key, platform, tool, decl_hash, args, page, total, raw, "
+                "record_count, recorded_at, seq) SELECT unnest(?::VARCHAR[]), ?, ?, ?, "
+                "unnest(?::VARCHAR[]), unnest(?::INTEGER[]), unnest(?::BIGINT[]), "
+                "unnest(?::BLOB[]), unnest(?::BIGINT[]), ?, unnest(?::BIGINT[])",
+                [keys, tool.platform, tool.name, tool.declaration_hash,
+                 [orjson.dumps(canonical_args(tool, it[1])).decode() for it in its],
+                 [it[2] for it in its], [it[3].total for it in its],
+                 [it[3].raw for it in its], counts, now, [seqs[k] for k in keys]])
+            row_keys = [k for k, n in zip(keys, counts, strict=True) for _ in range(n)]
+            self._insert_records(q, row_keys, rel,
+                                 [i for n in counts for i in range(n)], seqs)
         finally:
             rel.drop()
-        self._tables[tool.declaration_hash] = table
-        self._index[key] = (response.total, len(records))
-        for ck in [ck for ck in self._cache if ck[1] == key]:
-            old = self._cache.pop(ck)
-            self._cached_cells -= len(old) * len(old["__row"])
-        return key
+        self._seq_tables.add(table)
 
-    def _write(self, tool: ToolSpec, args: Mapping[str, object], page: int | None,
-               response: Response, key: str, rel: Relation, table: str, count: int) -> None:
-        q = quote_ident(table)
-        if tool.declaration_hash not in self._tables:
-            self.con.execute(
-                f"CREATE TABLE IF NOT EXISTS {q} AS SELECT CAST(NULL AS VARCHAR) AS \"__key\", * "
-                f"FROM {rel.sql_name} LIMIT 0")
-            self.con.execute("DELETE FROM tools WHERE decl_hash = ?", [tool.declaration_hash])
-            self.con.execute(
-                "INSERT INTO tools VALUES (?, ?, ?, ?)",
-                [tool.declaration_hash, tool.qualname, orjson.dumps(tool.fields).decode(), table])
-        self.con.execute("DELETE FROM responses WHERE key = ?", [key])
-        self.con.execute(f'DELETE FROM {q} WHERE "__key" = ?', [key])
+    def _insert_records(self, table_sql: str, keys: Sequence[str], rel: Relation,
+                        rows: Sequence[int], seqs: Mapping[str, int]) -> None:
+        """Copy the shredded rows of ``rel`` into the records table: row ``i`` of ``rel`` under
+        ``keys[i]`` as its response's row ``rows[i]``, in ``seq`` order."""
+        if not keys:
+            return
+        names = ["__arm", *rel.types, "__raw"]
+        cols = ", ".join(quote_ident(n) for n in names)
+        picked = ", ".join(f"s.{quote_ident(n)}" for n in names)
         self.con.execute(
-            "INSERT INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [key, tool.platform, tool.name, tool.declaration_hash,
-             orjson.dumps(canonical_args(tool, args)).decode(), page, response.total,
-             response.raw, count, _dt.datetime.now(_dt.UTC).replace(tzinfo=None)])
-        self._insert_records(q, key, rel)
+            f'INSERT INTO {table_sql} ("__key", "__row", {cols}, "__seq") '
+            f"SELECT m.k, m.r, {picked}, m.q FROM {rel.sql_name} s JOIN "
+            "(SELECT unnest(?::VARCHAR[]) AS k, unnest(?::BIGINT[]) AS r, "
+            'unnest(?::BIGINT[]) AS q, unnest(range(?::BIGINT)) AS g) m ON s."__row" = m.g '
+            "ORDER BY m.g",
+            [list(keys), list(rows), [seqs[k] for k in keys], len(keys)])
 
-    def _insert_records(self, table_sql: str, key: str, rel: Relation) -> None:
-        self.con.execute(f"INSERT INTO {table_sql} SELECT ?, * FROM {rel.sql_name}", [key])
+    def specs(self) -> dict[str, ToolSpec]:
+        """Declaration hash → the recorded tool's spec (declarations recorded with one)."""
+        if not self._has_spec_column:
+            return {}
+        rows = self.con.execute(
+            "SELECT decl_hash, spec FROM tools WHERE spec IS NOT NULL").fetchall()
+        return {d: ToolSpec.model_validate_json(j) for d, j in rows}
 
     def count(self) -> int:
         """Number of recorded responses."""
         return int(self.con.execute("SELECT count(*) FROM responses").fetchone()[0])  # type: ignore[index]
 
 
-def _open(store: Store | str | Path) -> Store:
-    return store if isinstance(store, Store) else Store(store)
-
-
 class StoreBackend:
     """Replays recorded responses. A miss fails (R505) in strict mode; otherwise it falls
-    through to ``inner`` when given."""
+    through to ``inner`` when given. Given a path, it opens the store read-only (the lock file
+    shared: other processes may replay at once; writers wait until :meth:`close`)."""
 
     name = "store"
 
     def __init__(self, store: Store | str | Path, *, strict: bool = True,
-                 inner: Backend | None = None) -> None:
-        self.store = _open(store)
+                 inner: Backend | None = None, timeout: float | None = None) -> None:
+        self._owns = not isinstance(store, Store)
+        self.store = store if isinstance(store, Store) else \
+            Store(store, read_only=True, timeout=timeout)
         self.strict = strict
         self.inner = inner
+
+    def close(self) -> None:
+        """Close the store if this backend opened it."""
+        if self._owns:
+            self.store.close()
+
+    def __enter__(self) -> StoreBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     async def call(self, tool: ToolSpec, args: dict[str, object], *, page: int | None
                    ) -> Response:
@@ -308,30 +498,115 @@ class StoreBackend:
         return resp
 
 
-class RecordingBackend:
-    """Wraps any backend and records each successful response that did not come from the store."""
+def _write_buffer(buffer: list[Item], target: Store | Path, timeout: float) -> None:
+    """Write and empty ``buffer`` (kept whole if the write fails)."""
+    if not buffer:
+        return
+    if isinstance(target, Store):
+        target.put_many(buffer)
+    else:
+        with Store(target, timeout=timeout, load_index=False) as store:
+            store.put_many(buffer)
+    buffer.clear()
 
-    def __init__(self, inner: Backend, store: Store | str | Path) -> None:
+
+def _flush_at_exit(buffer: list[Item], path: Path, timeout: float) -> None:
+    try:
+        _write_buffer(buffer, path, timeout)
+    except Exception as exc:  # at interpreter exit or garbage collection: say so, do not raise
+        sys.stderr.write(f"edgedsl: {len(buffer)} recorded response(s) could not be written "
+                         f"to {path}: {type(exc).__name__}: {exc}\n")
+
+
+class RecordingBackend:
+    """Wraps any backend and records each successful response that did not come from the store.
+
+    Given an open :class:`Store`, it writes each response through it at once (``flush_every``
+    1) — a failed write fails that call (R510). Given a path, it buffers responses and flushes
+    them in one transaction every ``flush_every`` responses (or ``flush_records`` records, or
+    ``flush_seconds`` after the first buffered one, checked at each response), opening the file
+    only for the flush; :meth:`close` flushes the rest (so does garbage collection or
+    interpreter exit, as a last resort). A failed flush keeps the buffer for the next one and
+    fails the call that triggered it (R510)."""
+
+    def __init__(self, inner: Backend, store: Store | str | Path, *,
+                 flush_every: int | None = None, flush_records: int = FLUSH_RECORDS,
+                 flush_seconds: float = FLUSH_SECONDS, timeout: float | None = None) -> None:
         self.inner = inner
-        self.store = _open(store)
+        self.store: Store | None = store if isinstance(store, Store) else None
+        self.path = store.path if isinstance(store, Store) else Path(store)
+        self.flush_every = flush_every or (1 if self.store is not None else FLUSH_EVERY)
+        self.flush_records = flush_records
+        self.flush_seconds = flush_seconds
+        self.timeout = default_timeout() if timeout is None else timeout
         self.name = f"record+{getattr(inner, 'name', 'backend')}"
+        self.flushes = 0  # flushes that wrote something
+        self.recorded = 0  # responses written
+        self._buffer: list[Item] = []
+        self._buffered_records = 0
+        self._first = 0.0
+        self._finalizer = None if self.store is not None else \
+            weakref.finalize(self, _flush_at_exit, self._buffer, self.path, self.timeout)
 
     def unsupported(self, tool: ToolSpec) -> str | None:
         """Whatever the inner backend says."""
         fn = getattr(self.inner, "unsupported", None)
         return fn(tool) if callable(fn) else None
 
+    @property
+    def pending(self) -> int:
+        """Responses buffered, not yet written."""
+        return len(self._buffer)
+
+    def flush(self) -> None:
+        """Write the buffered responses in one transaction (raises if that fails; the buffer is
+        kept for the next attempt)."""
+        n = len(self._buffer)
+        if not n:
+            return
+        _write_buffer(self._buffer, self.store if self.store is not None else self.path,
+                      self.timeout)
+        self._buffered_records = 0
+        self.flushes += 1
+        self.recorded += n
+
+    def close(self) -> None:
+        """Flush what is buffered (raising if that fails), then close the inner backend when
+        it has a ``close``; a given :class:`Store` stays open (its owner closes it)."""
+        self.flush()
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        fn = getattr(self.inner, "close", None)
+        if callable(fn):
+            fn()
+
+    def __enter__(self) -> RecordingBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     async def call(self, tool: ToolSpec, args: dict[str, object], *, page: int | None
                    ) -> Response:
         """Call the inner backend and record its response."""
         resp = await self.inner.call(tool, args, page=page)
         if not resp.from_store:
-            try:
-                self.store.put(tool, args, page, resp)
-            except Exception as exc:  # the write was rolled back: nothing half-written is visible
-                raise ToolFailure(
-                    "environmental", "R510",
-                    f"recording {describe_call(tool, args, page)} in {self.store.path} failed: "
-                    f"{type(exc).__name__}: {exc}") from exc
+            if not self._buffer:
+                self._first = time.monotonic()
+            self._buffer.append((tool, dict(args), page, resp))
+            self._buffered_records += len(resp.records)
+            if (len(self._buffer) >= self.flush_every
+                    or self._buffered_records >= self.flush_records
+                    or time.monotonic() - self._first >= self.flush_seconds):
+                try:
+                    self.flush()
+                except Exception as exc:  # rolled back: nothing half-written is visible
+                    call = describe_call(tool, args, page)
+                    what = call if len(self._buffer) == 1 else \
+                        f"{len(self._buffer)} responses (the last {call})"
+                    raise ToolFailure(
+                        "environmental", "R510",
+                        f"recording {what} in {self.path} failed: "
+                        f"{type(exc).__name__}: {exc}") from exc
             resp.from_store = False
         return resp

@@ -1,0 +1,58 @@
+"""A recording process for the store concurrency tests (run as a script, not collected).
+
+    python store_recorder.py STORE START STOP SIZE FLUSH_EVERY [forever]
+
+records ``t.items(n=k, size=SIZE)`` for k in START..STOP-1 through a :class:`RecordingBackend`
+given the store's *path* (buffered, one transaction per flush), printing ``flushed N`` after each
+flush and ``done N`` after closing. With ``forever`` it loops over START..STOP-1 again and again
+(re-recording the same keys) until killed. With ``EDGEDSL_TEST_WAIT=1`` it prints ``ready`` and
+waits for a line on stdin before recording (so that two processes start together).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Any
+
+from edgedsl.plan import ToolSpec
+from edgedsl.runtime import PythonBackend, RecordingBackend
+
+TOOL = ToolSpec.model_validate({
+    "qualname": "t.items", "platform": "t", "name": "items", "declaration_hash": "ab12cd34ef56ab78",
+    "params": [{"name": "n", "type": "int"}, {"name": "size", "type": "int"}],
+    "fields": {"i": "int", "name": "str", "day": "date", "tags": {"list": "str"}},
+})
+
+
+def items(n: int, size: int) -> list[dict[str, Any]]:
+    """``size`` records for call ``n`` (the same for the same arguments, in every process)."""
+    return [{"i": n * 100_000 + j, "name": f"item {n}/{j}", "day": f"2024-01-{1 + j % 28:02d}",
+             "tags": [f"n{n}", f"j{j % 5}"]} for j in range(size)]
+
+
+async def main(path: str, start: int, stop: int, size: int, flush_every: int,
+               forever: bool) -> None:
+    rec = RecordingBackend(PythonBackend({"t.items": items}), path, flush_every=flush_every,
+                           flush_seconds=1e9, timeout=300)
+    seen = 0
+    while True:
+        for n in range(start, stop):
+            await rec.call(TOOL, {"n": n, "size": size}, page=None)
+            if rec.flushes != seen:
+                seen = rec.flushes
+                print(f"flushed {rec.recorded}", flush=True)
+        if not forever:
+            break
+    rec.close()
+    print(f"done {rec.recorded}", flush=True)
+
+
+if __name__ == "__main__":
+    a = sys.argv[1:]
+    if os.environ.get("EDGEDSL_TEST_WAIT"):
+        print("ready", flush=True)
+        sys.stdin.readline()
+    asyncio.run(main(a[0], int(a[1]), int(a[2]), int(a[3]), int(a[4]),
+                     len(a) > 5 and a[5] == "forever"))
