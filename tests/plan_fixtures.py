@@ -128,6 +128,19 @@ FILINGS = {
     "C3": [{"corp_code": "C3", "report_nm": "사업보고서", "rcept_dt": "20241115", "amount": 9}],
 }
 LOG: list[tuple[str, float, float]] = []
+RENDEZVOUS = {"expect": 0, "started": 0}
+"""Tests that check overlap set ``expect``: each price call then waits (up to 10 s) until that
+many calls have started, so concurrent calls always overlap and serial ones never do, whatever
+the machine's load."""
+
+
+def _arrived() -> float:
+    RENDEZVOUS["started"] += 1
+    return time.monotonic() + 10.0
+
+
+def _all_here(deadline: float) -> bool:
+    return RENDEZVOUS["started"] >= RENDEZVOUS["expect"] or time.monotonic() > deadline
 
 
 def corp(corp_name: str, api_key: str | None = None) -> list[dict[str, Any]]:
@@ -160,7 +173,10 @@ def filings(
 async def price(code: str, day: dt.date, api_key: str | None = None) -> dict[str, Any]:
     """demo.price (async): logs its own start and end times."""
     t0 = time.perf_counter()
+    deadline = _arrived()
     await asyncio.sleep(0.05)
+    while not _all_here(deadline):
+        await asyncio.sleep(0.005)
     LOG.append((code, t0, time.perf_counter()))
     close = {"C1": "1,234.5", "C2": 99.0, "C3": "101", "A": 10.5, "B": 12.25}.get(code, 1.0)
     return {"code": code, "day": day.isoformat(), "close": close, "volume": "1,000"}
@@ -169,7 +185,10 @@ async def price(code: str, day: dt.date, api_key: str | None = None) -> dict[str
 def sync_price(code: str, day: dt.date, api_key: str | None = None) -> dict[str, Any]:
     """demo.price as a sync callable (run in a worker thread)."""
     t0 = time.perf_counter()
+    deadline = _arrived()
     time.sleep(0.05)
+    while not _all_here(deadline):
+        time.sleep(0.005)
     LOG.append((code, t0, time.perf_counter()))
     return {"code": code, "day": day.isoformat(), "close": 1.5, "volume": 3}
 

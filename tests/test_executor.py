@@ -12,6 +12,7 @@ from plan_fixtures import (
     FILING_TYPES,
     LOG,
     PRICE_TYPES,
+    RENDEZVOUS,
     T_CORP,
     T_FILINGS,
     T_PRICE,
@@ -115,7 +116,11 @@ def _fan(bound: int, corp_name: str = "group", kind: str = "fan", tool_fn=None):
 @pytest.mark.parametrize("tool_fn", [None, sync_price], ids=["async", "sync-thread"])
 def test_fan_branches_run_concurrently(tool_fn) -> None:
     LOG.clear()
-    res = _fan(5, tool_fn=tool_fn)
+    RENDEZVOUS.update(expect=3, started=0)
+    try:
+        res = _fan(5, tool_fn=tool_fn)
+    finally:
+        RENDEZVOUS.update(expect=0, started=0)
     assert res.ok, res.diagnostics
     assert len(LOG) == 3
     # every branch started before any branch finished: they overlapped
@@ -197,7 +202,11 @@ def test_parallel_branches_with_shared_args() -> None:
         ),
     )
     LOG.clear()
-    res = go(t)
+    RENDEZVOUS.update(expect=2, started=0)
+    try:
+        res = go(t)
+    finally:
+        RENDEZVOUS.update(expect=0, started=0)
     assert res.ok, res.diagnostics
     assert res.answer == {"a": "000001", "b": 12.25, "when": "2024-12-30", "branches": 2}
     assert max(s for _, s, _ in LOG) < min(e for _, _, e in LOG)
