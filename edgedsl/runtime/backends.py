@@ -234,15 +234,22 @@ def load_python_tools(path: str | Path) -> dict[str, Callable[..., Any]]:
     return dict(tools)
 
 
-def _dig(obj: Any, path: str) -> Any:
+def dig(obj: Any, path: str) -> Any:
+    """The value at dotted ``path`` in nested dicts (a numeric part indexes a list); None if
+    any step is missing."""
     for part in path.split("."):
-        if not isinstance(obj, dict) or part not in obj:
+        if isinstance(obj, list) and part.isdigit():
+            i = int(part)
+            obj = obj[i] if i < len(obj) else None
+        elif isinstance(obj, dict):
+            obj = obj.get(part)
+        else:
             return None
-        obj = obj[part]
     return obj
 
 
-def _as_int(v: Any) -> int | None:
+def as_count(v: Any) -> int | None:
+    """A reported total as an int (``12``, ``"1,234"``, ``12.0``); None when it is not one."""
     if isinstance(v, bool):
         return None
     if isinstance(v, int):
@@ -259,11 +266,11 @@ def parse_result(tool: ToolSpec, out: Any) -> tuple[list[dict[str, Any]], int | 
     total = None
     if isinstance(out, dict) and tool.at:
         if tool.paging and tool.paging.total:
-            total = _as_int(_dig(out, tool.paging.total))
+            total = as_count(dig(out, tool.paging.total))
             parent = tool.at.rpartition(".")[0]
             if total is None and parent:
-                total = _as_int(_dig(_dig(out, parent), tool.paging.total))
-        out = _dig(out, tool.at)
+                total = as_count(dig(dig(out, parent), tool.paging.total))
+        out = dig(out, tool.at)
         if out is None:
             out = []
     if isinstance(out, dict):

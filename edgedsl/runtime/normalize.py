@@ -28,7 +28,7 @@ from xml.etree import ElementTree
 import orjson
 
 from ..plan import ToolSpec
-from .backends import ToolFailure
+from .backends import ToolFailure, as_count, dig
 
 __all__ = ["check_http", "check_status", "decode", "normalize", "unwrap", "xml_to_obj"]
 
@@ -253,29 +253,6 @@ def _family_body(tool: ToolSpec, fmt: str, value: Any) -> Any:
     return value
 
 
-def _dig(obj: Any, path: str) -> Any:
-    for part in path.split("."):
-        if isinstance(obj, list) and part.isdigit():
-            i = int(part)
-            obj = obj[i] if i < len(obj) else None
-        elif isinstance(obj, dict):
-            obj = obj.get(part)
-        else:
-            return None
-    return obj
-
-
-def _as_total(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, str):
-        s = v.strip().replace(",", "")
-        return int(s) if s.isdigit() else None
-    return None
-
-
 def unwrap(tool: ToolSpec, fmt: str, value: Any, no_data: bool) -> tuple[list[dict[str, Any]],
                                                                           int | None]:
     """Records at the tool's ``at`` path (single objects repaired) and the reported total."""
@@ -285,11 +262,11 @@ def unwrap(tool: ToolSpec, fmt: str, value: Any, no_data: bool) -> tuple[list[di
     d = _dialect(tool)
     total = None
     if tool.paging is not None and tool.paging.total and isinstance(body, dict):
-        total = _as_total(_dig(body, tool.paging.total))
+        total = as_count(dig(body, tool.paging.total))
         if total is None and d == "juso":
-            total = _as_total((body.get("common") or {}).get(tool.paging.total))
+            total = as_count((body.get("common") or {}).get(tool.paging.total))
     if tool.at:
-        found = _dig(body, tool.at)
+        found = dig(body, tool.at)
         if d == "data_go_kr" and isinstance(found, dict) and set(found) == {"item"}:
             found = found["item"]  # response.body.items.item
     elif not tool.many:  # a single-record answer: the body itself, minus the status words
