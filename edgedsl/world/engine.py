@@ -129,6 +129,7 @@ class World:
         self._rows: dict[str, list[Row]] = {}
         self._indexes: dict[tuple[str, str], dict[str, list[Row]]] = {}
         self._calls: dict[tuple[str, str, str], int] = defaultdict(int)
+        self._skips: dict[int, frozenset[str]] = {}  # per endpoint: params outside a selection
         self._memo: OrderedDict[tuple[int, tuple[tuple[str, str], ...]], list[Row]] = \
             OrderedDict()
 
@@ -305,7 +306,9 @@ class World:
         ds = self.datasets.get(ep.dataset)
         if ds is not None and ds.stateful:
             return [_project(ep, r) for r in self._select(ep, params)]
-        skip = _skip_params(ep)
+        skip = self._skips.get(id(ep))
+        if skip is None:
+            skip = self._skips[id(ep)] = _skip_params(ep)
         key = (id(ep), tuple(sorted((k, v) for k, v in params.items() if k not in skip)))
         hit = self._memo.get(key)
         if hit is not None:
