@@ -433,6 +433,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_store_parser(sub)
 
+    from .graph.cli import add_graph_parser
+
+    add_graph_parser(sub)
+
     sp = sub.add_parser("explain", help="explain a diagnostic code, e.g. E204")
     sp.add_argument("code")
     sp.set_defaults(func=cmd_explain)
