@@ -37,7 +37,11 @@ from edgedsl.world.faults import FaultPlan, FaultRule
 
 
 def critical_path(traj: TrajectoryPlan, trace: Trace, latency: float) -> tuple[float, float]:
-    """``(bound, serial)``: the longest dependency chain of latencies, and their plain sum."""
+    """``(bound, serial)``: the longest dependency chain of latencies, and their plain sum.
+
+    Data dependencies are the plan's ``deps``; a step inside an ``if`` branch or a ``parallel``
+    group also waits for what its container waits for (the predicate's or the shared
+    arguments' sources), and a container finishes when the last of its steps that ran does."""
     ran = {s.id: s for s in trace.steps}
     weight: dict[str, float] = {}
     serial = 0.0
@@ -46,12 +50,27 @@ def critical_path(traj: TrajectoryPlan, trace: Trace, latency: float) -> tuple[f
         weight[sid] = latency * max(per_arm.values(), default=0)
         serial += latency * len(st.calls)
     deps = {sid: list(getattr(step, "deps", [])) for sid, step in traj.steps.items()}
+    parent: dict[str, str] = {}
+    children: dict[str, list[str]] = {}
+    for sid, step in traj.steps.items():
+        kids = list(getattr(step, "branches", []))
+        for layer in [*getattr(step, "then", []), *getattr(step, "orelse", [])]:
+            kids += layer
+        children[sid] = kids
+        for k in kids:
+            parent[k] = sid
     memo: dict[str, float] = {}
+
+    def ready(sid: str) -> float:
+        """When every data and control dependency of ``sid`` has finished."""
+        own = max((finish(d) for d in deps.get(sid, []) if d in ran), default=0.0)
+        up = parent.get(sid)
+        return own if up is None else max(own, ready(up))
 
     def finish(sid: str) -> float:
         if sid not in memo:
-            before = max((finish(d) for d in deps.get(sid, []) if d in ran), default=0.0)
-            memo[sid] = before + weight.get(sid, 0.0)
+            end = ready(sid) + weight.get(sid, 0.0)
+            memo[sid] = max([end, *(finish(k) for k in children.get(sid, []) if k in ran)])
         return memo[sid]
 
     return max((finish(s) for s in ran), default=0.0), serial

@@ -329,3 +329,65 @@ def test_scratch_cursor_is_per_thread_and_holds_no_optimizer() -> None:
     th.start()
     th.join()
     assert other and other[0] is not mine
+
+
+# ------------------------------------------------------------------ lazy columns, inline SQL
+
+
+def _table_rows(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple[Any, ...]]:
+    return con.execute(f'SELECT * FROM "{name}" ORDER BY "__row"').fetchall()
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_lazy_columns_are_python_columns(native: bool) -> None:
+    from edgedsl.runtime.duck import lazy_columns, python_columns
+
+    rows = [dict(r) for r in ROWS]  # JSON values only: native or not, the same columns
+    arms = ["a", None, "b", "a"]
+    eager = python_columns(rows, TYPES, arms)
+    lazy = lazy_columns(rows, TYPES, arms, native=native)
+    assert list(lazy) == list(eager)
+    for name in reversed(list(eager)):  # any order of first reads
+        assert lazy[name] == eager[name], name
+    kept = lazy.rows([3, 1], TYPES)
+    assert kept["__row"] == [3, 1] and kept["name"] == [eager["name"][3], eager["name"][1]]
+    assert kept["amt"] == [eager["amt"][3], eager["amt"][1]]
+
+
+@pytest.mark.parametrize("size", [4, 3000])
+def test_lazy_relation_writes_the_table_shred_writes(con: duckdb.DuckDBPyConnection,
+                                                     size: int) -> None:
+    from edgedsl.runtime.duck import lazy_columns
+
+    rows = [dict(ROWS[i % len(ROWS)], n=i) for i in range(size)]
+    arms = [None if i % 3 else f"arm{i % 2}" for i in range(size)]
+    shred(con, rows, TYPES, arm=arms, name="eager", temp=True)
+    cols = lazy_columns(rows, TYPES, arms)
+    Relation(con, "lazy", TYPES, size, columns=cols, pending=True).ensure()
+    assert _table_rows(con, "lazy") == _table_rows(con, "eager")
+
+
+def test_inline_query_answers_as_the_tables(con: duckdb.DuckDBPyConnection) -> None:
+    from edgedsl.runtime.duck import inline_query, lazy_columns, scratch_cursor
+
+    big = [{"v": str(2_000_000_000), "name": "x"}, {"v": "2,000,000,000", "name": "y"}]
+    types: dict[str, FieldType] = {"v": INT, "name": STR, "none": INT}
+    rel = Relation(con, "r", types, 2, columns=lazy_columns(big, types, native=True),
+                   pending=True)
+    queries = [
+        'SELECT ((SELECT max("v") FROM "r") + (SELECT min("v") FROM "r")) AS value',
+        'SELECT (SELECT count(*) FROM "r") AS value',
+        'SELECT (SELECT sum("none") FROM "r") AS value',
+        'SELECT "name" AS value FROM "r" WHERE "name" IS NOT NULL GROUP BY "name" '
+        'ORDER BY min("__row")',
+        'WITH "t" AS (SELECT "v" FROM "r") SELECT (SELECT max("v") FROM "t") AS value',
+    ]
+    inline = []
+    for q in queries:
+        got = inline_query(q, [rel])
+        assert got is not None
+        text, params = got
+        inline.append(scratch_cursor().execute(text, params).fetchall())
+    assert inline_query('SELECT * FROM "r"', [rel]) is None
+    rel.ensure()
+    assert inline == [con.execute(q).fetchall() for q in queries]

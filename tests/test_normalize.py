@@ -291,3 +291,68 @@ def test_stages_compose() -> None:
     assert no_data is False
     assert unwrap(tool, fmt, value, no_data) == (ROWS, 9)
     assert unwrap(tool, fmt, value, True) == ([], 0)
+
+
+# ------------------------------------------------------------------ flat XML fast path
+
+FLAT_CASES = [
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<r>\n <l><a> 1 </a><b>x &amp; y</b></l>\n'
+    b' <l><a>2</a><b>&lt;z&gt;</b></l>\n</r>\n',
+    b"<r><l><a>1</a></l></r>",
+    b"<r><l><a>1</a></l><l><a>2</a></l></r>",
+    b"<r><l><a>1</a></l><l><a>2</a><b>3</b></l></r>",
+    b"<r><l><a>1</a></l><!-- c --><l><a>2</a></l></r>",
+    b"<r><l><a>1</a></l>junk<l><a>2</a></l></r>",
+    b"<r><l><a>1</a></l><l><a>2&bogus;</a></l></r>",
+    b"<r><l><a>1</a></l><l><a>2&#65;</a></l></r>",
+    b"<r><l><a>1</a></l><l><a>2</a></l></r>junk",
+    b"<r><l><a>1</a></l><l><a>2</a></l></r>\n\n",
+    b'<r x="1"><l><a>1</a></l></r>',
+    b'<r><l x="1"><a>1</a></l></r>',
+    b"<r><l><a>1</a><a>2</a></l></r>",
+    b"<r><l><a>1</a></l><l><a>2</a></l>",
+    b"<r><l><a>1\r\n2</a></l></r>",
+    b"<r><l><a>]]></a></l></r>",
+    b"<r><l><a>\xed\x95\x9c &apos;q&quot; \xe3\x80\x80</a></l><l><a>></a></l></r>",
+    b"<r>\n<l>\n<a/>\n</l></r>",
+    b"<r><l><a>1</a></l><l><a>2</a></l></r><r/>",
+    b"<r><l><a>1</a></l><l><a>\x01</a></l></r>",
+    b" <r><l><a>1</a></l></r>",
+    b' <?xml version="1.0"?><r><l><a>1</a></l></r>',
+    b"<r><l><a>1</a></l><x><a>2</a></x></r>",
+    b"<r><l><a>1</a></l><l><a>2</a></l><l></l></r>",
+    b"<r><l><a>1</a></l><l><a>\xff</a></l></r>",
+]
+
+
+def _tree(body: bytes) -> Any:
+    from xml.etree import ElementTree
+
+    from edgedsl.runtime.normalize import xml_to_obj
+
+    try:
+        root = ElementTree.fromstring(body)
+    except ElementTree.ParseError:
+        return "error"
+    return {root.tag: xml_to_obj(root)}
+
+
+@pytest.mark.parametrize("body", FLAT_CASES)
+def test_flat_xml_agrees_with_elementtree_or_declines(body: bytes) -> None:
+    from edgedsl.runtime.normalize import flat_xml
+
+    got = flat_xml(body)
+    assert got is None or got == _tree(body)
+
+
+def test_flat_xml_reads_corp_code_layout() -> None:
+    from edgedsl.runtime.normalize import FLAT_XML_MIN, flat_xml
+    from edgedsl.world.engine import World
+    from edgedsl.world.platforms.dart import corp_code_zip
+
+    with zipfile.ZipFile(io.BytesIO(corp_code_zip(World(seed=0)))) as zf:
+        xml = zf.read("CORPCODE.xml")
+    assert len(xml) >= FLAT_XML_MIN and b"&amp;" in xml
+    got = flat_xml(xml)
+    assert got is not None and got == _tree(xml)
+    assert len(got["result"]["list"]) > 1000

@@ -92,7 +92,8 @@ class Response:
     """One page of one call: records (loaded lazily for stored responses), the reported total,
     the raw body, whether it came from the store, and (for a store hit) the stored rows."""
 
-    __slots__ = ("_loader", "_raw", "_raw_loader", "_records", "from_store", "stored", "total")
+    __slots__ = ("_loader", "_raw", "_raw_loader", "_records", "from_store", "native", "stored",
+                 "total")
 
     def __init__(
         self,
@@ -103,8 +104,13 @@ class Response:
         stored: StoredRows | None = None,
         loader: Callable[[], list[dict[str, Any]]] | None = None,
         raw_loader: Callable[[], bytes | None] | None = None,
+        native: bool = False,
     ) -> None:
         self._records = records
+        #: True when the records are exactly values a JSON decoder made (str, int, float, bool,
+        #: None, lists and str-keyed dicts of them): their JSON text reads back as themselves,
+        #: so shredding need not round-trip them (see :func:`edgedsl.runtime.duck.lazy_columns`)
+        self.native = native
         self._loader = loader
         self.total = total
         self._raw = raw

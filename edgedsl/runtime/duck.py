@@ -66,7 +66,7 @@ import os
 import re
 import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 import duckdb
@@ -92,10 +92,14 @@ __all__ = [
     "AGGREGATES",
     "PYTHON_SHRED_MAX_CELLS",
     "RESERVED_COLUMNS",
+    "SCRATCH_MAX_ROWS",
+    "LazyColumns",
     "Relation",
     "aggregate_sql",
     "create_table_as",
     "execute_cached",
+    "inline_query",
+    "lazy_columns",
     "python_columns",
     "scratch_cursor",
     "select_relation",
@@ -118,6 +122,10 @@ _REDUCE_HEAD = re.compile(r'WITH "__reduce_0" AS \(')
 #: Parsed statements by SQL text (see :func:`execute_cached`); cleared when full.
 _STATEMENTS: dict[str, duckdb.Statement] = {}
 STATEMENT_CACHE_SIZE = 1024
+#: Sources of at most this many rows are reduced inline on the scratch connection (no
+#: optimizer); larger ones on the run's own connection: without the optimizer a window
+#: (``QUALIFY … OVER ()``) over 4,000 rows took ~100 ms instead of ~10 ms.
+SCRATCH_MAX_ROWS = 1_000
 _SCRATCH: duckdb.DuckDBPyConnection | None = None
 _SCRATCH_LOCK = threading.Lock()
 _SCRATCH_LOCAL = threading.local()
@@ -246,7 +254,7 @@ class Relation:
         types: Mapping[str, FieldType],
         row_count: int,
         *,
-        columns: dict[str, list[Any]] | None = None,
+        columns: Mapping[str, list[Any]] | None = None,
         view: bool = False,
         pending: bool = False,
     ) -> None:
@@ -282,8 +290,17 @@ class Relation:
     def ensure(self) -> Relation:
         """Write a pending relation's table (one ``CREATE TEMP TABLE … AS``); returns self."""
         if self._pending:
-            assert self._columns is not None and isinstance(self.table, str)
-            _write_columns(self.con, self.table, self.types, self._columns, temp=True)
+            cols = self._columns
+            assert cols is not None and isinstance(self.table, str)
+            if isinstance(cols, LazyColumns) and cols.ordinal and \
+                    self.row_count * (len(self.types) + 1) > PYTHON_SHRED_MAX_CELLS and \
+                    not any(cols.made(f) for f in self.types):
+                # large and unread: the SQL path coerces faster than Python (identical table)
+                arms = cols["__arm"]
+                _shred_sql(self.con, cols["__raw"], cols.back(), self.types,
+                           None if arms.count(None) == len(arms) else arms, self.table, True)
+            else:
+                _write_columns(self.con, self.table, self.types, cols, temp=True)
             self._pending = False
         return self
 
@@ -331,7 +348,9 @@ class Relation:
                 f not in cols or self.types.get(f) != t for f, t in types.items()):
             return None
         query, inline = self._kept_query(sql)
-        rows = execute_cached(con or scratch_cursor(), query, [*inline, *params]).fetchall()
+        if con is None:  # the scratch connection plans without an optimizer: small sources only
+            con = scratch_cursor() if self.row_count <= SCRATCH_MAX_ROWS else self.con
+        rows = execute_cached(con, query, [*inline, *params]).fetchall()
         ids = sorted([r[0] for r in rows])
         if self._ordinal is None:
             self._ordinal = all(type(v) is int and v == i for i, v in enumerate(cols["__row"]))
@@ -340,7 +359,11 @@ class Relation:
         else:
             pos = {v: i for i, v in enumerate(cols["__row"])}
             idx = [pos[r] for r in ids]
-        kept = {k: [cols[k][i] for i in idx] for k in ("__row", "__arm", *types, "__raw")}
+        kept: Mapping[str, list[Any]]
+        if isinstance(cols, LazyColumns):
+            kept = cols.rows(idx, types)
+        else:
+            kept = {k: [cols[k][i] for i in idx] for k in ("__row", "__arm", *types, "__raw")}
         return Relation(self.con, name, types, len(idx), columns=kept, pending=True)
 
     def __repr__(self) -> str:
@@ -483,8 +506,9 @@ def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[st
     source's (no ``__raw`` or typed values cross from DuckDB to Python). The source is read
     inline, written or not: its rows enter the statement as a CTE of the same name (its columns
     bound as lists; only the columns the SQL names), so the statement reads no table and runs on
-    ``inline_on`` (default: :func:`scratch_cursor`; pass ``con`` when ``sql`` names other tables
-    of ``con``). The reduction itself always runs in DuckDB.
+    ``inline_on`` (default: :func:`scratch_cursor` for a source of at most
+    :data:`SCRATCH_MAX_ROWS` rows, else the source's connection; pass ``con`` when ``sql`` names
+    other tables of ``con``). The reduction itself always runs in DuckDB.
     """
     if source is not None and source.in_memory:
         kept = source._select_kept(name, types, sql, params, inline_on)
@@ -497,6 +521,74 @@ def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[st
     rows = cur.fetchall()
     cols = {n: [r[i] for r in rows] for i, n in enumerate(names)}
     return Relation(con, name, types, len(rows), columns=cols, pending=True)
+
+
+#: ``SELECT *`` (or ``r.*``, ``COLUMNS(…)``): a statement that reads every column of a relation,
+#: which an inline copy holding only the named columns would answer differently.
+_STAR = re.compile(r"(?:\bSELECT|\bDISTINCT|,|\.)\s*\*|\bCOLUMNS\s*\(", re.IGNORECASE)
+#: Inline CTE texts by (relation, field types, columns, typed-NULL mask); cleared when full.
+_INLINE_CTES: dict[tuple[str, tuple[tuple[str, str], ...], tuple[str | None, ...]], str] = {}
+#: SQL types that a list of Python values would not be typed as by itself (ints → INTEGER when
+#: they fit 32 bits, where the written table holds BIGINT: arithmetic could overflow).
+_CAST_LISTS = frozenset({"BIGINT"})
+
+
+def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[object]] | None:
+    """``sql`` reading each of ``relations`` — in-memory relations it names — *inline*, and
+    the parameters the inline copies bind (before ``sql``'s own); None when it cannot (a
+    relation without its columns in memory, a ``SELECT *`` that would see only some columns,
+    a ``WITH RECURSIVE``).
+
+    Each relation becomes a leading CTE of its own name holding ``__row`` and the columns whose
+    quoted names ``sql`` contains, each one whole column bound as a list (BIGINT columns cast to
+    BIGINT, as the table stores them; a column with no value is a typed NULL), so the statement
+    needs no table written: an answer or an ``if`` predicate over small relations costs one
+    statement that binds only the columns it reads, instead of one ``CREATE TABLE`` per
+    relation (which binds every column and writes a table). Same SQL semantics as the tables:
+    the same names, column types and rows.
+    """
+    if not relations or _STAR.search(sql):
+        return None
+    head = sql.lstrip()
+    if head[:5].upper() == "WITH " and head[5:].lstrip()[:9].upper() == "RECURSIVE":
+        return None
+    pieces: list[str] = []
+    params: list[object] = []
+    for rel in relations:
+        cols = rel._columns
+        if cols is None or not isinstance(rel.table, str):
+            return None
+        names = ["__row", *(n for n in ("__arm", *rel.types, "__raw")
+                            if n in cols and quote_ident(n) in sql)]
+        mask: list[str | None] = []
+        for n in names:
+            values = cols[n]
+            if n == "__row" or values.count(None) != len(values):
+                mask.append(None)
+                params.append(values)
+            else:  # no value at all: a typed NULL (a list of Nones has no type)
+                mask.append("VARCHAR" if n in ("__arm", "__raw") else sql_type(rel.types[n]))
+        key = (rel.table, tuple((n, "" if n not in rel.types else sql_type(rel.types[n]))
+                                for n in names), tuple(mask))
+        text = _INLINE_CTES.get(key)
+        if text is None:
+            parts = []
+            for (n, t), null in zip(key[1], mask, strict=True):
+                if null is not None:
+                    parts.append(f"CAST(NULL AS {null}) AS {quote_ident(n)}")
+                elif t in _CAST_LISTS:
+                    parts.append(f"unnest(?::{t}[]) AS {quote_ident(n)}")
+                else:
+                    parts.append(f"unnest(?) AS {quote_ident(n)}")
+            text = f"{quote_ident(rel.table)} AS (SELECT {', '.join(parts)})"
+            if len(_INLINE_CTES) >= STATEMENT_CACHE_SIZE:
+                _INLINE_CTES.clear()
+            _INLINE_CTES[key] = text
+        pieces.append(text)
+    ctes = ",\n     ".join(pieces)
+    if head[:5].upper() == "WITH ":
+        return f"WITH {ctes},\n     {head[5:].lstrip()}", params
+    return f"WITH {ctes}\n{sql}", params
 
 
 def create_table_as(con: duckdb.DuckDBPyConnection, name: str, sql: str,
@@ -606,6 +698,91 @@ def _columns_of(raws: list[str], back: list[Any], types: Mapping[str, FieldType]
         columns[f] = [conv(r.get(f)) for r in back]
     columns["__raw"] = raws
     return columns
+
+
+class LazyColumns(Mapping[str, list[Any]]):
+    """A relation's columns (see :class:`Relation` ``columns``) computed on first use.
+
+    ``__row`` and ``__arm`` are held; each field's stored values are coerced from the records
+    (as their JSON reads back) the first time that column is read, and ``__raw`` is each
+    record's JSON text, made the first time it is read. A reduction, a junction or an answer
+    reads a few columns of a relation, so the columns nothing reads — most of a wide response,
+    all but one of a 20,000-record list searched by name — are never coerced. The values are
+    those of :func:`python_columns`, computed by the same functions.
+
+    ``ordinal``: ``__row`` is ``0 … n-1`` (a fresh relation, not a reduction's kept rows).
+    """
+
+    __slots__ = ("_back", "_cols", "_names", "_types", "ordinal")
+
+    def __init__(self, back: list[Any], types: Mapping[str, FieldType], row: list[Any],
+                 arm: list[Any], *, raws: list[str] | None = None,
+                 known: Mapping[str, list[Any]] | None = None, ordinal: bool = False) -> None:
+        """``back``: the records as their JSON reads back; ``known``: columns already made."""
+        self._back = back
+        self._types = dict(types)
+        self._cols: dict[str, list[Any]] = {"__row": row, "__arm": arm, **(known or {})}
+        if raws is not None:
+            self._cols["__raw"] = raws
+        self._names = ("__row", "__arm", *self._types, "__raw")
+        self.ordinal = ordinal
+
+    def __getitem__(self, name: str) -> list[Any]:
+        got = self._cols.get(name)
+        if got is None:
+            if name == "__raw":
+                got = [orjson.dumps(r).decode() for r in self._back]
+            elif name in self._types:
+                conv = _stored_value(self._types[name])
+                got = [conv(r.get(name)) for r in self._back]
+            else:
+                raise KeyError(name)
+            self._cols[name] = got
+        return got
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def made(self, name: str) -> bool:
+        """True when column ``name`` has been computed already."""
+        return name in self._cols
+
+    def rows(self, idx: Sequence[int], types: Mapping[str, FieldType]) -> LazyColumns:
+        """The columns of the rows at positions ``idx`` (a reduction's kept rows), fields of
+        ``types``: made columns are sliced, the others stay to be made from those rows."""
+        known = {n: [c[i] for i in idx] for n, c in self._cols.items()
+                 if n in types or n == "__raw"}
+        cols = self._cols
+        return LazyColumns([self._back[i] for i in idx], types,
+                           [cols["__row"][i] for i in idx], [cols["__arm"][i] for i in idx],
+                           known=known)
+
+    def back(self) -> list[Any]:
+        """The records as their JSON reads back."""
+        return self._back
+
+
+def lazy_columns(records: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType],
+                 arm: Sequence[object] | None = None, *, native: bool = False) -> LazyColumns:
+    """:func:`python_columns`, each field's column (and ``__raw``) made on first use (see
+    :class:`LazyColumns`). ``native``: the records are values a JSON decoder made (their JSON
+    text reads back as themselves), so they are not serialised and read back first; otherwise
+    they are, now (a record that is not JSON-serialisable fails here, as in :func:`shred`)."""
+    _check_fields(types)
+    if arm is not None and len(arm) != len(records):
+        raise ValueError(f"{len(arm)} arm tags for {len(records)} records")
+    n = len(records)
+    arms: list[Any] = [None] * n if arm is None else _arm_texts(arm)
+    if native and all(type(r) is dict for r in records):
+        return LazyColumns(list(records), types, list(range(n)), arms, ordinal=True)
+    raws, back = _serialise(records)
+    return LazyColumns(back, types, list(range(n)), arms, raws=raws, ordinal=True)
 
 
 def _write_columns(con: duckdb.DuckDBPyConnection, target: str, types: Mapping[str, FieldType],

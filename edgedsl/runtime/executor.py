@@ -6,17 +6,20 @@ Each run owns one DuckDB connection: a cursor on one in-memory database shared b
 private to a cursor and go away when the run closes it. Every relation is a TEMP table (or view)
 named by its relation id (through ``quote_ident``), laid out by :mod:`edgedsl.runtime.duck`.
 
-Relations are written lazily: a response small enough to shred in Python (or a stored response
-whose columns the store keeps in memory) becomes a *pending* relation holding its typed columns;
-junctions and answers that read a field's distinct values read them from memory, and the table is
-written (one statement) only when SQL needs it — a ``drv`` over it, an ``if`` predicate or an
-answer expression naming it. A ``drv`` over an in-memory source runs its reduction in one
-statement that reads the source inline (its columns bound as lists, no table read or written) and
-fetches only the kept ``__row`` ids; it runs on the process's scratch connection
-(:func:`~edgedsl.runtime.duck.scratch_cursor`: one thread, no optimizer, parsed statements
-cached), so a small ``drv`` costs one cheap statement. The kept relation takes its columns from
-the source's and is pending in turn. A large stored response is a view over the store's rows (no
-copy); a large fresh one is shredded in SQL.
+Relations are written lazily: fresh responses (any size) become a *pending* relation whose typed
+columns are made when first read (:func:`~edgedsl.runtime.duck.lazy_columns`: a reduction, junction
+or answer coerces only the fields it reads), and a stored response whose columns the store keeps in
+memory becomes a pending relation holding them; junctions and answers that read a field's distinct
+values read them from memory. An ``if`` predicate or an answer expression reads the in-memory
+relations it names inline (:func:`~edgedsl.runtime.duck.inline_query`: their named columns bound as
+lists in leading CTEs), so no table is written for it; the table is written (one statement) only
+when SQL needs one. A ``drv`` over an in-memory source runs its reduction in one statement that
+reads the source inline (its columns bound as lists, no table read or written) and fetches only the
+kept ``__row`` ids; for a source of at most ``SCRATCH_MAX_ROWS`` rows it runs on the process's
+scratch connection (:func:`~edgedsl.runtime.duck.scratch_cursor`: one thread, no optimizer, parsed
+statements cached), so a small ``drv`` costs one cheap statement. The kept relation takes its
+columns from the source's and is pending in turn. A large stored response is a view over the
+store's rows (no copy); a large fresh one, when SQL needs its table, is shredded in SQL.
 
 Concurrency: layers run in order; the steps of one layer, the arms of a fan, the branches of a
 ``parallel`` and the arms of a ``compare`` run concurrently under ``asyncio.gather``, with at most
@@ -71,10 +74,14 @@ from ..types import INT, STR, FieldType, ListType, ScalarType, type_from_json
 from .backends import Backend, Response, classify, make_backend, unsupported_reason
 from .duck import (
     PYTHON_SHRED_MAX_CELLS,
+    SCRATCH_MAX_ROWS,
     Relation,
     create_table_as,
     execute_cached,
+    inline_query,
+    lazy_columns,
     python_columns,
+    scratch_cursor,
     select_relation,
     shred,
 )
@@ -206,6 +213,17 @@ async def _gather(aws: list[Coroutine[Any, Any, Any]]) -> list[Any]:
         except Exception as exc:
             return [exc]
     return await asyncio.gather(*aws, return_exceptions=True)
+
+
+_SAY_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+
+
+@functools.lru_cache(maxsize=256)
+def _template(text: str) -> Any:
+    """A ``say`` template, compiled once per text (compiling costs ~5 ms; a compiled template
+    renders from a context only, so runs share it). A template that does not compile raises
+    its error on every call (errors are not cached)."""
+    return _SAY_ENV.from_string(text)
 
 
 class _Run:
@@ -369,12 +387,31 @@ class _Run:
                     parts: list[tuple[str | None, Response]], tagged: bool) -> Relation:
         total = sum(len(r) for _, r in parts)
         rel = None
-        if total * (len(types) + 1) <= PYTHON_SHRED_MAX_CELLS:
+        if not any(r.stored is not None for _, r in parts):
+            rel = self._lazy(relation, types, parts, tagged)
+        elif total * (len(types) + 1) <= PYTHON_SHRED_MAX_CELLS:
             rel = self._in_memory(relation, types, parts, tagged, total)
         if rel is None:
             rel = self._in_sql(relation, types, parts, tagged, total)
         self.rels[relation] = rel
         return rel
+
+    def _lazy(self, relation: str, types: dict[str, FieldType],
+              parts: list[tuple[str | None, Response]], tagged: bool) -> Relation:
+        """A pending relation over fresh responses whose columns are made when first read
+        (:func:`~edgedsl.runtime.duck.lazy_columns`), whatever its size: a reduction, junction
+        or answer coerces only the fields it reads; a table is written only if SQL needs one."""
+        if len(parts) == 1:
+            records = parts[0][1].records
+            arms: list[str | None] = [parts[0][0]] * len(records)
+        else:
+            records, arms = [], []
+            for arm, r in parts:
+                records += r.records
+                arms += [arm] * len(r.records)
+        cols = lazy_columns(records, types, arms if tagged else None,
+                            native=all(r.native for _, r in parts))
+        return Relation(self.con, relation, types, len(records), columns=cols, pending=True)
 
     def _in_memory(self, relation: str, types: dict[str, FieldType],
                    parts: list[tuple[str | None, Response]], tagged: bool, total: int
@@ -445,6 +482,29 @@ class _Run:
         for name, rel in self.rels.items():
             if rel.pending and quote_ident(name) in sql:
                 rel.ensure()
+
+    def query(self, sql: str, params: list[Any]) -> duckdb.DuckDBPyConnection:
+        """Run an answer's or a predicate's ``sql`` (its result ready to fetch).
+
+        The relations it names that hold their columns in memory are read inline
+        (:func:`~edgedsl.runtime.duck.inline_query`: no table is written for them); when all of
+        them do, the statement runs on the scratch connection. Otherwise, or if the inline
+        statement fails, the pending relations are written and ``sql`` runs as it is (so an
+        error is the one the tables give)."""
+        named = [(name, rel) for name, rel in self.rels.items() if quote_ident(name) in sql]
+        mem = [rel for _, rel in named if rel.in_memory]
+        if mem:
+            got = inline_query(sql, mem)
+            if got is not None:
+                text, inline = got
+                small = all(r.row_count <= SCRATCH_MAX_ROWS for r in mem)
+                con = scratch_cursor() if small and len(mem) == len(named) else self.con
+                try:
+                    return execute_cached(con, text, [*inline, *params])
+                except duckdb.Error:
+                    pass
+        self.ensure_for(sql)
+        return execute_cached(self.con, sql, params)
 
     async def run_arms(self, tool: ToolSpec, arms: list[tuple[str | None, dict[str, object]]],
                        pages: int | str | None, st: StepTrace, span: SpanInfo | None,
@@ -545,9 +605,8 @@ class _Run:
     async def if_step(self, s: IfStep, st: StepTrace) -> None:
         params = [decode_value(p) for p in s.predicate.params]
         st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
-        self.ensure_for(s.predicate.sql)
         try:
-            row = execute_cached(self.con, s.predicate.sql, params).fetchone()
+            row = self.query(s.predicate.sql, params).fetchone()
         except duckdb.Error as exc:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
         taken = bool(row and row[0])
@@ -562,9 +621,8 @@ class _Run:
                 values = [format_value(v, t) for v in hit]
                 return None if not values else values[0] if len(values) == 1 else values
         params = [decode_value(p) for p in f.params]
-        self.ensure_for(f.sql)
         try:
-            rows = execute_cached(self.con, f.sql, params).fetchall()
+            rows = self.query(f.sql, params).fetchall()
         except duckdb.Error as exc:
             what = f"answer field `{f.name}`" if f.name else "the answer"
             raise self._sql_error(what, exc, f.span) from None
@@ -592,11 +650,10 @@ class _Run:
         return self.answer_value(a.fields[0])
 
     def say(self, answer: Any) -> str:
-        env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
         ctx = dict(answer) if isinstance(answer, dict) else {}
         ctx["answer"] = answer
         try:
-            return env.from_string(self.tp.say or "").render(ctx)
+            return _template(self.tp.say or "").render(ctx)
         except Exception as exc:  # TemplateError, SecurityError, anything the template raises
             msg = f"the `say` template failed: {type(exc).__name__}: {exc}"
             raise _StepError(diag("R508", msg, _span(self.tp.span),

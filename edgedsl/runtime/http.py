@@ -303,7 +303,8 @@ class HttpBackend:
                 records = _scrub(records, hidden)
             for h in hidden:  # on the bytes: a binary body (DART's ZIP) stays intact
                 body = body.replace(h.encode(), b"***")
-        return Response(records=records, total=total, raw=body, from_store=None)
+        # decoded JSON or XML: JSON-native records (see Response.native)
+        return Response(records=records, total=total, raw=body, from_store=None, native=True)
 
     async def aclose(self) -> None:
         """Close the HTTP clients."""

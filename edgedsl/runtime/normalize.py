@@ -21,6 +21,7 @@ separators, units, ``YYYYMMDD``/``YYYY-MM-DD``/``YYYY.MM.DD``), so they are left
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from typing import Any
 from xml.etree import ElementTree
@@ -30,7 +31,8 @@ import orjson
 from ..plan import ToolSpec
 from .backends import ToolFailure, as_count, dig
 
-__all__ = ["check_http", "check_status", "decode", "normalize", "unwrap", "xml_to_obj"]
+__all__ = ["check_http", "check_status", "decode", "flat_xml", "normalize", "unwrap",
+           "xml_to_obj"]
 
 # result codes that mean "no data" (an empty answer, not a failure)
 _NO_DATA = {"INFO-200", "INFO-3", "013", "03", "INFO-03", "ERROR-03", "4"}
@@ -80,6 +82,90 @@ def xml_to_obj(elem: ElementTree.Element) -> Any:
     return out
 
 
+#: XML answers at least this long try :func:`flat_xml` before ElementTree.
+FLAT_XML_MIN = 32 * 1024
+_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+_XWS = "[ \t\n]*"
+_FLAT_HEAD = re.compile(
+    r"(?:<\?xml[ \t\n]+version=([\"'])1\.0\1(?:[ \t\n]+encoding=([\"'])(?i:utf-8)\2)?"
+    r"(?:[ \t\n]+standalone=([\"'])(?:yes|no)\3)?[ \t\n]*\?>)?"
+    rf"{_XWS}<({_NAME})>{_XWS}<({_NAME})>")
+_FLAT_LEAF = re.compile(rf"{_XWS}<({_NAME})>[^<]*</\1>")
+#: Bytes an XML 1.0 document's text may hold below 0x20 — and "\r", which a parser normalises.
+_XML_C0 = bytes(range(0x20, 0x100)) + b"\t\n"
+_ENTITY = re.compile("&(?:amp|lt|gt|quot|apos);")
+_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
+_ENTITY_BYTES = tuple(e.encode() for e in _ENTITIES)
+_FLAT_RECORDS: dict[tuple[str, tuple[str, ...]], re.Pattern[str]] = {}
+
+
+def _unescape(v: str) -> str:
+    return _ENTITY.sub(lambda m: _ENTITIES[m.group(0)], v)
+
+
+def flat_xml(body: bytes) -> dict[str, Any] | None:
+    """A *flat record list* document decoded without building a tree, or None when ``body`` is
+    not exactly one (then ElementTree decides).
+
+    The layout is DART ``corpCode.xml``'s: an optional ``<?xml version="1.0"?>`` declaration
+    (UTF-8), a root element holding only repeated record elements, each holding the same leaf
+    elements in the same order, without attributes, comments, CDATA, namespaces or character
+    references (the five predefined entities are allowed). One regular expression built from
+    the first record reads every record (in C); the document is accepted only when the records
+    it found account for every ``<`` and every ``&`` of the text, so nothing was skipped. The
+    value is what ``{root.tag: xml_to_obj(root)}`` gives for the same document: leaf texts
+    stripped, the records a list (one record: an object).
+    """
+    # characters XML forbids, "\r" (normalised by parsers) and "]]>": ElementTree decides
+    if body.translate(None, _XML_C0) or b"]]>" in body or b"\xef\xbf\xbe" in body or \
+            b"\xef\xbf\xbf" in body:
+        return None
+    amps = body.count(b"&")
+    if amps and sum(body.count(e) for e in _ENTITY_BYTES) != amps:
+        return None  # a character reference or an undefined entity
+    lts = body.count(b"<")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    head = _FLAT_HEAD.match(text)
+    if head is None:
+        return None
+    root, item = head.group(4), head.group(5)
+    end = len(text)
+    while end and text[end - 1] in " \t\n":
+        end -= 1
+    if root == item or not text.endswith(f"</{root}>", 0, end):
+        return None
+    names: list[str] = []
+    pos = head.end()
+    while (leaf := _FLAT_LEAF.match(text, pos)) is not None:
+        names.append(leaf.group(1))
+        pos = leaf.end()
+    if not names or len(set(names)) != len(names) or item in names:
+        return None
+    key = (item, tuple(names))
+    pat = _FLAT_RECORDS.get(key)
+    if pat is None:
+        fields = "".join(rf"{_XWS}<{n}>([^<]*)</{n}>" for n in names)
+        pat = _FLAT_RECORDS[key] = re.compile(rf"<{item}>{fields}{_XWS}</{item}>")
+    rows = pat.findall(text)
+    n = len(rows)
+    tags = (1 if head.group(1) is not None else 0) + 2 + n * (2 + 2 * len(names))
+    if n == 0 or lts != tags:
+        return None
+    k = len(names)
+    if amps:  # unescape every value in one pass: "\0" cannot be in XML text, so it separates
+        flat = _unescape("\0".join(v for t in rows for v in t) if k > 1 else "\0".join(rows))
+        values = flat.split("\0")
+        rows = [values[i:i + k] for i in range(0, len(values), k)] if k > 1 else values
+    if k == 1:
+        records = [{names[0]: v.strip()} for v in rows]
+    else:
+        records = [dict(zip(names, map(str.strip, t), strict=True)) for t in rows]
+    return {root: {item: records if n > 1 else records[0]}}
+
+
 def decode(tool: ToolSpec, content_type: str, body: bytes) -> tuple[str, Any]:
     """``(format, value)``: ``json`` / ``xml`` (as ``{root: value}``) / ``html`` (the text)."""
     if body.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark some services send
@@ -100,6 +186,10 @@ def decode(tool: ToolSpec, content_type: str, body: bytes) -> tuple[str, Any]:
             raise _fail("environmental", tool,
                         f"a truncated or invalid JSON answer ({len(body)} bytes)") from None
     if head.startswith(b"<?xml") or (head[:1] == b"<" and b"html" not in body[:200].lower()):
+        if len(body) >= FLAT_XML_MIN:
+            flat = flat_xml(body)
+            if flat is not None:
+                return "xml", flat
         try:
             root = ElementTree.fromstring(body)
         except ElementTree.ParseError:
