@@ -80,16 +80,19 @@ def _close(backend: Any) -> None:
 
 
 def _progress(label: str) -> Callable[..., None]:
+    """A progress printer: one line rewritten in place on a terminal, a line each otherwise."""
+    tty = sys.stderr.isatty()
+
     def show(*args: Any) -> None:
         if label == "refine":
             stats, total = args
-            sys.stderr.write(
-                f"\riteration {stats.iteration}/{total}: {stats.paths} paths, pass "
-                f"{100 * stats.pass_rate:5.1f}%, steps {100 * stats.step_rate:5.1f}%, "
-                f"{stats.edges} edges ({stats.pruned} pruned)   ")
+            text = (f"iteration {stats.iteration}/{total}: {stats.paths} paths, pass "
+                    f"{100 * stats.pass_rate:5.1f}%, steps {100 * stats.step_rate:5.1f}%, "
+                    f"{stats.edges} edges ({stats.pruned} pruned)")
         else:
             done, total = args
-            sys.stderr.write(f"\r{label}: {done}/{total}   ")
+            text = f"{label}: {done}/{total} tools"
+        sys.stderr.write(f"\r{text}   " if tty else f"{text}\n")
         sys.stderr.flush()
     return show
 
@@ -120,7 +123,8 @@ def cmd_graph_build(args: argparse.Namespace) -> int:
                                     progress=_progress("probe")))
         finally:
             _close(backend)
-        sys.stderr.write("\n")
+        if sys.stderr.isatty():
+            sys.stderr.write("\n")
         for t in graph.tools:
             t.defaults = node_defaults(t, pool, catalog.code_types)
         summary.update(probed=len(rep.called), answered=len(rep.answered),
@@ -190,7 +194,8 @@ def cmd_graph_refine(args: argparse.Namespace) -> int:
         return EXIT_ERRORS
     finally:
         _close(backend)
-    sys.stderr.write("\n")
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
     save_graph(gstar, out)
     ckpt.unlink(missing_ok=True)
     its = gstar.iterations

@@ -111,6 +111,8 @@ class Refiner:
         self.progress = progress
         self.rng = random.Random(self.config.seed)
         self.iteration = 0
+        self._defaults: dict[str, dict[str, list[Scalar]]] = {}
+        self._pool_size = -1
         self.graph = graph.model_copy(deep=True)
         if self.graph.stage == "candidates":
             for e in self.graph.edges:
@@ -130,8 +132,15 @@ class Refiner:
             self.out.setdefault(e.source, []).append(e)
 
     def defaults(self, tool: str) -> dict[str, list[Scalar]]:
-        """Default candidates of ``tool``'s required parameters (enums and observed values)."""
-        return node_defaults(self.nodes[tool], self.pool, self.codes)
+        """Default candidates of ``tool``'s required parameters (enums and observed values),
+        memoised until the pool next changes (at the end of an iteration)."""
+        memo = self._defaults
+        if len(self.pool) != self._pool_size:
+            memo.clear()
+            self._pool_size = len(self.pool)
+        if tool not in memo:
+            memo[tool] = node_defaults(self.nodes[tool], self.pool, self.codes)
+        return memo[tool]
 
     def _edge_args(self, edge: GraphEdge, rng: random.Random) -> tuple[tuple[str, Scalar], ...]:
         """Literal arguments of the edge's target: a default for each required parameter no
@@ -154,11 +163,14 @@ class Refiner:
 
     def runnable(self, edge: GraphEdge) -> bool:
         """True when every required parameter of the edge's target can be filled."""
-        try:
-            self._edge_args(edge, random.Random(0))
-        except KeyError:
-            return False
-        return True
+        bound = {b.param for b in edge.bindings}
+        missing = [p for p in self.nodes[edge.target].required if p not in bound]
+        if not missing:
+            return True
+        have = self.defaults(edge.target)
+        ports = {p.name: p for p in self.nodes[edge.target].params}
+        return all(p in have or any(value_ok(ports[p], v, self.codes)
+                                    for v in edge.defaults.get(p, ())) for p in missing)
 
     def roots(self) -> list[str]:
         """Tools with outgoing edges whose required parameters all have candidates."""
