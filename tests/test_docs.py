@@ -11,7 +11,8 @@ from edgedsl.build import parse_module
 from edgedsl.diagnostics import CompileError
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "docs" / "language.md", ROOT / "docs" / "testing.md", ROOT / "README.md"]
+DOCS = [ROOT / "docs" / "language.md", ROOT / "docs" / "testing.md", ROOT / "docs" / "graph.md",
+        ROOT / "README.md"]
 
 
 def _blocks(lang: str) -> list[tuple[str, int, str]]:

@@ -137,7 +137,8 @@ class PrunedEdge(GraphEdge):
 
 
 class IterationStats(BaseModel):
-    """One refinement iteration: paths run, trajectory pass rate, step success rate, prunes."""
+    """One refinement iteration: paths run, trajectory pass rate, step success rate, prunes,
+    edges tried for the first time, edges left."""
 
     model_config = _cfg
     iteration: int
@@ -147,6 +148,7 @@ class IterationStats(BaseModel):
     steps_ok: int
     environmental: int = 0
     pruned: int = 0
+    new_edges: int = 0
     edges: int = 0
 
     @property

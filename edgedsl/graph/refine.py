@@ -17,9 +17,10 @@ calls finish in. A success adds success evidence, a structural failure strong fa
 an environmental failure none (or weak) — see :class:`~edgedsl.graph.beta.Evidence`. Then every
 edge tried is tested against the :class:`~edgedsl.graph.beta.PruneRule`.
 
-Refinement stops at convergence — no prunes in the last ``window`` iterations and a pass rate
-whose mean over them differs from the mean over the window before by at most ``tolerance`` —
-or after ``iterations``. After every iteration a checkpoint (the graph so far, the random state,
+Refinement stops at convergence — over the last ``window`` iterations no prune and no edge
+tried for the first time (exploration has reached every edge it can), and a pass rate whose mean
+over them differs from the mean over the window before by at most ``tolerance`` — or after
+``iterations``. After every iteration a checkpoint (the graph so far, the random state,
 the observed values) is written next to the output, so an interrupted run resumes where it
 stopped and ends as the uninterrupted run would.
 """
@@ -274,23 +275,28 @@ class Refiner:
                  if p is not None]
         outcomes = await run_paths(paths, self.emitter, self.backend,
                                    concurrency=self.config.concurrency, label=f"i{k}p")
+        untried = {e.key for e in self.graph.edges if e.trials == 0}
         self.apply(outcomes, k)
+        new_edges = sum(1 for e in self.graph.edges if e.key in untried and e.trials)
         pruned = self.prune(k)
         stats = IterationStats(
             iteration=k, paths=len(outcomes), passed=sum(o.passed for o in outcomes),
             steps=sum(o.steps for o in outcomes), steps_ok=sum(o.steps_ok for o in outcomes),
             environmental=sum(o.environmental for o in outcomes), pruned=pruned,
+            new_edges=new_edges + sum(1 for e in self.graph.pruned
+                                      if e.pruned_at == k and e.key in untried),
             edges=len(self.graph.edges))
         self.graph.iterations.append(stats)
         return stats
 
     def converged(self) -> bool:
-        """No prunes over the last window and a stable pass rate (see the module doc)."""
+        """No prunes and no edge tried for the first time over the last window, and a stable
+        pass rate (see the module doc)."""
         cfg, its = self.config, self.graph.iterations
         if len(its) < max(cfg.min_iterations, 2 * cfg.window):
             return False
         last, before = its[-cfg.window:], its[-2 * cfg.window:-cfg.window]
-        if any(s.pruned for s in last):
+        if any(s.pruned or s.new_edges for s in last):
             return False
 
         def mean(xs: Sequence[IterationStats]) -> float:
