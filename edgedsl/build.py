@@ -50,7 +50,7 @@ def _unquote(tok: Token) -> str:
 
 
 def _number(text: str) -> int | float:
-    if any(c in text for c in ".eE"):
+    if "." in text or "e" in text or "E" in text:
         return float(text)
     return int(text)
 

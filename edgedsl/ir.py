@@ -22,7 +22,7 @@ from typing import Literal, TypeAlias
 
 from .catalog import Catalog, Tool
 from .reducers import ReduceStep
-from .source import NO_SPAN, Span
+from .source import NO_SPAN, Span, fast_frozen_init
 from .types import FieldType
 
 
@@ -267,3 +267,9 @@ class ProgramIR:
     catalog: Catalog
     trajectories: tuple[TrajectoryIR, ...]
     source_name: str = ""
+
+
+for _cls in list(globals().values()):  # faster constructors, same signatures (see source.py)
+    if isinstance(_cls, type) and _cls.__module__ == __name__:
+        fast_frozen_init(_cls)
+del _cls

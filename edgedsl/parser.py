@@ -452,7 +452,9 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
         for symbol, target in row.items():
             if symbol in gotos:
                 gotos[symbol][state] = target
-    rules_t = tuple((size, gotos[origin], *rest) for size, origin, *rest in rules)
+    # … and the slice of its values at the top of the stack (made once, not per reduction)
+    rules_t = tuple((size, gotos[origin], *rest, slice(-size, None) if size > 0 else None)
+                    for size, origin, *rest in rules)
     if MAX_DEPTH >= _DEPTH_MASK:  # pragma: no cover - depths are packed below starts
         raise _Unsupported
     new_str = str.__new__
@@ -539,7 +541,7 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
                     last_end = e
                     match, unless, acts = info[a]
                     break
-                size, goto, select, method, expand1, depth_at = rules_t[~a]
+                size, goto, select, method, expand1, depth_at, top = rules_t[~a]
                 if size < 0:  # `?a: b`: the child itself, extent and depth unchanged
                     st[-1] = a = goto[st[-2]]
                     if typ == "$END" and a == end_state:  # pragma: no cover - `start` is a rule
@@ -555,17 +557,20 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
                     if select is not None:
                         children = select(children)
                 elif size:
-                    children = vals[-size:]
+                    children = vals[top]
                     start = sp[-size] >> bits
                     if depth_at is None:
                         depth = 0
                     elif depth_at.__class__ is int:
                         depth = sp[depth_at] & mask
                     elif depth_at.__class__ is _max2:
-                        depth = max(sp[depth_at.a] & mask, sp[depth_at.b] & mask)
+                        depth = sp[depth_at.a] & mask
+                        other = sp[depth_at.b] & mask
+                        if other > depth:
+                            depth = other
                     else:
                         depth = max([sp[i] & mask for i in depth_at])
-                    del vals[-size:], sp[-size:], st[-size:]
+                    del vals[top], sp[top], st[top]
                     if select is not None:
                         children = select(children)
                 else:  # the empty file: `start` with no item
@@ -591,7 +596,7 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
                 st_push(a)
                 vals_push(value)
                 sp_push(start << bits | depth)
-                if typ == "$END" and a == end_state:
+                if a == end_state and typ == "$END":
                     return value
                 acts = acts_of[a]
 

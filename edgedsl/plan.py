@@ -35,7 +35,7 @@ from __future__ import annotations
 import datetime as _dt
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -385,6 +385,52 @@ class Plan(BaseModel):
                 return t
         known = [t.name for t in self.trajectories]
         raise KeyError(f"no trajectory {name!r}; the plan has {known}")
+
+
+# ---------------------------------------------------------------- trusted construction
+
+_M = TypeVar("_M", bound=BaseModel)
+_object_new = object.__new__
+# the slots every model has, set through their descriptors (what ``object.__setattr__`` finds,
+# without looking for it on every call)
+_set_dict, _set_fields_set, _set_extra, _set_private = (
+    BaseModel.__dict__[name].__set__
+    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
+                 "__pydantic_private__")
+)
+
+
+def trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
+    """A model made from values the planner built itself, without validating them again.
+
+    The planner's output is valid by construction (``tests/test_plan_trusted.py`` checks that
+    every compiled example equals its own ``model_dump`` validated again, field order, fields set
+    and leaf types included), so it is assembled as ``model_construct`` would, minus its
+    per-field loop: ``values`` holds every field, in declaration order, with fresh containers
+    where validation would make them. Plans read from JSON are validated (:func:`load_plan`).
+    Only for models without validators, ``model_post_init``, extra fields or a root
+    (:func:`_check_trusted`)."""
+    m = _object_new(cls)
+    _set_dict(m, values)
+    _set_fields_set(m, fields_set)
+    _set_extra(m, None)
+    _set_private(m, None)
+    return m
+
+
+def _check_trusted(*models: type[BaseModel]) -> None:
+    """Refuse :func:`trusted` for a model whose validation does more than check and copy."""
+    for cls in models:
+        decorators = cls.__pydantic_decorators__
+        if (
+            cls.__pydantic_post_init__ is not None
+            or cls.__pydantic_root_model__
+            or cls.model_config.get("extra") == "allow"
+            or "__new__" in cls.__dict__
+            or any(getattr(decorators, kind) for kind in (
+                "validators", "field_validators", "root_validators", "model_validators"))
+        ):  # pragma: no cover - a guard for future changes to the models
+            raise RuntimeError(f"{cls.__name__} cannot be built without validation")
 
 
 # ---------------------------------------------------------------- JSON in and out

@@ -14,18 +14,29 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from . import ir
-from .catalog import Tool
+from .catalog import Catalog, Tool
 from .plan import (
     PLAN_VERSION,
+    AnswerField,
+    AnswerPlan,
     CallStep,
     CompareStep,
     DrvStep,
     IfStep,
+    JunctionSpec,
+    PagingSpec,
     ParallelStep,
+    ParamSpec,
     Plan,
+    PredicateSpec,
+    RequestTemplate,
+    SharedSpec,
+    SpanInfo,
     ToolSpec,
     TrajectoryPlan,
+    _check_trusted,
     encode_value,
+    trusted,
 )
 from .reducers import reduce_sql
 from .source import NO_SPAN, Span
@@ -125,17 +136,40 @@ def expr_type(e: ir.ExprIR) -> FieldType | None:
     return None
 
 
-def _span(span: Span) -> dict[str, Any] | None:
-    """The input of :meth:`SpanInfo.of` as a dict. The plan is built as plain dicts and lists
-    and validated by pydantic once (:func:`compile_program`): one call instead of one per
-    nested model, with the same models, values and fields set."""
+_SPAN_FIELDS = frozenset(SpanInfo.model_fields)
+_JUNCTION_FIELDS = frozenset(JunctionSpec.model_fields)
+_REQUEST_FIELDS = frozenset(RequestTemplate.model_fields)
+_ANSWER_FIELD_FIELDS = frozenset(AnswerField.model_fields)
+_ANSWER_FIELDS = frozenset(AnswerPlan.model_fields)
+_PREDICATE_FIELDS = frozenset(PredicateSpec.model_fields)
+_TRAJECTORY_FIELDS = frozenset(TrajectoryPlan.model_fields)
+_PLAN_FIELDS = frozenset(Plan.model_fields)
+_TOOL_FIELDS = frozenset(ToolSpec.model_fields)
+_PARAM_FIELDS = frozenset(ParamSpec.model_fields)
+_PAGING_FIELDS = frozenset(PagingSpec.model_fields)
+# a step's ``kind`` picks its model and is not among the fields set (it is the default)
+_CALL_FIELDS = frozenset(CallStep.model_fields) - {"kind"}
+_BRANCH_FIELDS = _CALL_FIELDS - {"deps"}  # a branch of a `parallel` has no deps of its own
+_DRV_FIELDS = frozenset(DrvStep.model_fields) - {"kind"}
+_COMPARE_FIELDS = frozenset(CompareStep.model_fields) - {"kind"}
+_PARALLEL_FIELDS = frozenset(ParallelStep.model_fields) - {"kind"}
+_IF_FIELDS = frozenset(IfStep.model_fields) - {"kind"}
+_check_trusted(SpanInfo, JunctionSpec, RequestTemplate, SharedSpec, AnswerField, AnswerPlan,
+               PredicateSpec, TrajectoryPlan, Plan, ToolSpec, ParamSpec, PagingSpec, CallStep,
+               DrvStep, CompareStep, ParallelStep, IfStep)
+
+
+def _span(span: Span) -> SpanInfo | None:
+    """:meth:`SpanInfo.of`, built as :func:`~edgedsl.plan.trusted` (the whole plan is: the
+    planner's own output needs no validation)."""
     if span.file == NO_SPAN.file and span == NO_SPAN:
         return None
-    return {"file": span.file, "line": span.line, "col": span.col, "end_line": span.end_line,
-            "end_col": span.end_col, "start": span.start, "end": span.end}
+    return trusted(SpanInfo, {
+        "file": span.file, "line": span.line, "col": span.col, "end_line": span.end_line,
+        "end_col": span.end_col, "start": span.start, "end": span.end}, set(_SPAN_FIELDS))
 
 
-def _answer_field(name: str | None, e: ir.ExprIR) -> dict[str, Any]:
+def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
     params: list[object] = []
     t = expr_type(e)
     shape: Literal["values", "scalar"] = "values" if isinstance(e, ir.FieldE) else "scalar"
@@ -143,21 +177,24 @@ def _answer_field(name: str | None, e: ir.ExprIR) -> dict[str, Any]:
         sql = distinct_sql(e.source, e.field)
     else:
         sql = f"SELECT {expr_sql(e, params)} AS value"
-    return {"name": name, "sql": sql, "params": [encode_value(p) for p in params],
-            "shape": shape, "type": None if t is None else type_to_json(t), "span": _span(e.span)}
+    return trusted(AnswerField, {
+        "name": name, "sql": sql, "params": [encode_value(p) for p in params], "shape": shape,
+        "type": None if t is None else type_to_json(t), "span": _span(e.span)},
+        set(_ANSWER_FIELD_FIELDS))
 
 
 # ---------------------------------------------------------------- IR → plan
 
 
-def _junction(j: ir.Junction) -> dict[str, Any]:
-    return {"kind": j.kind, "source": j.source, "field": j.field, "bound": j.bound,
-            "type": type_to_json(j.field_type), "span": _span(j.span)}
+def _junction(j: ir.Junction) -> JunctionSpec:
+    return trusted(JunctionSpec, {
+        "kind": j.kind, "source": j.source, "field": j.field, "bound": j.bound,
+        "type": type_to_json(j.field_type), "span": _span(j.span)}, set(_JUNCTION_FIELDS))
 
 
-def _request(c: ir.CallIR, skip: str | None = None) -> dict[str, Any]:
+def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
     lits: dict[str, Any] = {}
-    juncs: dict[str, dict[str, Any]] = {}
+    juncs: dict[str, JunctionSpec] = {}
     shared: dict[str, str] = {}
     for a in c.args:
         if a.name == skip:
@@ -168,8 +205,9 @@ def _request(c: ir.CallIR, skip: str | None = None) -> dict[str, Any]:
             shared[a.name] = a.shared
         else:
             lits[a.name] = encode_value(a.literal)
-    return {"tool": c.tool.qualname, "literals": lits, "junctions": juncs, "shared": shared,
-            "pages": c.pages}
+    return trusted(RequestTemplate, {
+        "tool": c.tool.qualname, "literals": lits, "junctions": juncs, "shared": shared,
+        "pages": c.pages}, set(_REQUEST_FIELDS))
 
 
 def _fields(tool: Tool) -> dict[str, Any]:
@@ -203,8 +241,9 @@ def _call_sources(c: ir.CallIR) -> set[str]:
 class _Compiler:
     def __init__(self, traj: ir.TrajectoryIR) -> None:
         self.traj = traj
-        # step id → (its model, its input), in the order compiled (validated later, see _span)
-        self.steps: dict[str, tuple[type[BaseModel], dict[str, Any]]] = {}
+        # step id → (its model, its fields in declaration order, the fields set), in the order
+        # compiled; ``deps`` is filled in by :meth:`scope` (models are made at the end)
+        self.steps: dict[str, tuple[type[BaseModel], dict[str, Any], frozenset[str]]] = {}
 
     def scope(self, steps: tuple[ir.StepIR, ...], prefix: str) -> tuple[list[list[str]], set[str]]:
         """Compile one scope; return its layers and the relations it reads from outside."""
@@ -218,8 +257,8 @@ class _Compiler:
             for rel in self.produces(s):
                 producer[rel] = key
         outside: set[str] = set()
-        deps: dict[str, list[str]] = {}
-        for key in order:
+        level: dict[str, int] = {}
+        for key in order:  # the checker guarantees source order is a topological order
             ds: list[str] = []
             for rel in sorted(reads[key]):
                 p = producer.get(rel)
@@ -227,13 +266,11 @@ class _Compiler:
                     outside.add(rel)
                 elif p != key and p not in ds:
                     ds.append(p)
-            deps[key] = ds
             self.steps[key][1]["deps"] = ds
-        level: dict[str, int] = {}
-        for key in order:  # the checker guarantees source order is a topological order
-            level[key] = 1 + max((level[d] for d in deps[key] if d in level), default=-1)
-        layers = [[k for k in order if level[k] == n] for n in range(max(level.values(),
-                                                                           default=-1) + 1)]
+            level[key] = 1 + max((level[d] for d in ds if d in level), default=-1)
+        layers: list[list[str]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
+        for key in order:
+            layers[level[key]].append(key)
         return layers, outside
 
     def produces(self, s: ir.StepIR) -> list[str]:
@@ -246,54 +283,64 @@ class _Compiler:
     def step(self, s: ir.StepIR, key: str) -> set[str]:
         span = _span(s.span)
         if isinstance(s, ir.CallIR):
-            self.steps[key] = (CallStep, {"id": key, "relation": s.id, "span": span,
-                                          "request": _request(s), "fields": _fields(s.tool)})
+            self.steps[key] = (CallStep, {
+                "id": key, "relation": s.id, "deps": [], "span": span, "kind": "call",
+                "request": _request(s), "fields": _fields(s.tool)}, _CALL_FIELDS)
             return _call_sources(s)
         if isinstance(s, ir.DrvIR):
             types = s.field_types or self.traj.relations.get(s.source, {})
             sql, params = reduce_sql(s.source, s.steps, types)
             self.steps[key] = (DrvStep, {
-                "id": key, "relation": s.id, "span": span, "source": s.source,
+                "id": key, "relation": s.id, "deps": [], "span": span, "kind": "drv",
+                "source": s.source,
                 "reducers": [{"op": r.op, "field": r.field, "pivot": encode_value(r.pivot)}
                              for r in s.steps],
                 "sql": sql, "params": [encode_value(p) for p in params],
-                "fields": {k: type_to_json(v) for k, v in types.items()}})
+                "fields": {k: type_to_json(v) for k, v in types.items()}}, _DRV_FIELDS)
             return {s.source}
         if isinstance(s, ir.CompareIR):
             self.steps[key] = (CompareStep, {
-                "id": key, "relation": s.id, "span": span,
+                "id": key, "relation": s.id, "deps": [], "span": span, "kind": "compare",
                 "request": _request(s.call, skip=s.param), "param": s.param,
-                "values": [encode_value(v) for v in s.values], "fields": _fields(s.call.tool)})
+                "values": [encode_value(v) for v in s.values], "fields": _fields(s.call.tool)},
+                _COMPARE_FIELDS)
             return _call_sources(s.call)
         if isinstance(s, ir.ParallelIR):
             reads: set[str] = set()
-            shared: dict[str, dict[str, Any]] = {}
+            shared: dict[str, SharedSpec] = {}
             for a in s.shared:
                 if a.junction is not None:
-                    shared[a.name] = {"junction": _junction(a.junction)}
+                    shared[a.name] = trusted(SharedSpec, {
+                        "literal": None, "junction": _junction(a.junction)}, {"junction"})
                     reads.add(a.junction.source)
                 else:
-                    shared[a.name] = {"literal": encode_value(a.literal)}
+                    shared[a.name] = trusted(SharedSpec, {
+                        "literal": encode_value(a.literal), "junction": None}, {"literal"})
             branch_keys = []
             for b in s.branches:
                 bkey = b.id if b.id.startswith(f"{s.id}.") else f"{s.id}.{b.id}"
                 branch_keys.append(bkey)
-                self.steps[bkey] = (CallStep, {"id": bkey, "relation": bkey,
-                                               "span": _span(b.span), "request": _request(b),
-                                               "fields": _fields(b.tool)})
+                self.steps[bkey] = (CallStep, {
+                    "id": bkey, "relation": bkey, "deps": [], "span": _span(b.span),
+                    "kind": "call", "request": _request(b), "fields": _fields(b.tool)},
+                    _BRANCH_FIELDS)
                 reads |= _call_sources(b)
-            self.steps[key] = (ParallelStep, {"id": key, "relation": s.id, "span": span,
-                                              "shared": shared, "branches": branch_keys})
+            self.steps[key] = (ParallelStep, {
+                "id": key, "relation": s.id, "deps": [], "span": span, "kind": "parallel",
+                "shared": shared, "branches": branch_keys}, _PARALLEL_FIELDS)
             return reads
         if isinstance(s, ir.IfIR):
             pparams: list[object] = []
             psql = f"SELECT {pred_sql(s.cond, pparams)} AS value"
             then, out1 = self.scope(s.then, f"{key}/then/")
             orelse, out2 = self.scope(s.orelse, f"{key}/else/")
+            predicate = trusted(PredicateSpec, {
+                "sql": psql, "params": [encode_value(p) for p in pparams]},
+                set(_PREDICATE_FIELDS))
             self.steps[key] = (IfStep, {
-                "id": key, "relation": None, "span": span,
-                "predicate": {"sql": psql, "params": [encode_value(p) for p in pparams]},
-                "then": then, "orelse": orelse, "binds": list(s.binds)})
+                "id": key, "relation": None, "deps": [], "span": span, "kind": "if",
+                "predicate": predicate, "then": then, "orelse": orelse, "binds": list(s.binds)},
+                _IF_FIELDS)
             return _pred_sources(s.cond) | out1 | out2
         raise TypeError(f"internal error: not a step: {s!r}")
 
@@ -312,52 +359,51 @@ def _tools_of(steps: tuple[ir.StepIR, ...]) -> list[Tool]:
     return out
 
 
-def _trajectory_input(traj: ir.TrajectoryIR) -> dict[str, Any]:
-    """The input of one :class:`TrajectoryPlan`, as plain dicts and lists (see _span); each
-    step carries its ``kind`` for the discriminated union (see :func:`_validated`)."""
+def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
+    """Compile one checked trajectory (tools are collected by :func:`compile_program`)."""
     c = _Compiler(traj)
     layers, _ = c.scope(traj.steps, "")
     answer = None
     if traj.answer is not None:
         if traj.answer.fields is not None:
-            answer = {"kind": "object",
-                      "fields": [_answer_field(n, e) for n, e in traj.answer.fields]}
+            answer = trusted(AnswerPlan, {
+                "kind": "object", "fields": [_answer_field(n, e) for n, e in traj.answer.fields]},
+                set(_ANSWER_FIELDS))
         elif traj.answer.expr is not None:
-            answer = {"kind": "expr", "fields": [_answer_field(None, traj.answer.expr)]}
-    steps = {}
-    for key, (model, data) in c.steps.items():
-        data["kind"] = model.model_fields["kind"].default
-        steps[key] = data
-    return {"name": traj.name, "query": traj.query, "steps": steps, "layers": layers,
-            "answer": answer, "say": traj.say, "span": _span(traj.span)}
+            answer = trusted(AnswerPlan, {
+                "kind": "expr", "fields": [_answer_field(None, traj.answer.expr)]},
+                set(_ANSWER_FIELDS))
+    steps = {key: trusted(model, data, set(fields_set))
+             for key, (model, data, fields_set) in c.steps.items()}
+    return trusted(TrajectoryPlan, {
+        "name": traj.name, "query": traj.query, "steps": steps, "layers": layers,
+        "answer": answer, "say": traj.say, "span": _span(traj.span)}, set(_TRAJECTORY_FIELDS))
 
 
-def _validated(trajectory: TrajectoryPlan) -> TrajectoryPlan:
-    """A trajectory validated in one piece: its steps' ``kind`` was given to choose their
-    model, but a step model made directly does not count its default ``kind`` as set."""
-    for step in trajectory.steps.values():
-        step.__pydantic_fields_set__.discard("kind")
-    return trajectory
-
-
-def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
-    """Compile one checked trajectory (tools are collected by :func:`compile_program`)."""
-    return _validated(TrajectoryPlan.model_validate(_trajectory_input(traj)))
+def _tool_spec(tool: Tool, catalog: Catalog) -> ToolSpec:
+    """:meth:`ToolSpec.of` from its memoised input, with fresh containers (as validated)."""
+    data = ToolSpec.input_of(tool, catalog)
+    values = dict(data)
+    values["params"] = [trusted(ParamSpec, dict(p), set(_PARAM_FIELDS)) for p in data["params"]]
+    values["fields"] = dict(data["fields"])
+    paging = data["paging"]
+    if paging is not None:
+        values["paging"] = trusted(PagingSpec, dict(paging), set(_PAGING_FIELDS))
+    return trusted(ToolSpec, values, set(_TOOL_FIELDS))
 
 
 def compile_program(program: ir.ProgramIR) -> Plan:
     """Stage `plan`: compile every trajectory of a checked program into one :class:`Plan`.
 
-    The whole plan is validated by pydantic in one call, from plain dicts and lists (the tool
-    specs from their memoised input, see :meth:`ToolSpec.input_of`)."""
-    tools: dict[str, dict[str, Any]] = {}
+    The models are made without validating them again (:func:`~edgedsl.plan.trusted`): the
+    planner's output is valid by construction, and a plan read from JSON is validated."""
+    tools: dict[str, ToolSpec] = {}
     for t in program.trajectories:
         for tool in _tools_of(t.steps):
-            if tool.qualname not in tools:
-                tools[tool.qualname] = ToolSpec.input_of(tool, program.catalog)
-    plan = Plan.model_validate({
+            qualname = tool.qualname
+            if qualname not in tools:
+                tools[qualname] = _tool_spec(tool, program.catalog)
+    return trusted(Plan, {
         "version": PLAN_VERSION, "source_name": program.source_name, "tools": tools,
-        "trajectories": [_trajectory_input(t) for t in program.trajectories]})
-    for trajectory in plan.trajectories:
-        _validated(trajectory)
-    return plan
+        "trajectories": [compile_trajectory(t) for t in program.trajectories]},
+        set(_PLAN_FIELDS))

@@ -61,6 +61,7 @@ does not coerce is null and a null never satisfies a comparison, so such a step 
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -69,6 +70,7 @@ from typing import Any
 
 import orjson
 
+from edgedsl.source import fast_frozen_init
 from edgedsl.sqlquote import qualified, quote_ident
 from edgedsl.types import (
     FieldType,
@@ -137,6 +139,9 @@ class ReduceStep:
         if not r.needs_pivot:
             return f"{r.surface} {self.field}"
         return f"where {self.field} {r.surface} {self.pivot!r}"
+
+
+fast_frozen_init(ReduceStep)  # made for every reducer of every compiled `drv`
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,12 +366,61 @@ def check_step(step: ReduceStep, types: Mapping[str, FieldType]) -> Reducer:
     return red
 
 
+_REDUCED: dict[tuple[object, ...], tuple[str, tuple[object, ...]]] = {}
+_REDUCED_MAX = 4096
+_MISSING = object()
+_KEYED_PIVOTS = frozenset({type(None), str, int, bool, _dt.date})
+
+
+def _reduce_key(
+    source: str | tuple[str, ...], steps: Sequence[ReduceStep], types: Mapping[str, FieldType]
+) -> tuple[object, ...] | None:
+    """What :func:`reduce_sql`'s result depends on, as a dict key; None when a pivot is of a type
+    whose equal values may still differ (``1 == 1.0 == True`` are told apart by their type, a
+    float by its ``repr``: ``0.0`` and ``-0.0``; lists, dicts and other values are not keyed)."""
+    key: list[object] = [source]
+    for step in steps:
+        pivot = step.pivot
+        kind = type(pivot)
+        if kind is float:
+            pivot = repr(pivot)
+        elif kind not in _KEYED_PIVOTS:
+            return None
+        key += (step.op, step.field, kind, pivot, types.get(step.field, _MISSING))
+    return tuple(key)
+
+
 def reduce_sql(
     source: str | tuple[str, ...],
     steps: Sequence[ReduceStep],
     types: Mapping[str, FieldType],
 ) -> tuple[str, list[object]]:
     """One deterministic SQL text (chained CTEs) and its bound parameters.
+
+    Memoised on the source, the steps and the types of their fields (the same reduction is
+    planned again and again in a corpus of trajectories); see :func:`_reduce_sql` for the text.
+    """
+    try:
+        key = _reduce_key(source, steps, types)
+        hit = None if key is None else _REDUCED.get(key)
+    except TypeError:  # an unhashable source or field type: not memoised
+        key = hit = None
+    if hit is None:
+        sql, params = _reduce_sql(source, steps, types)
+        if key is None:
+            return sql, params
+        if len(_REDUCED) >= _REDUCED_MAX:
+            _REDUCED.clear()
+        hit = _REDUCED[key] = (sql, tuple(params))
+    return hit[0], list(hit[1])
+
+
+def _reduce_sql(
+    source: str | tuple[str, ...],
+    steps: Sequence[ReduceStep],
+    types: Mapping[str, FieldType],
+) -> tuple[str, list[object]]:
+    """The SQL of :func:`reduce_sql` (not memoised).
 
     ``source`` names a shredded typed table or view (a name, or a ``(schema, name)`` tuple) with
     one column per field and a ``__row`` input-order column. The query selects **all columns** of

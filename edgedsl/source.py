@@ -22,9 +22,9 @@ def fast_frozen_init(cls: _C) -> _C:
     The ``__init__`` that ``dataclasses`` writes for a frozen class stores each field with
     ``object.__setattr__``; this one stores it through the field's slot descriptor, which is
     several times faster (AST, IR and span objects are made by the thousand per compile).
-    Parameters, defaults, keyword-only markers and the resulting object are the same; classes
-    with ``__post_init__``, init-only or ``init=False`` fields or default factories are left as
-    they are.
+    Parameters, defaults (factories called as ``dataclasses`` calls them), keyword-only markers
+    and the resulting object are the same; classes with ``__post_init__`` or with init-only or
+    ``init=False`` fields are left as they are.
     """
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or "__slots__" not in cls.__dict__:
@@ -33,22 +33,27 @@ def fast_frozen_init(cls: _C) -> _C:
         return cls
     all_fields = cls.__dict__["__dataclass_fields__"]
     fields = dataclasses.fields(cls)
-    if len(fields) != len(all_fields) or any(
-        not f.init or f.default_factory is not dataclasses.MISSING for f in fields
-    ):
+    if len(fields) != len(all_fields) or any(not f.init for f in fields):
         return cls
-    env: dict[str, Any] = {}
+    # the marker of a factory default, as dataclasses' own __init__ has it (shown as <factory>)
+    env: dict[str, Any] = {"_MISSING": getattr(dataclasses, "_HAS_DEFAULT_FACTORY",
+                                               dataclasses.MISSING)}
     positional: list[str] = []
     keyword: list[str] = []
     body: list[str] = []
     for i, f in enumerate(fields):
         env[f"_set{i}"] = cls.__dict__[f.name].__set__
         param = f.name
+        value = f.name
         if f.default is not dataclasses.MISSING:
             env[f"_default{i}"] = f.default
             param += f"=_default{i}"
+        elif f.default_factory is not dataclasses.MISSING:
+            env[f"_factory{i}"] = f.default_factory
+            param += "=_MISSING"
+            value = f"_factory{i}() if {f.name} is _MISSING else {f.name}"
         (keyword if f.kw_only else positional).append(param)
-        body.append(f"    _set{i}(self, {f.name})")
+        body.append(f"    _set{i}(self, {value})")
     sig = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
     code = f"def __init__({sig}) -> None:\n" + ("\n".join(body) or "    pass") + "\n"
     exec(code, env)  # field names and indices only
@@ -92,9 +97,35 @@ class Span:
 
 fast_frozen_init(Span)
 _new_span = object.__new__
-_set_file, _set_start, _set_end, _set_line, _set_col, _set_end_line, _set_end_col = (
-    Span.__dict__[f.name].__set__ for f in dataclasses.fields(Span)
-)
+
+
+class _SpanSlots:
+    """The slots of a :class:`Span` without its frozen ``__setattr__``: :meth:`Source.span` fills
+    one in with plain attribute stores and then makes it a ``Span`` (``__class__`` assignment
+    between classes of the same layout), several times faster than storing each field through
+    its descriptor. Spans are made for every AST node."""
+
+    __slots__ = Span.__slots__
+    file: str
+    start: int
+    end: int
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+
+def _slots_work() -> bool:
+    """Whether this Python lets a :class:`_SpanSlots` become a :class:`Span`."""
+    try:
+        probe = _new_span(_SpanSlots)
+        probe.__class__ = Span  # type: ignore[assignment]
+    except TypeError:  # pragma: no cover - every CPython since 3.x allows it
+        return False
+    return True
+
+
+_SLOTS_WORK = _slots_work()
 
 NO_SPAN = Span("<none>", 0, 0, 0, 0, 0, 0)
 
@@ -142,17 +173,19 @@ class Source:
             b = 0 if end < 0 else size if end > size else end
             i = bisect_right(starts, a) - 1
             j = i if b == a else bisect_right(starts, b, i if b > a else 0) - 1
-        # Span(self.name, start, end, i + 1, a - starts[i] + 1, j + 1, b - starts[j] + 1),
-        # without the call of its __init__ (spans are made for every node)
-        span = _new_span(Span)
-        _set_file(span, self.name)
-        _set_start(span, start)
-        _set_end(span, end)
-        _set_line(span, i + 1)
-        _set_col(span, a - starts[i] + 1)
-        _set_end_line(span, j + 1)
-        _set_end_col(span, b - starts[j] + 1)
-        return span
+        if not _SLOTS_WORK:  # pragma: no cover
+            return Span(self.name, start, end, i + 1, a - starts[i] + 1, j + 1, b - starts[j] + 1)
+        # the same Span, without the call of its __init__ (see _SpanSlots)
+        span = _new_span(_SpanSlots)
+        span.file = self.name
+        span.start = start
+        span.end = end
+        span.line = i + 1
+        span.col = a - starts[i] + 1
+        span.end_line = j + 1
+        span.end_col = b - starts[j] + 1
+        span.__class__ = Span  # type: ignore[assignment]
+        return span  # type: ignore[return-value]
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its newline."""

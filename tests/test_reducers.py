@@ -446,6 +446,36 @@ def test_check_step_errors() -> None:
         check_step(ReduceStep("max", "a", 3), {"a": INT})
 
 
+def test_reduce_sql_memo_tells_equal_pivots_of_other_types_apart() -> None:
+    """``reduce_sql`` is memoised; ``1``, ``1.0`` and ``True`` are equal keys in Python, and
+    ``0.0 == -0.0``, but each must bind its own parameter, as the unmemoised builder does."""
+    from edgedsl.reducers import _reduce_sql
+
+    types = {"n": FLOAT, "i": INT, "d": DATE, "s": STR, "b": BOOL}
+    chains = [
+        [ReduceStep("ge", "n", 1)], [ReduceStep("ge", "n", 1.0)], [ReduceStep("ge", "n", True)],
+        [ReduceStep("le", "n", 0.0)], [ReduceStep("le", "n", -0.0)],
+        [ReduceStep("ge", "i", 2.5), ReduceStep("max", "i")],
+        [ReduceStep("eq", "b", True)], [ReduceStep("eq", "b", 1)],
+        [ReduceStep("after", "d", dt.date(2024, 1, 2))], [ReduceStep("eq", "s", "x")],
+        [ReduceStep("eq", "s", ["not", "keyed"])],
+    ]
+    for _ in range(2):  # the second round is answered from the memo
+        for chain in chains:
+            sql, params = reduce_sql("src", chain, types)
+            want_sql, want_params = _reduce_sql("src", chain, types)
+            assert sql == want_sql
+            assert [(type(p), repr(p)) for p in params] == [
+                (type(p), repr(p)) for p in want_params
+            ]
+    one, two = reduce_sql("src", chains[0], types), reduce_sql("src", chains[0], types)
+    assert one[1] is not two[1]  # a fresh list each time
+    with pytest.raises(ValueError, match="unknown field"):
+        reduce_sql("src", [ReduceStep("max", "missing")], types)
+    with pytest.raises(ValueError, match="does not apply"):
+        reduce_sql("src", [ReduceStep("after", "i", dt.date(2024, 1, 2))], types)
+
+
 def test_reduce_sql_is_deterministic_and_binds_values() -> None:
     steps = [ReduceStep("eq", HOSTILE, "'; drop table x; --"), ReduceStep("most_frequent", "name")]
     types = {HOSTILE: STR, "name": STR}

@@ -21,7 +21,14 @@ from ..catalog import Catalog, Paging, Param, Platform, Tool
 from ..diagnostics import Diagnostic, diag, suggestion_hint
 from ..source import Span
 from ..types import (
+    BOOL,
+    DATE,
+    FLOAT,
+    INT,
+    JSON,
+    NUM,
     SCALAR_KINDS,
+    STR,
     CodeType,
     EnumType,
     FieldSpec,
@@ -33,6 +40,7 @@ from ..types import (
 from .context import UNKNOWN, CheckContext, ModuleInfo
 
 PAGING_KEYS = ("page", "size", "total")
+_SCALARS: dict[str, ScalarType] = {t.kind: t for t in (BOOL, DATE, FLOAT, INT, JSON, NUM, STR)}
 
 _Member = TypeVar("_Member", n.FieldDecl, n.ParamDecl)
 
@@ -167,8 +175,8 @@ class _Builder:
             item = self.resolve(texpr.item, mod, platform)
             return UNKNOWN if item is UNKNOWN else ListType(item)  # type: ignore[return-value]
         name = texpr.name
-        if name in SCALAR_KINDS:
-            return ScalarType(name)  # type: ignore[arg-type]
+        if name in SCALAR_KINDS:  # one shared object per kind: equal types are then identical
+            return _SCALARS[name]
         hits = self.lookup("type", name, mod, platform)
         if len(hits) == 1:
             return self.cat.code_types[hits[0]]

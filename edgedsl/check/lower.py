@@ -45,7 +45,8 @@ class _Lower:
         return pivot_value(lit)
 
     def rel(self, r: Rel) -> None:
-        self.relations.setdefault(r.id, dict(r.fields))
+        if r.id not in self.relations:
+            self.relations[r.id] = dict(r.fields)
 
     # ------------------------------------------------------------ steps
     def block(self, stmts: tuple[n.Stmt, ...]) -> tuple[ir.StepIR, ...]:

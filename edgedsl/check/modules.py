@@ -16,6 +16,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 from .. import nodes as n
@@ -33,10 +34,28 @@ def _stdlib() -> Path | None:
         return None
 
 
+@lru_cache(maxsize=4096)
 def module_name_for(source_name: str) -> str:
     """The module name of a compiled file: its stem when that is an identifier, else ``main``."""
     stem = Path(source_name).stem
     return stem if stem.isidentifier() and stem.isascii() else "main"
+
+
+_PATHS: dict[str, tuple[Path, str]] = {}
+_PATHS_MAX = 4096
+
+
+def _path_of(name: str) -> tuple[Path, str]:
+    """``Path(name)`` and its text, memoised (paths are immutable; a compile asks for its
+    source's path once, and building one parses the text)."""
+    hit = _PATHS.get(name)
+    if hit is None:
+        path = Path(name)
+        hit = (path, os.fspath(path))
+        if len(_PATHS) >= _PATHS_MAX:
+            _PATHS.clear()
+        _PATHS[name] = hit
+    return hit
 
 
 _RESOLVED: dict[tuple[str, int, int], Path] = {}
@@ -60,7 +79,7 @@ def _resolve(path: Path, st: os.stat_result) -> Path:
     return hit
 
 
-def _regular_file(path: Path) -> os.stat_result | None:
+def _regular_file(path: Path | str) -> os.stat_result | None:
     """The stat of ``path`` when it is a regular file, exactly as ``path.is_file()`` decides
     (missing or broken paths are no file; other errors are raised)."""
     try:
@@ -127,18 +146,19 @@ class _Loader:
                 if not isinstance(item, n.UseDecl):
                     continue
                 for name in item.names:
-                    span = self.ctx.sub_span(item.span, name)
-                    loaded = self.use(name, span)
+                    loaded = self.use(name, item.span)
                     if loaded is not None and loaded not in info.uses:
                         info.uses.append(loaded)
         self.stack.pop()
         self.ctx.modules[info.name] = info
 
-    def use(self, name: str, span: Span) -> str | None:
+    def use(self, name: str, decl_span: Span) -> str | None:
+        """Load the module ``name`` used by a ``use`` declaration at ``decl_span``."""
         main = self.ctx.main
         origin = main.path if main is not None else None
         found = _find_in(_candidates(origin, self.ctx.search_paths, f"{name}.edge"))
         if found is None:
+            span = self.ctx.sub_span(decl_span, name)
             dirs = search_dirs(origin, self.ctx.search_paths)
             self.ctx.catalog_incomplete = True
             std = _stdlib()
@@ -166,7 +186,7 @@ class _Loader:
                 diag(
                     "E104",
                     f"`use` cycle: {' → '.join([*chain, name])}",
-                    span,
+                    self.ctx.sub_span(decl_span, name),
                     "this `use` closes the cycle",
                     hints=["move the shared declarations into a module that both can use"],
                 )
@@ -186,7 +206,7 @@ class _Loader:
                 diag(
                     "E000",
                     f"cannot read `{path}`: {reason}",
-                    span,
+                    self.ctx.sub_span(decl_span, name),
                     f"while loading module `{name}`",
                 )
             )
@@ -207,31 +227,33 @@ _PARSED_MAX = 256
 
 def _find(dirs: list[Path], filename: str) -> tuple[Path, os.stat_result] | None:
     """The first regular file ``filename`` in ``dirs``, with its stat."""
-    return _find_in([d / filename for d in dirs])
+    return _find_in([(p, os.fspath(p)) for p in (d / filename for d in dirs)])
 
 
-_CANDIDATES: dict[tuple[str | None, tuple[Path, ...], str], tuple[Path, ...]] = {}
+_CANDIDATES: dict[tuple[str | None, tuple[Path, ...], str], tuple[tuple[Path, str], ...]] = {}
 _CANDIDATES_MAX = 1024
 
 
-def _candidates(origin: Path | None, extra: tuple[Path, ...], filename: str) -> tuple[Path, ...]:
-    """The paths ``use`` tries for ``filename`` from a file at ``origin``, in order (memoised on
-    the directory of ``origin``: files side by side share them)."""
+def _candidates(
+    origin: Path | None, extra: tuple[Path, ...], filename: str
+) -> tuple[tuple[Path, str], ...]:
+    """The paths ``use`` tries for ``filename`` from a file at ``origin``, in order, each with its
+    text (memoised on the directory of ``origin``: files side by side share them)."""
     key = (None if origin is None else os.path.dirname(os.fspath(origin)), extra, filename)
     hit = _CANDIDATES.get(key)
     if hit is None:
-        hit = tuple(d / filename for d in search_dirs(origin, extra))
+        hit = tuple((p, os.fspath(p)) for p in (d / filename for d in search_dirs(origin, extra)))
         if len(_CANDIDATES) >= _CANDIDATES_MAX:
             _CANDIDATES.clear()
         _CANDIDATES[key] = hit
     return hit
 
 
-def _find_in(paths: Iterable[Path]) -> tuple[Path, os.stat_result] | None:
-    """The first regular file of ``paths``, with its stat."""
-    for path in paths:
+def _find_in(paths: Iterable[tuple[Path, str]]) -> tuple[Path, os.stat_result] | None:
+    """The first regular file of ``paths`` (each with its text), with its stat."""
+    for path, text in paths:
         try:
-            st = path.stat()
+            st = os.stat(text)
         except (OSError, ValueError):
             continue
         if stat.S_ISREG(st.st_mode):
@@ -263,8 +285,8 @@ def _read_module(
 def load_modules(ctx: CheckContext) -> None:
     """Pass: load the compiled module and, transitively, every module it uses."""
     ctx.sources.setdefault(ctx.source.name, ctx.source)
-    path = Path(ctx.source.name)
-    st = _regular_file(path)
+    path, text = _path_of(ctx.source.name)
+    st = _regular_file(text)
     main = ModuleInfo(
         name=module_name_for(ctx.source.name),
         path=path if st is not None else None,

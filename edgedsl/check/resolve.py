@@ -182,7 +182,7 @@ class _Resolver(NameResolver):
             return None
         self.t.tools[id(call)] = tool
         given: dict[str, n.Arg] = {}
-        fields = dict(tool.record.field_types())
+        fields = tool.record.field_types()  # a fresh dict
         for arg in call.args:
             if arg.name in given:
                 self.twice("argument", arg.name, arg.span, given[arg.name].span)

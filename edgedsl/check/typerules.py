@@ -51,16 +51,26 @@ LITERALS = (n.StringLit, n.NumberLit, n.DateLit, n.BoolLit, n.ListLit, n.DictLit
 """The literal node classes (an argument value or expression that is a literal)."""
 
 
+_DESCRIPTIONS: dict[type, str] = {
+    n.StringLit: "a string",
+    n.NumberLit: "a number",
+    n.DateLit: "a date",
+    n.BoolLit: "a boolean",
+    n.ListLit: "a list",
+    n.DictLit: "an object",
+}
+
+
 def describe_literal(lit: object) -> str:
     """``a string``, ``a number`` … for messages."""
-    return {
-        n.StringLit: "a string",
-        n.NumberLit: "a number",
-        n.DateLit: "a date",
-        n.BoolLit: "a boolean",
-        n.ListLit: "a list",
-        n.DictLit: "an object",
-    }.get(type(lit), "a value")
+    return _DESCRIPTIONS.get(type(lit), "a value")
+
+
+# (literal class, scalar kind) pairs that always fit: the usual case, decided by one lookup
+_SCALAR_FITS = frozenset({
+    (n.StringLit, "str"), (n.DateLit, "date"), (n.DateLit, "str"), (n.BoolLit, "bool"),
+    (n.NumberLit, "float"), (n.NumberLit, "num"),
+})
 
 
 def literal_type(lit: n.Literal_) -> FieldType:
@@ -94,6 +104,14 @@ def literal_problem(
     lit: n.Literal_, ty: FieldType
 ) -> tuple[n.Literal_, str, str, list[str]] | None:
     """Why ``lit`` does not fit ``ty``: (offending literal, code, message, hints), or None."""
+    if ty.__class__ is ScalarType:
+        kind = ty.kind
+        if (
+            kind == "json"
+            or (lit.__class__, kind) in _SCALAR_FITS
+            or (kind == "int" and lit.__class__ is n.NumberLit and isinstance(lit.value, int))
+        ):
+            return None
     if not known(ty) or ty == JSON:
         return None
     what = describe_literal(lit)
@@ -185,7 +203,7 @@ def literal_problem(
 
 def junction_fit(src: FieldType, dst: FieldType) -> Fit:
     """How a field of type ``src`` fits a parameter of type ``dst`` (see the module docstring)."""
-    if not known(src) or not known(dst) or src == dst or dst == JSON:
+    if src is dst or not known(src) or not known(dst) or src == dst or dst == JSON:
         return "ok"
     if src == JSON:
         return "warn"

@@ -176,6 +176,8 @@ class _Typer(ExprTyper):
         assert info.type is not None and info.field is not None
         src, dst = info.type, param.type
         fit = junction_fit(src, dst)
+        if fit == "ok":
+            return
         ref = f"{info.rel.id}.{info.field}"
         label = f"`{info.field}` is {type_phrase(src)}"
         secondary = [(info.rel.span, f"`{info.rel.id}` comes from here")]
