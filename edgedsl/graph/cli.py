@@ -88,7 +88,8 @@ def _progress(label: str) -> Callable[..., None]:
             stats, total = args
             text = (f"iteration {stats.iteration}/{total}: {stats.paths} paths, pass "
                     f"{100 * stats.pass_rate:5.1f}%, steps {100 * stats.step_rate:5.1f}%, "
-                    f"{stats.edges} edges ({stats.pruned} pruned)")
+                    f"{stats.edges} edges kept ({stats.pruned} pruned, {stats.new_edges} tried "
+                    "for the first time)")
         else:
             done, total = args
             text = f"{label}: {done}/{total} tools"
