@@ -391,3 +391,40 @@ def test_inline_query_answers_as_the_tables(con: duckdb.DuckDBPyConnection) -> N
     assert inline_query('SELECT * FROM "r"', [rel]) is None
     rel.ensure()
     assert inline == [con.execute(q).fetchall() for q in queries]
+
+
+def test_source_columns_are_python_columns() -> None:
+    """Records held as columns (a flat XML list) give the columns their records give, and
+    the kept rows of a reduction are built one by one, not all."""
+    from edgedsl.runtime.duck import python_columns, source_columns
+    from edgedsl.runtime.normalize import flat_table
+
+    body = ("<r>" + "".join(
+        f"<l><amt> {a} </amt><dt>{d}</dt><name>{n}</name></l>"
+        for a, d, n in [("1,999원", "20241220", "A &amp; B"), ("", "2024-12-31", "x"),
+                        ("2,500", "2024.12.31", " y "), ("7", "20241220", "")])
+        + "</r>").encode()
+    got = flat_table(body)
+    assert got is not None
+    table = got[2]
+    types = {"amt": INT, "dt": DATE, "name": STR, "tags": ListType(STR)}
+    arms = ["a", None, "b", "a"]
+    lazy = source_columns(table, types, arms)
+    eager = python_columns(table.records(), types, arms)
+    for name in reversed(list(eager)):
+        assert lazy[name] == eager[name], name
+    fresh = source_columns(flat_table(body)[2], types)  # type: ignore[index]
+    kept = fresh.rows([2, 0], types)
+    assert kept["name"] == ["y", "A & B"] and kept["amt"] == [2500, 1999]
+    assert kept.back() == [eager_r for i, eager_r in enumerate(table.records()) if i in (2, 0)
+                           ][::-1]
+
+
+@pytest.mark.parametrize("t", [INT, FLOAT, DATE, STR, ListType(STR)])
+def test_coerce_column_is_value_by_value(t: FieldType) -> None:
+    from edgedsl.runtime.duck import _coerce_column, _stored_value
+
+    texts = ["1", "1", "1,000", None, "2024-12-31", "20241231", "true", "x", "1"]
+    mixed = [*texts, 1, True, 1.0, ["a"], {"k": 1}]
+    for raw in (texts, mixed):
+        assert _coerce_column(t, raw) == [_stored_value(t)(v) for v in raw]

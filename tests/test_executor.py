@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from pathlib import Path
 
@@ -386,3 +387,59 @@ def test_strange_relation_and_field_names_are_quoted() -> None:
     )
     res = go(t)
     assert res.ok and res.answer == "Solo"
+
+
+def test_a_step_starts_when_its_inputs_are_ready_not_its_whole_layer() -> None:
+    """``later`` (layer 1) reads only ``fast``; ``slow`` (layer 0) waits until ``later`` has
+    run. Layer by layer, ``slow`` would wait out its 10 s deadline and report it; step by step
+    ``later`` starts as soon as ``fast`` has finished and releases it. The trace keeps layer
+    order."""
+    released: list[bool] = []
+    gate: dict[str, asyncio.Event] = {}
+
+    async def corp(corp_name: str, api_key: str | None = None) -> list[dict[str, object]]:
+        if corp_name == "slow":
+            ev = gate.setdefault("ev", asyncio.Event())
+            try:
+                await asyncio.wait_for(ev.wait(), 10.0)
+                released.append(True)
+            except TimeoutError:
+                released.append(False)
+        return [{"corp_code": "C1", "corp_name": corp_name, "stock_code": "000001"}]
+
+    async def price(code: str, day: dt.date, api_key: str | None = None) -> dict[str, object]:
+        gate.setdefault("ev", asyncio.Event()).set()
+        return {"code": code, "day": day.isoformat(), "close": 1.5, "volume": 3}
+
+    t = traj(
+        "dataflow",
+        call("fast", T_CORP, lit("corp_name", "fast")),
+        call("slow", T_CORP, lit("corp_name", "slow"), line=2),
+        call("later", T_PRICE, junc("code", "seq", "fast", "corp_code", CORP_CODE),
+             lit("day", D, DATE), line=3),
+        answer=answer(close=field("later", "close", FLOAT), slow=field("slow", "corp_name")),
+    )
+    plan = compile_program(program(t))
+    assert plan.trajectories[0].layers == [["fast", "slow"], ["later"]]
+    res = go(t, {**TOOLS, "demo.corp": corp, "demo.price": price})
+    assert res.ok, res.diagnostics
+    assert released == [True]
+    assert res.answer == {"close": 1.5, "slow": "slow"}
+    assert [s.id for s in res.trace.steps] == ["fast", "slow", "later"]
+
+
+def test_a_failure_stops_later_layers_and_raises_the_lowest_layers_error() -> None:
+    """``boom`` fails in layer 0: nothing above layer 0 that needs it runs, and the run
+    reports ``boom``'s failure (as layer-by-layer execution does)."""
+    t = traj(
+        "fails",
+        call("ok", T_CORP, lit("corp_name", "solo")),
+        call("bad", T_CORP, lit("corp_name", "boom"), line=2),
+        call("later", T_PRICE, junc("code", "seq", "bad", "corp_code", CORP_CODE),
+             lit("day", D, DATE), line=3),
+        answer=answer(n=field("later", "close", FLOAT)),
+    )
+    res = go(t)
+    assert not res.ok
+    assert [d.code for d in res.diagnostics] == ["R503"]
+    assert "later" not in [s.id for s in res.trace.steps]

@@ -322,6 +322,11 @@ FLAT_CASES = [
     b"<r><l><a>1</a></l><x><a>2</a></x></r>",
     b"<r><l><a>1</a></l><l><a>2</a></l><l></l></r>",
     b"<r><l><a>1</a></l><l><a>\xff</a></l></r>",
+    b"<r><l>x<a>1</a>y<b>2 &amp; 3</b>z</l>w<l><a>3</a><b>4</b></l>v</r>",
+    b"<r><l>&amp;<a>1</a></l><l><a>2</a>]]></l></r>",
+    b"<r><l>&bogus;<a>1</a></l><l><a>2</a></l></r>",
+    b"<r><l><a>1</a></l><l><a>\xef\xbf\xbe</a></l></r>",
+    b"<r><l>\xff<a>1</a></l><l><a>2</a></l></r>",
 ]
 
 
@@ -356,3 +361,41 @@ def test_flat_xml_reads_corp_code_layout() -> None:
     got = flat_xml(xml)
     assert got is not None and got == _tree(xml)
     assert len(got["result"]["list"]) > 1000
+
+
+@pytest.mark.parametrize("body", [c for c in FLAT_CASES if c.count(b"<l>") > 1])
+def test_flat_table_is_flat_xml_by_columns(body: bytes) -> None:
+    from edgedsl.runtime.normalize import flat_table, flat_xml
+
+    got = flat_table(body)
+    if got is None:
+        assert flat_xml(body) is None
+        return
+    root, item, table = got
+    records = flat_xml(body)[root][item]  # type: ignore[index]
+    assert [table.record(i) for i in range(len(table))] == records
+    for name in table.names:
+        assert table.column(name) == [r.get(name) for r in records]
+    assert table.column("absent") == [None] * len(records)
+    assert table.records() == records
+
+
+@pytest.mark.parametrize(("at", "paging", "columnar"), [
+    (None, None, True), ("list", None, True), ("list.0", None, False), ("nope", None, False),
+    ("list", "auto", False)])
+def test_normalize_columnar_is_normalize(at: str | None, paging: Any, columnar: bool) -> None:
+    from edgedsl.runtime.normalize import FlatTable, normalize_columnar
+    from edgedsl.world.engine import World
+    from edgedsl.world.platforms.dart import corp_code_zip
+
+    body = corp_code_zip(World(seed=0))
+    tool = spec("dart", at=at, paging=paging)
+    want = normalize(tool, 200, "application/zip", body)
+    got, total = normalize_columnar(tool, 200, "application/zip", body)
+    assert isinstance(got, FlatTable) is columnar
+    assert (got.records() if isinstance(got, FlatTable) else got, total) == want
+    with pytest.raises(ToolFailure) as a:
+        normalize(tool, 500, "application/zip", body)
+    with pytest.raises(ToolFailure) as b:
+        normalize_columnar(tool, 500, "application/zip", body)
+    assert a.value.message == b.value.message

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Backend",
+    "ColumnSource",
     "PythonBackend",
     "Response",
     "StoredRows",
@@ -92,8 +93,8 @@ class Response:
     """One page of one call: records (loaded lazily for stored responses), the reported total,
     the raw body, whether it came from the store, and (for a store hit) the stored rows."""
 
-    __slots__ = ("_loader", "_raw", "_raw_loader", "_records", "from_store", "native", "stored",
-                 "total")
+    __slots__ = ("_loader", "_raw", "_raw_loader", "_records", "columns", "from_store", "native",
+                 "stored", "total")
 
     def __init__(
         self,
@@ -105,8 +106,15 @@ class Response:
         loader: Callable[[], list[dict[str, Any]]] | None = None,
         raw_loader: Callable[[], bytes | None] | None = None,
         native: bool = False,
+        columns: ColumnSource | None = None,
     ) -> None:
         self._records = records
+        #: the records held as columns (a fresh flat XML list: see
+        #: :class:`~edgedsl.runtime.normalize.FlatTable`); then ``records`` defaults to the
+        #: records they make, built only when something asks for them
+        self.columns = columns
+        if records is None and loader is None and columns is not None:
+            loader = columns.records
         #: True when the records are exactly values a JSON decoder made (str, int, float, bool,
         #: None, lists and str-keyed dicts of them): their JSON text reads back as themselves,
         #: so shredding need not round-trip them (see :func:`edgedsl.runtime.duck.lazy_columns`)
@@ -140,10 +148,34 @@ class Response:
     def __len__(self) -> int:
         if self._records is None and self.stored is not None:
             return self.stored.count
+        if self._records is None and self.columns is not None:
+            return len(self.columns)
         return len(self.records)
 
     def __repr__(self) -> str:
         return f"Response({len(self)} records, total={self.total}, from_store={self.from_store})"
+
+
+class ColumnSource(Protocol):
+    """Records held as columns: ``names`` (every field some record has, in record key order),
+    ``column(name)`` (that field of every record, None where absent), ``record(i)``,
+    ``records()`` (every record, made once) and ``len()``."""
+
+    names: tuple[str, ...]
+
+    def __len__(self) -> int: ...
+
+    def column(self, name: str) -> list[Any]:
+        """Field ``name`` of every record."""
+        ...
+
+    def record(self, i: int) -> dict[str, Any]:
+        """Record ``i``."""
+        ...
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record, in order."""
+        ...
 
 
 @runtime_checkable

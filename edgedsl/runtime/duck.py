@@ -67,7 +67,7 @@ import re
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 import orjson
@@ -88,6 +88,9 @@ from edgedsl.reducers import ReduceStep, reduce_sql
 from edgedsl.sqlquote import ident_key, qualified, quote_ident
 from edgedsl.types import FieldType, is_date, is_numeric
 
+if TYPE_CHECKING:
+    from .backends import ColumnSource
+
 __all__ = [
     "AGGREGATES",
     "PYTHON_SHRED_MAX_CELLS",
@@ -104,6 +107,7 @@ __all__ = [
     "scratch_cursor",
     "select_relation",
     "shred",
+    "source_columns",
 ]
 
 RESERVED_COLUMNS = ("__row", "__arm", "__raw")
@@ -353,7 +357,8 @@ class Relation:
         rows = execute_cached(con, query, [*inline, *params]).fetchall()
         ids = sorted([r[0] for r in rows])
         if self._ordinal is None:
-            self._ordinal = all(type(v) is int and v == i for i, v in enumerate(cols["__row"]))
+            self._ordinal = (isinstance(cols, LazyColumns) and cols.ordinal) or all(
+                type(v) is int and v == i for i, v in enumerate(cols["__row"]))
         if self._ordinal:
             idx = ids
         else:
@@ -710,16 +715,26 @@ class LazyColumns(Mapping[str, list[Any]]):
     all but one of a 20,000-record list searched by name — are never coerced. The values are
     those of :func:`python_columns`, computed by the same functions.
 
+    The records may be held as columns instead (``source``, a
+    :class:`~edgedsl.runtime.backends.ColumnSource` of JSON-native records): a field's column
+    is then coerced from the source's column, and no record is built unless ``__raw`` or
+    :meth:`back` asks for them all (:meth:`rows` builds only the kept ones).
+
     ``ordinal``: ``__row`` is ``0 … n-1`` (a fresh relation, not a reduction's kept rows).
     """
 
-    __slots__ = ("_back", "_cols", "_names", "_types", "ordinal")
+    __slots__ = ("_back", "_cols", "_names", "_source", "_types", "ordinal")
 
-    def __init__(self, back: list[Any], types: Mapping[str, FieldType], row: list[Any],
+    def __init__(self, back: list[Any] | None, types: Mapping[str, FieldType], row: list[Any],
                  arm: list[Any], *, raws: list[str] | None = None,
-                 known: Mapping[str, list[Any]] | None = None, ordinal: bool = False) -> None:
-        """``back``: the records as their JSON reads back; ``known``: columns already made."""
+                 known: Mapping[str, list[Any]] | None = None, ordinal: bool = False,
+                 source: ColumnSource | None = None) -> None:
+        """``back``: the records as their JSON reads back (or None with ``source``);
+        ``known``: columns already made."""
+        if back is None and source is None:
+            raise ValueError("lazy columns need records or a column source")
         self._back = back
+        self._source = source
         self._types = dict(types)
         self._cols: dict[str, list[Any]] = {"__row": row, "__arm": arm, **(known or {})}
         if raws is not None:
@@ -731,10 +746,11 @@ class LazyColumns(Mapping[str, list[Any]]):
         got = self._cols.get(name)
         if got is None:
             if name == "__raw":
-                got = [orjson.dumps(r).decode() for r in self._back]
+                got = [orjson.dumps(r).decode() for r in self.back()]
             elif name in self._types:
-                conv = _stored_value(self._types[name])
-                got = [conv(r.get(name)) for r in self._back]
+                raw = self._source.column(name) if self._source is not None and \
+                    self._back is None else [r.get(name) for r in self._back or ()]
+                got = _coerce_column(self._types[name], raw)
             else:
                 raise KeyError(name)
             self._cols[name] = got
@@ -759,13 +775,40 @@ class LazyColumns(Mapping[str, list[Any]]):
         known = {n: [c[i] for i in idx] for n, c in self._cols.items()
                  if n in types or n == "__raw"}
         cols = self._cols
-        return LazyColumns([self._back[i] for i in idx], types,
+        if self._back is None and self._source is not None:
+            back = [self._source.record(i) for i in idx]
+        else:
+            back = [self.back()[i] for i in idx]
+        return LazyColumns(back, types,
                            [cols["__row"][i] for i in idx], [cols["__arm"][i] for i in idx],
                            known=known)
 
     def back(self) -> list[Any]:
         """The records as their JSON reads back."""
+        if self._back is None:
+            assert self._source is not None
+            self._back = self._source.records()
         return self._back
+
+
+#: Storage kinds whose coercion is worth doing once per distinct text (a date column of 4,000
+#: rows holds a few dates; a number column repeats values).
+_MEMO_KINDS = frozenset({"integer", "double", "date", "bool"})
+_TEXT_ONLY = frozenset({str, type(None)})
+
+
+def _coerce_column(t: FieldType, raw: list[Any]) -> list[Any]:
+    """``[stored(v) for v in raw]`` for one field of type ``t`` (see :func:`_stored_value`):
+    a column of texts (and nulls) is kept as is for a text field and coerced once per distinct
+    text otherwise — the same values, computed by the same function."""
+    kind = storage_of(t)
+    conv = _STORED[kind]
+    if (kind == "text" or kind in _MEMO_KINDS) and set(map(type, raw)) <= _TEXT_ONLY:
+        if kind == "text":  # coerce_text keeps a str and a None as they are
+            return list(raw)
+        memo = {v: conv(v) for v in dict.fromkeys(raw)}
+        return list(map(memo.__getitem__, raw))
+    return [conv(v) for v in raw]
 
 
 def lazy_columns(records: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType],
@@ -783,6 +826,18 @@ def lazy_columns(records: Sequence[Mapping[str, Any]], types: Mapping[str, Field
         return LazyColumns(list(records), types, list(range(n)), arms, ordinal=True)
     raws, back = _serialise(records)
     return LazyColumns(back, types, list(range(n)), arms, raws=raws, ordinal=True)
+
+
+def source_columns(source: ColumnSource, types: Mapping[str, FieldType],
+                   arm: Sequence[object] | None = None) -> LazyColumns:
+    """:func:`lazy_columns` of the JSON-native records ``source`` holds as columns, without
+    building them (see :class:`LazyColumns`)."""
+    _check_fields(types)
+    n = len(source)
+    if arm is not None and len(arm) != n:
+        raise ValueError(f"{len(arm)} arm tags for {n} records")
+    arms: list[Any] = [None] * n if arm is None else _arm_texts(arm)
+    return LazyColumns(None, types, list(range(n)), arms, ordinal=True, source=source)
 
 
 def _write_columns(con: duckdb.DuckDBPyConnection, target: str, types: Mapping[str, FieldType],

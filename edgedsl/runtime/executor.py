@@ -21,8 +21,10 @@ statements cached), so a small ``drv`` costs one cheap statement. The kept relat
 columns from the source's and is pending in turn. A large stored response is a view over the
 store's rows (no copy); a large fresh one, when SQL needs its table, is shredded in SQL.
 
-Concurrency: layers run in order; the steps of one layer, the arms of a fan, the branches of a
-``parallel`` and the arms of a ``compare`` run concurrently under ``asyncio.gather``, with at most
+Concurrency: a step starts as soon as the steps it depends on (``deps``, within its scope) have
+finished — not when its whole layer's predecessors have — so independent chains overlap; the
+trace lists steps in layer order whatever order they started in. The arms of a fan, the
+branches of a ``parallel`` and the arms of a ``compare`` run concurrently, with at most
 ``concurrency`` backend calls in flight. All DuckDB work runs synchronously on the event-loop
 thread (it never awaits in between), so the connection is never used from two threads; sync
 Python tools run in worker threads and never touch it.
@@ -84,6 +86,7 @@ from .duck import (
     scratch_cursor,
     select_relation,
     shred,
+    source_columns,
 )
 from .result import RunResult
 
@@ -235,6 +238,8 @@ class _Run:
         self.con, self.owner = _connection(backend)
         self.rels: dict[str, Relation] = {}
         self.t0 = time.perf_counter()
+        #: each step's place in layer order (scope by scope), by ``id`` of its trace
+        self._rank: dict[int, tuple[int, ...]] = {}
         self.trace = Trace(trajectory=tp.name, backend=getattr(backend, "name", "?"), phi=phi)
 
     def ms(self) -> float:
@@ -242,19 +247,72 @@ class _Run:
 
     # ------------------------------------------------------------ structure
 
-    async def layers(self, layers: list[list[str]], shared: Mapping[str, object] | None = None
-                     ) -> None:
-        for layer in layers:
-            got = await _gather([self.step(k, shared) for k in layer])
-            errs = [g for g in got if isinstance(g, BaseException)]
-            if errs:
-                raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
+    async def layers(self, layers: list[list[str]], shared: Mapping[str, object] | None = None,
+                     within: StepTrace | None = None) -> None:
+        """Run the steps of one scope (``within``: the container step whose scope it is), each
+        as soon as the steps of the scope it depends on (``deps``) have finished — not when
+        the whole previous layer has: a long chain of pages does not hold back a branch that
+        does not read it. ``layers`` (the plan's topological levels) order the steps that are
+        ready together, and the trace (see :meth:`run`).
 
-    async def step(self, key: str, shared: Mapping[str, object] | None = None) -> None:
+        A failure stops steps above the failing step's layer from starting; once the running
+        ones have finished, the error raised is the one layer-by-layer execution raises: in
+        the lowest layer with a failure, the first failed step's (a step error first)."""
+        base = () if within is None else self._rank[id(within)]
+        if len(layers) <= 1:  # one layer: nothing to wait for
+            for i, layer in enumerate(layers):
+                got = await _gather([self.step(k, shared, (*base, i, j))
+                                     for j, k in enumerate(layer)])
+                errs = [g for g in got if isinstance(g, BaseException)]
+                if errs:
+                    raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
+            return
+        level = {k: (i, j) for i, layer in enumerate(layers) for j, k in enumerate(layer)}
+        pending = {k: {d for d in self.tp.steps[k].deps if d in level and d != k}
+                   for k in level}
+        waiters: dict[str, list[str]] = {k: [] for k in level}
+        for k, ds in pending.items():
+            for d in ds:
+                waiters[d].append(k)
+        ready = [k for layer in layers for k in layer if not pending[k]]
+        running: dict[asyncio.Task[None], str] = {}
+        errors: dict[str, BaseException] = {}
+        limit = len(layers)  # the lowest layer with a failure: no step above it starts
+        try:
+            while ready or running:
+                for k in ready:
+                    if level[k][0] <= limit:
+                        task = asyncio.create_task(self.step(k, shared, (*base, *level[k])))
+                        running[task] = k
+                ready = []
+                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for fut in sorted(done, key=lambda f: level[running[f]]):
+                    k = running.pop(fut)
+                    exc = fut.exception()
+                    if exc is not None:
+                        errors[k] = exc
+                        limit = min(limit, level[k][0])
+                        continue
+                    for w in waiters[k]:
+                        pending[w].discard(k)
+                        if not pending[w]:
+                            ready.append(w)
+                ready.sort(key=level.__getitem__)
+        finally:
+            for task in running:
+                task.cancel()
+        if errors:
+            lowest = min(level[k][0] for k in errors)
+            errs = [errors[k] for k in layers[lowest] if k in errors]
+            raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
+
+    async def step(self, key: str, shared: Mapping[str, object] | None = None,
+                   rank: tuple[int, ...] = ()) -> None:
         s = self.tp.steps[key]
         st = StepTrace(id=key, kind=s.kind, relation=s.relation, start_ms=self.ms(),
                        span=None if s.span is None else _span_dict(s.span))
         self.trace.steps.append(st)
+        self._rank[id(st)] = rank
         try:
             if isinstance(s, CallStep):
                 await self.call_step(s, st, shared or {})
@@ -401,6 +459,12 @@ class _Run:
         """A pending relation over fresh responses whose columns are made when first read
         (:func:`~edgedsl.runtime.duck.lazy_columns`), whatever its size: a reduction, junction
         or answer coerces only the fields it reads; a table is written only if SQL needs one."""
+        if len(parts) == 1 and parts[0][1].columns is not None and parts[0][1].native:
+            # records held as columns (a fresh flat XML list): no record is built
+            source = parts[0][1].columns
+            col_arms = [parts[0][0]] * len(source) if tagged else None
+            return Relation(self.con, relation, types, len(source),
+                            columns=source_columns(source, types, col_arms), pending=True)
         if len(parts) == 1:
             records = parts[0][1].records
             arms: list[str | None] = [parts[0][0]] * len(records)
@@ -559,7 +623,7 @@ class _Run:
                 shared[name] = self.junction(sh.junction, name, st, s.span, s.id)[0]
             else:
                 shared[name] = decode_value(sh.literal)
-        await self.layers([s.branches], shared)
+        await self.layers([s.branches], shared, within=st)
         rows = [{"branch": b.removeprefix(f"{s.relation}."), "records": self.rels[b].count()}
                 for b in s.branches]
         rel = shred(self.con, rows, {"branch": STR, "records": INT}, name=s.relation or s.id,
@@ -611,7 +675,7 @@ class _Run:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
         taken = bool(row and row[0])
         st.branch = "then" if taken else "else"
-        await self.layers(s.then if taken else s.orelse)
+        await self.layers(s.then if taken else s.orelse, within=st)
 
     def answer_value(self, f: AnswerField) -> Any:
         t = None if f.type is None else type_from_json(f.type)
@@ -684,6 +748,9 @@ class _Run:
             answer = None
         finally:
             self.trace.duration_ms = self.ms()
+            # in layer order, scope by scope, a container's steps after it (steps start as
+            # their inputs are ready, in an order that depends on timing)
+            self.trace.steps.sort(key=lambda st: self._rank.get(id(st), ()))
             self.con.close()
         return RunResult(trajectory=self.tp.name, ok=not diags, answer=answer,
                          say=say if not diags else None, trace=self.trace, diagnostics=diags)

@@ -43,7 +43,7 @@ from .backends import (
     requires_http,
 )
 from .builtins import BUILTINS, is_builtin
-from .normalize import normalize
+from .normalize import FlatTable, normalize_columnar
 
 __all__ = ["HttpBackend", "HttpOptions", "build_request", "key_env_var", "make_world_backend"]
 
@@ -291,20 +291,34 @@ class HttpBackend:
                 raise ToolFailure("environmental", "R504", _scrub(
                     f"`{tool.qualname}`: {type(e).__name__}: {e}", hidden)) from None
         body = resp.content
-        records, total = normalize(tool, resp.status_code,
-                                   resp.headers.get("content-type", ""), body)
+        got, total = normalize_columnar(tool, resp.status_code,
+                                        resp.headers.get("content-type", ""), body)
+        table = got if isinstance(got, FlatTable) else None
         if hidden:
             # walk the records only when a key can be in them: a text body that does not
-            # contain it (plain or JSON-escaped) cannot; a binary one (a ZIP) is dumped to see
-            probe = body if not body.startswith(b"PK") else \
-                orjson.dumps(records, option=orjson.OPT_NON_STR_KEYS)
-            if any(h.encode() in probe or orjson.dumps(h)[1:-1] in probe
-                   or h.replace("/", "\\/").encode() in probe for h in hidden):
-                records = _scrub(records, hidden)
+            # contain it (plain or JSON-escaped) cannot; a binary one (a ZIP) is looked into
+            zipped = body.startswith(b"PK")
+            if table is not None and zipped and not any(c in h for h in hidden
+                                                        for c in "&<>\"'\r"):
+                # the document's text holds every value, and a key without XML's special
+                # characters stands in it as itself: a key not in the text is in no record
+                text = table.text
+                found = any(h in text for h in hidden)
+            else:
+                probe = body if not zipped else orjson.dumps(
+                    table.records() if table is not None else got,
+                    option=orjson.OPT_NON_STR_KEYS)
+                found = any(h.encode() in probe or orjson.dumps(h)[1:-1] in probe
+                            or h.replace("/", "\\/").encode() in probe for h in hidden)
+            if found:
+                got, table = _scrub(table.records() if table is not None else got, hidden), None
             for h in hidden:  # on the bytes: a binary body (DART's ZIP) stays intact
                 body = body.replace(h.encode(), b"***")
         # decoded JSON or XML: JSON-native records (see Response.native)
-        return Response(records=records, total=total, raw=body, from_store=None, native=True)
+        if table is not None:
+            return Response(columns=table, total=total, raw=body, from_store=None, native=True)
+        assert isinstance(got, list)
+        return Response(records=got, total=total, raw=body, from_store=None, native=True)
 
     async def aclose(self) -> None:
         """Close the HTTP clients."""

@@ -21,6 +21,7 @@ separators, units, ``YYYYMMDD``/``YYYY-MM-DD``/``YYYY.MM.DD``), so they are left
 from __future__ import annotations
 
 import io
+import operator
 import re
 import zipfile
 from typing import Any
@@ -31,8 +32,8 @@ import orjson
 from ..plan import ToolSpec
 from .backends import ToolFailure, as_count, dig
 
-__all__ = ["check_http", "check_status", "decode", "flat_xml", "normalize", "unwrap",
-           "xml_to_obj"]
+__all__ = ["FlatTable", "check_http", "check_status", "decode", "flat_table", "flat_xml",
+           "normalize", "normalize_columnar", "unwrap", "xml_to_obj"]
 
 # result codes that mean "no data" (an empty answer, not a failure)
 _NO_DATA = {"INFO-200", "INFO-3", "013", "03", "INFO-03", "ERROR-03", "4"}
@@ -95,7 +96,6 @@ _FLAT_LEAF = re.compile(rf"{_XWS}<({_NAME})>[^<]*</\1>")
 _XML_C0 = bytes(range(0x20, 0x100)) + b"\t\n"
 _ENTITY = re.compile("&(?:amp|lt|gt|quot|apos);")
 _ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
-_ENTITY_BYTES = tuple(e.encode() for e in _ENTITIES)
 _FLAT_RECORDS: dict[tuple[str, tuple[str, ...]], re.Pattern[str]] = {}
 
 
@@ -103,30 +103,89 @@ def _unescape(v: str) -> str:
     return _ENTITY.sub(lambda m: _ENTITIES[m.group(0)], v)
 
 
-def flat_xml(body: bytes) -> dict[str, Any] | None:
-    """A *flat record list* document decoded without building a tree, or None when ``body`` is
-    not exactly one (then ElementTree decides).
+class FlatTable:
+    """The records of a flat record list (see :func:`flat_xml`) held as the rows its regular
+    expression found: one tuple of raw texts per record (one text when records have one leaf).
 
-    The layout is DART ``corpCode.xml``'s: an optional ``<?xml version="1.0"?>`` declaration
-    (UTF-8), a root element holding only repeated record elements, each holding the same leaf
-    elements in the same order, without attributes, comments, CDATA, namespaces or character
-    references (the five predefined entities are allowed). One regular expression built from
-    the first record reads every record (in C); the document is accepted only when the records
-    it found account for every ``<`` and every ``&`` of the text, so nothing was skipped. The
-    value is what ``{root.tag: xml_to_obj(root)}`` gives for the same document: leaf texts
-    stripped, the records a list (one record: an object).
-    """
+    Nothing per record is built until asked: :meth:`column` takes one field's values out of
+    every row (entities replaced, stripped; cached), :meth:`record` builds one record,
+    :meth:`records` every record (cached) — the dicts :func:`flat_xml` returns for the same
+    document. ``text`` is the decoded document."""
+
+    __slots__ = ("_amps", "_at", "_cols", "_records", "_rows", "n", "names", "text")
+
+    def __init__(self, names: tuple[str, ...], rows: list[Any], text: str, *,
+                 amps: bool) -> None:
+        """``rows``: what the record pattern's ``findall`` gave; ``amps``: the text has an
+        entity somewhere."""
+        self.names = names
+        self._at = {n: i for i, n in enumerate(names)}
+        self._rows = rows
+        self._amps = amps
+        self._cols: dict[str, list[Any]] = {}
+        self._records: list[dict[str, Any]] | None = None
+        self.n = len(rows)
+        self.text = text
+
+    def __len__(self) -> int:
+        return self.n
+
+    def column(self, name: str) -> list[Any]:
+        """Field ``name`` of every record, as the records hold it (None when no record has it)."""
+        got = self._cols.get(name)
+        if got is None:
+            j = self._at.get(name)
+            if j is None:
+                got = [None] * self.n
+            else:
+                raw = self._rows if len(self.names) == 1 else \
+                    list(map(operator.itemgetter(j), self._rows))
+                if self._amps:  # in one pass: "\0" cannot be in XML text, so it separates
+                    joined = "\0".join(raw)
+                    if "&" in joined:
+                        raw = _unescape(joined).split("\0")
+                got = list(map(str.strip, raw))
+            self._cols[name] = got
+        return got
+
+    def record(self, i: int) -> dict[str, Any]:
+        """Record ``i``."""
+        if self._records is not None:
+            return self._records[i]
+        row = self._rows[i]
+        values = (row,) if len(self.names) == 1 else row
+        if self._amps:
+            values = tuple(map(_unescape, values))
+        return dict(zip(self.names, map(str.strip, values), strict=True))
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record, in order (made once)."""
+        if self._records is None:
+            names = self.names
+            cols = [self.column(n) for n in names]
+            self._records = [dict(zip(names, t, strict=True)) for t in zip(*cols, strict=True)]
+        return self._records
+
+
+#: An ``&`` that does not begin one of the five predefined entities.
+_BAD_AMP = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);)")
+
+
+def flat_table(body: bytes) -> tuple[str, str, FlatTable] | None:
+    """``(root, item, table)`` of a *flat record list* document (see :func:`flat_xml`), or None
+    when ``body`` is not exactly one."""
     # characters XML forbids, "\r" (normalised by parsers) and "]]>": ElementTree decides
-    if body.translate(None, _XML_C0) or b"]]>" in body or b"\xef\xbf\xbe" in body or \
-            b"\xef\xbf\xbf" in body:
+    if body.translate(None, _XML_C0) or (b"]" in body and b"]]>" in body):  # "]" alone: memchr
         return None
-    amps = body.count(b"&")
-    if amps and sum(body.count(e) for e in _ENTITY_BYTES) != amps:
+    amps = b"&" in body
+    if amps and _BAD_AMP.search(body) is not None:
         return None  # a character reference or an undefined entity
     lts = body.count(b"<")
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
+        return None
+    if "\ufffe" in text or "\uffff" in text:
         return None
     head = _FLAT_HEAD.match(text)
     if head is None:
@@ -147,27 +206,48 @@ def flat_xml(body: bytes) -> dict[str, Any] | None:
     key = (item, tuple(names))
     pat = _FLAT_RECORDS.get(key)
     if pat is None:
-        fields = "".join(rf"{_XWS}<{n}>([^<]*)</{n}>" for n in names)
-        pat = _FLAT_RECORDS[key] = re.compile(rf"<{item}>{fields}{_XWS}</{item}>")
+        # between tags any text but "<" may stand: ElementTree drops the text of an element
+        # with children and every tail, and "&" and forbidden characters are checked above
+        fields = "".join(rf"[^<]*<{n}>([^<]*)</{n}>" for n in names)
+        pat = _FLAT_RECORDS[key] = re.compile(rf"<{item}>{fields}[^<]*</{item}>")
     rows = pat.findall(text)
     n = len(rows)
     tags = (1 if head.group(1) is not None else 0) + 2 + n * (2 + 2 * len(names))
     if n == 0 or lts != tags:
         return None
-    k = len(names)
-    if amps:  # unescape every value in one pass: "\0" cannot be in XML text, so it separates
-        flat = _unescape("\0".join(v for t in rows for v in t) if k > 1 else "\0".join(rows))
-        values = flat.split("\0")
-        rows = [values[i:i + k] for i in range(0, len(values), k)] if k > 1 else values
-    if k == 1:
-        records = [{names[0]: v.strip()} for v in rows]
-    else:
-        records = [dict(zip(names, map(str.strip, t), strict=True)) for t in rows]
-    return {root: {item: records if n > 1 else records[0]}}
+    return root, item, FlatTable(tuple(names), rows, text, amps=amps)
+
+
+def flat_xml(body: bytes) -> dict[str, Any] | None:
+    """A *flat record list* document decoded without building a tree, or None when ``body`` is
+    not exactly one (then ElementTree decides).
+
+    The layout is DART ``corpCode.xml``'s: an optional ``<?xml version="1.0"?>`` declaration
+    (UTF-8), a root element holding only repeated record elements, each holding the same leaf
+    elements in the same order, without attributes, comments, CDATA, namespaces or character
+    references (the five predefined entities are allowed). One regular expression built from
+    the first record reads every record (in C); the document is accepted only when the records
+    it found account for every ``<`` and every ``&`` of the text, so nothing was skipped. The
+    value is what ``{root.tag: xml_to_obj(root)}`` gives for the same document: leaf texts
+    stripped, the records a list (one record: an object).
+    """
+    got = flat_table(body)
+    if got is None:
+        return None
+    root, item, table = got
+    records = table.records()
+    return {root: {item: records if table.n > 1 else records[0]}}
 
 
 def decode(tool: ToolSpec, content_type: str, body: bytes) -> tuple[str, Any]:
     """``(format, value)``: ``json`` / ``xml`` (as ``{root: value}``) / ``html`` (the text)."""
+    return _decode(tool, content_type, body, columnar=False)
+
+
+def _decode(tool: ToolSpec, content_type: str, body: bytes, *, columnar: bool
+            ) -> tuple[str, Any]:
+    """:func:`decode`; ``columnar``: a flat record list of several records is left as its
+    :class:`FlatTable` (``{root: {item: table}}``) instead of a list of records."""
     if body.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark some services send
         body = body[3:]
     head = body.lstrip()[:16]
@@ -187,9 +267,13 @@ def decode(tool: ToolSpec, content_type: str, body: bytes) -> tuple[str, Any]:
                         f"a truncated or invalid JSON answer ({len(body)} bytes)") from None
     if head.startswith(b"<?xml") or (head[:1] == b"<" and b"html" not in body[:200].lower()):
         if len(body) >= FLAT_XML_MIN:
-            flat = flat_xml(body)
+            flat = flat_table(body)
             if flat is not None:
-                return "xml", flat
+                tag, item, table = flat
+                if columnar and table.n > 1:
+                    return "xml", {tag: {item: table}}
+                records = table.records()
+                return "xml", {tag: {item: records if table.n > 1 else records[0]}}
         try:
             root = ElementTree.fromstring(body)
         except ElementTree.ParseError:
@@ -391,6 +475,40 @@ def normalize(tool: ToolSpec, status: int, content_type: str,
     """Records and total of one wire answer, or the classified ToolFailure it carries."""
     check_http(tool, status)
     fmt, value = decode(tool, content_type, body)
+    return _status_unwrap(tool, status, fmt, value)
+
+
+def normalize_columnar(tool: ToolSpec, status: int, content_type: str, body: bytes
+                       ) -> tuple[list[dict[str, Any]] | FlatTable, int | None]:
+    """:func:`normalize`, except that records read from a flat record list (DART's
+    ``corpCode.xml``, see :func:`flat_xml`) come as its :class:`FlatTable` — the same records,
+    none built yet — whenever the family's status check and unwrap would hand that list over
+    whole. They are decided on a stand-in of the same shape (a list of two records); any other
+    outcome (a failure, "no data", records found elsewhere, a total) is decided again on the
+    real records, so the answer or failure is exactly :func:`normalize`'s."""
+    check_http(tool, status)
+    fmt, value = _decode(tool, content_type, body, columnar=True)
+    table = None
+    if fmt == "xml" and isinstance(value, dict) and len(value) == 1:
+        (root, inner), = value.items()
+        if isinstance(inner, dict) and len(inner) == 1:
+            (item, table), = inner.items()
+    if not isinstance(table, FlatTable):
+        return _status_unwrap(tool, status, fmt, value)
+    if tool.paging is not None and tool.paging.total:  # a total path could reach the records
+        return _status_unwrap(tool, status, fmt, {root: {item: table.records()}})
+    stand_in: list[dict[str, Any]] = [{}, {}]
+    try:
+        records, total = _status_unwrap(tool, status, fmt, {root: {item: stand_in}})
+    except ToolFailure:
+        records, total = [], None
+    if records is stand_in and total is None:
+        return table, None
+    return _status_unwrap(tool, status, fmt, {root: {item: table.records()}})
+
+
+def _status_unwrap(tool: ToolSpec, status: int, fmt: str, value: Any
+                   ) -> tuple[list[dict[str, Any]], int | None]:
     try:
         no_data = check_status(tool, status, fmt, value)
         return unwrap(tool, fmt, value, no_data)
