@@ -4,8 +4,10 @@ A :class:`ValuePool` collects the values of output fields seen in responses, key
 parameter can find values it accepts: by code type (``code:CorpCode`` — any field of that code
 type), and by lower-cased field name and scalar kind (``name:basdt:date``); the years of observed
 dates feed ``year:int``, where an ``int`` parameter named like a year (``bsns_year``,
-``bizYear``, ``AY``) also looks. Values are typed by
-the field's declared type (:func:`edgedsl.coerce.coerce`), dates kept as ISO strings.
+``bizYear``, ``AY``) also looks; every observed date also feeds ``date:any``, from which a date
+or date-shaped code parameter with nothing else observed takes values
+(:meth:`ValuePool.for_param`). Values are typed by the field's declared type
+(:func:`edgedsl.coerce.coerce`), dates kept as ISO strings.
 
 The pool is order-independent: per key it keeps the ``cap`` values with the smallest stable
 hash (a bottom-k sample), so concurrent runs that see the same responses in another order leave
@@ -154,6 +156,7 @@ class ValuePool:
                     added += self.add(k, v)
                 if isinstance(t, ScalarType) and t.kind == "date" and isinstance(v, str):
                     added += self.add("year:int", int(v[:4]))
+                    added += self.add("date:any", v)
         return added
 
     def values(self, key: str) -> list[Scalar]:
@@ -162,10 +165,24 @@ class ValuePool:
         return sorted(bucket, key=lambda v: (bucket[v], str(v)))
 
     def for_param(self, port: Port, codes: Mapping[str, CodeType]) -> list[Scalar]:
-        """Observed values a parameter accepts (see :func:`keys_for_param`, :func:`value_ok`)."""
+        """Observed values a parameter accepts (see :func:`keys_for_param`, :func:`value_ok`).
+
+        When none were observed under its keys, two fallbacks derive values from observed
+        dates: a ``date`` parameter takes dates seen in any date field, and a code-typed one
+        takes observed dates written ``YYYYMMDD``, ``YYYYMM`` or ``YYYY`` where its pattern
+        accepts them (a ``DEAL_YMD`` month code, say)."""
         out: list[Scalar] = []
         for key in keys_for_param(port):
             out += [v for v in self.values(key) if value_ok(port, v, codes)]
+        if out:
+            return out
+        dates = [v for v in self.values("date:any") if isinstance(v, str)]
+        if port.type == "date":
+            return [v for v in dates if value_ok(port, v, codes)]
+        if port.code:
+            derived = dict.fromkeys(f for d in dates for f in (d.replace("-", ""),
+                                                               d[:7].replace("-", ""), d[:4]))
+            return [v for v in derived if value_ok(port, v, codes)]
         return out
 
     def to_json(self) -> dict[str, list[Scalar]]:

@@ -75,3 +75,21 @@ def test_node_defaults_put_enums_first_and_skip_unfillable() -> None:
                     defaults={"kind": ["A", "B", "Z"]})
     d = node_defaults(node, pool, CAT.code_types)
     assert d == {"kind": ["A", "B"]}  # Z is no member; nothing observed for owner
+
+
+def test_date_shaped_parameters_fall_back_to_observed_dates() -> None:
+    from edgedsl.types import CodeType
+
+    pool = ValuePool()
+    pool.observe(ITEMS_TOOL, ITEMS)
+    # a date parameter nothing of its name was observed for: any observed date
+    begin = pool.for_param(Port(name="bgn_de", type="date"), CAT.code_types)
+    assert begin and set(begin) <= set(pool.values("date:any"))
+    # a month code (YYYYMM) derived from observed dates; a code no date fits gets nothing
+    codes = {**CAT.code_types, "m.YearMonth": CodeType("m.YearMonth", r"^[0-9]{6}$")}
+    months = pool.for_param(Port(name="DEAL_YMD", type="m.YearMonth", code="m.YearMonth"), codes)
+    assert months and all(len(str(m)) == 6 for m in months)
+    assert {str(m)[:4] for m in months} == {"2024"}
+    assert pool.for_param(Port(name="c", type="tg.Code", code="tg.Code"), CAT.code_types)
+    assert pool.for_param(Port(name="x", type="m.YearMonth", code="m.YearMonth"),
+                          {"m.YearMonth": CodeType("m.YearMonth", r"^Z[0-9]{6}$")}) == []
