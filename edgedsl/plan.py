@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from . import ir
 from .catalog import Catalog, Platform, Tool
 from .diagnostics import CompileError, diag
+from .jsonfile import read_json_object, schema_problems
 from .source import NO_SPAN, Span
 from .types import FieldType, type_from_json, type_to_json
 
@@ -449,17 +450,7 @@ def load_plan(data: bytes | str | Path) -> Plan:
     """Read a plan from JSON bytes, JSON text, or a file path (``Path``, or a ``str`` not
     starting with ``{``). Corrupt JSON or a schema violation → ``CompileError`` E401; another
     plan version → E402."""
-    if isinstance(data, Path) or (isinstance(data, str) and not data.lstrip().startswith("{")):
-        try:
-            data = Path(data).read_bytes()
-        except OSError as exc:
-            raise _e401(f"cannot read plan file {str(data)!r}: {exc.strerror or exc}") from None
-    try:
-        raw = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise _e401(f"plan is not valid JSON: {exc}") from None
-    if not isinstance(raw, dict):
-        raise _e401(f"plan must be a JSON object, not {type(raw).__name__}")
+    raw = read_json_object(data, "plan", _e401)
     version = raw.get("version")
     if version is None:
         raise _e401("plan has no `version` field")
@@ -470,10 +461,7 @@ def load_plan(data: bytes | str | Path) -> Plan:
     try:
         plan = Plan.model_validate(raw)
     except ValidationError as exc:
-        errs = exc.errors()
-        parts = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errs[:3]]
-        more = f" (and {len(errs) - 3} more)" if len(errs) > 3 else ""
-        raise _e401("plan does not match the schema: " + "; ".join(parts) + more) from None
+        raise _e401("plan does not match the schema: " + schema_problems(exc)) from None
     problems = _validate_refs(plan)
     if problems:
         raise _e401("plan is inconsistent: " + "; ".join(problems[:3]))

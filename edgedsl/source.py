@@ -99,33 +99,11 @@ fast_frozen_init(Span)
 _new_span = object.__new__
 
 
-class _SpanSlots:
-    """The slots of a :class:`Span` without its frozen ``__setattr__``: :meth:`Source.span` fills
-    one in with plain attribute stores and then makes it a ``Span`` (``__class__`` assignment
-    between classes of the same layout), several times faster than storing each field through
-    its descriptor. Spans are made for every AST node."""
-
-    __slots__ = Span.__slots__
-    file: str
-    start: int
-    end: int
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-
-
-def _slots_work() -> bool:
-    """Whether this Python lets a :class:`_SpanSlots` become a :class:`Span`."""
-    try:
-        probe = _new_span(_SpanSlots)
-        probe.__class__ = Span  # type: ignore[assignment]
-    except TypeError:  # pragma: no cover - every CPython since 3.x allows it
-        return False
-    return True
-
-
-_SLOTS_WORK = _slots_work()
+_SpanSlots: Any = type("_SpanSlots", (), {"__slots__": Span.__slots__})
+"""The slots of a :class:`Span` without its frozen ``__setattr__``: :meth:`Source.span` fills one
+in with plain attribute stores and then makes it a ``Span`` (``__class__`` assignment between
+classes of the same layout), several times faster than storing each field through its
+descriptor. Spans are made for every AST node."""
 
 NO_SPAN = Span("<none>", 0, 0, 0, 0, 0, 0)
 
@@ -173,9 +151,7 @@ class Source:
             b = 0 if end < 0 else size if end > size else end
             i = bisect_right(starts, a) - 1
             j = i if b == a else bisect_right(starts, b, i if b > a else 0) - 1
-        if not _SLOTS_WORK:  # pragma: no cover
-            return Span(self.name, start, end, i + 1, a - starts[i] + 1, j + 1, b - starts[j] + 1)
-        # the same Span, without the call of its __init__ (see _SpanSlots)
+        # Span(self.name, start, end, i + 1, …) without the call of its __init__ (see _SpanSlots)
         span = _new_span(_SpanSlots)
         span.file = self.name
         span.start = start
@@ -184,8 +160,8 @@ class Source:
         span.col = a - starts[i] + 1
         span.end_line = j + 1
         span.end_col = b - starts[j] + 1
-        span.__class__ = Span  # type: ignore[assignment]
-        return span  # type: ignore[return-value]
+        span.__class__ = Span
+        return span
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its newline."""

@@ -27,6 +27,8 @@ from typing import Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..jsonfile import read_json_object, schema_problems, write_atomic
+
 __all__ = [
     "GRAPH_VERSION",
     "Binding",
@@ -202,28 +204,13 @@ def graph_to_json(graph: ToolGraph) -> bytes:
 
 def save_graph(graph: ToolGraph, path: str | Path) -> None:
     """Write ``graph`` to ``path`` atomically (a temporary file renamed over it)."""
-    p = Path(path)
-    tmp = p.with_name(f".{p.name}.tmp")
-    tmp.write_bytes(graph_to_json(graph))
-    tmp.replace(p)
+    write_atomic(Path(path), graph_to_json(graph))
 
 
 def load_graph(data: bytes | str | Path) -> ToolGraph:
     """Read a graph from JSON bytes or a file path; :class:`GraphFileError` when it is corrupt,
     of another version, or does not match the schema."""
-    if isinstance(data, (str, Path)) and not (isinstance(data, str) and data.lstrip()
-                                              .startswith("{")):
-        try:
-            data = Path(data).read_bytes()
-        except OSError as exc:
-            raise GraphFileError(f"cannot read graph file {str(data)!r}: "
-                                 f"{exc.strerror or exc}") from None
-    try:
-        raw = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise GraphFileError(f"graph file is not valid JSON: {exc}") from None
-    if not isinstance(raw, dict):
-        raise GraphFileError(f"a graph file holds a JSON object, not {type(raw).__name__}")
+    raw = read_json_object(data, "graph file", GraphFileError)
     version = raw.get("version")
     if version != GRAPH_VERSION:
         raise GraphFileError(f"graph file version {version}, this edgedsl reads version "
@@ -231,8 +218,5 @@ def load_graph(data: bytes | str | Path) -> ToolGraph:
     try:
         return ToolGraph.model_validate(raw)
     except ValidationError as exc:
-        errs = exc.errors()
-        parts = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errs[:3]]
-        more = f" (and {len(errs) - 3} more)" if len(errs) > 3 else ""
-        raise GraphFileError("graph file does not match the schema: " + "; ".join(parts)
-                             + more) from None
+        raise GraphFileError("graph file does not match the schema: "
+                             + schema_problems(exc)) from None

@@ -37,6 +37,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict
 
 from ..catalog import Catalog
+from ..jsonfile import write_atomic
 from ..runtime.backends import Backend
 from ..types import CodeType
 from .beta import Evidence, PruneRule, prior, prob_above
@@ -327,9 +328,7 @@ class Refiner:
         ck = Checkpoint(graph=self.graph, iteration=self.iteration,
                         rng=[state[0], list(state[1]), state[2]], pool=self.pool.to_json(),
                         done=done)
-        tmp = self.checkpoint.with_name(f".{self.checkpoint.name}.tmp")
-        tmp.write_bytes(orjson.dumps(ck.model_dump(mode="json")))
-        tmp.replace(self.checkpoint)
+        write_atomic(self.checkpoint, orjson.dumps(ck.model_dump(mode="json")))
 
     @classmethod
     def resume(cls, path: Path, catalog: Catalog, backend: Backend, config: RefineConfig,

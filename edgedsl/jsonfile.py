@@ -1,0 +1,49 @@
+"""Versioned JSON files (plans, tool graphs, checkpoints): reading, schema-error summaries and
+atomic writes, shared so that every file edgedsl writes fails the same clear way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+__all__ = ["read_json_object", "schema_problems", "write_atomic"]
+
+
+def read_json_object(data: bytes | str | Path, what: str,
+                     error: Callable[[str], Exception]) -> dict[str, Any]:
+    """The JSON object in ``data``: bytes, JSON text, or a file path (a ``Path``, or a ``str``
+    not starting with ``{``). A file that cannot be read, corrupt JSON or anything but an object
+    raises ``error(message)``, the message naming ``what`` (``"plan"``, ``"graph file"``)."""
+    if isinstance(data, Path) or (isinstance(data, str) and not data.lstrip().startswith("{")):
+        try:
+            data = Path(data).read_bytes()
+        except OSError as exc:
+            raise error(f"cannot read {what} file {str(data)!r}: "
+                        f"{exc.strerror or exc}") from None
+    try:
+        raw = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise error(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise error(f"{what} must be a JSON object, not {type(raw).__name__}")
+    return raw
+
+
+def schema_problems(exc: ValidationError, limit: int = 3) -> str:
+    """The first ``limit`` problems of a validation error, ``loc: message``, and how many more."""
+    errs = exc.errors()
+    parts = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errs[:limit]]
+    more = f" (and {len(errs) - limit} more)" if len(errs) > limit else ""
+    return "; ".join(parts) + more
+
+
+def write_atomic(path: Path, blob: bytes) -> None:
+    """Write ``blob`` to ``path`` through a temporary file renamed over it: a reader sees the
+    old file or the new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(blob)
+    tmp.replace(path)
