@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import io
-import socket
-import threading
 import time
 import zipfile
 from collections.abc import Iterator
@@ -21,6 +19,7 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from loopback import serve_asgi
 
 import edgedsl
 from edgedsl.plan import ToolSpec
@@ -540,26 +539,10 @@ HOSTS = ("opendart.fss.or.kr", "apis.data.go.kr", "openapi.seoul.go.kr")
 
 @pytest.fixture(scope="module")
 def loopback() -> Iterator[tuple[str, World]]:
-    import uvicorn
 
     w = world(FaultRule("5xx", tool="echo_5xx"))
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(make_app(w), log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}", w
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    with serve_asgi(make_app(w)) as url:
+        yield url, w
 
 
 def http_backend(url: str, **kw: Any) -> HttpBackend:

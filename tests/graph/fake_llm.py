@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from loopback import serve_asgi
 
 PATH = "/v1/chat/completions"
 
@@ -181,25 +182,8 @@ async def _respond(send: Any, status: int, body: bytes,
 @contextmanager
 def serve(app: Any) -> Iterator[str]:
     """Serve ``app`` with uvicorn on a free port of 127.0.0.1; yields the ``/v1`` base URL."""
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    with serve_asgi(app) as url:
+        yield f"{url}/v1"
 
 
 def free_port_url() -> str:

@@ -8,13 +8,11 @@ schools, meals and schedules the world holds, parsed by its own typed deserialis
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import orjson
 import pytest
+from loopback import serve_asgi
 
 neispy = pytest.importorskip("neispy")
 uvicorn = pytest.importorskip("uvicorn")
@@ -28,30 +26,11 @@ from edgedsl.world.platforms import neis  # noqa: E402
 KEY = "FAKE-NEIS-KEY-0000"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[World, str]]:
     world = World(seed=0, modules=[neis])
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(make_app(world), host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the world did not start on 127.0.0.1")
-        time.sleep(0.05)
-    try:
-        yield world, f"http://127.0.0.1:{port}/hub"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve_asgi(make_app(world)) as url:
+        yield world, f"{url}/hub"
 
 
 @pytest.fixture
