@@ -399,3 +399,19 @@ def test_normalize_columnar_is_normalize(at: str | None, paging: Any, columnar: 
     with pytest.raises(ToolFailure) as b:
         normalize_columnar(tool, 500, "application/zip", body)
     assert a.value.message == b.value.message
+
+
+@pytest.mark.parametrize("body", [c for c in FLAT_CASES if c.count(b"<l>") > 1])
+def test_response_head_of_columns_builds_only_what_it_returns(body: bytes) -> None:
+    from edgedsl.runtime.backends import Response
+    from edgedsl.runtime.normalize import flat_table
+
+    got = flat_table(body)
+    if got is None:
+        return
+    table = got[2]
+    resp = Response(columns=table)
+    assert resp.head(2) == table.records()[:2]
+    assert resp._records is None  # the page was not materialised
+    assert resp.head(10**6) == table.records() == resp.records
+    assert Response(records=[{"a": 1}, {"a": 2}]).head(1) == [{"a": 1}]

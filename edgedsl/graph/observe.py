@@ -229,7 +229,7 @@ class ObservingBackend:
         self.calls += 1
         decl = self.tools.get(tool.qualname)
         if decl is not None:
-            self.pool.observe(decl, resp.records[:RECORDS_PER_RESPONSE])
+            self.pool.observe(decl, resp.head(RECORDS_PER_RESPONSE))
         return resp
 
 

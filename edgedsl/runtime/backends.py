@@ -145,6 +145,13 @@ class Response:
             self._records = self._loader() if self._loader is not None else []
         return self._records
 
+    def head(self, n: int) -> list[dict[str, Any]]:
+        """The first ``n`` records, without building the others when the page is held as
+        columns."""
+        if self._records is None and self.columns is not None:
+            return [self.columns.record(i) for i in range(min(n, len(self.columns)))]
+        return self.records[:n]
+
     def __len__(self) -> int:
         if self._records is None and self.stored is not None:
             return self.stored.count
