@@ -137,6 +137,10 @@ class PrunedEdge(GraphEdge):
     reason: str
     pruned_at: int
 
+    def as_edge(self) -> GraphEdge:
+        """The edge as it stood when it was cut (reason and iteration dropped)."""
+        return GraphEdge(**self.model_dump(exclude={"reason", "pruned_at"}))
+
 
 class IterationStats(BaseModel):
     """One refinement iteration: paths run, trajectory pass rate, step success rate, prunes,

@@ -144,7 +144,7 @@ class Refiner:
             memo[tool] = node_defaults(self.nodes[tool], self.pool, self.codes)
         return memo[tool]
 
-    def _edge_args(self, edge: GraphEdge, rng: random.Random) -> tuple[tuple[str, Scalar], ...]:
+    def edge_args(self, edge: GraphEdge, rng: random.Random) -> tuple[tuple[str, Scalar], ...]:
         """Literal arguments of the edge's target: a default for each required parameter no
         binding fills (None-free; raises KeyError when one has no candidate)."""
         node = self.nodes[edge.target]
@@ -213,7 +213,7 @@ class Refiner:
             else:
                 draws = [(rng.betavariate(e.alpha, e.beta), i) for i, e in enumerate(options)]
                 edge = options[max(draws)[1]]
-            steps.append(Step(edge.target, self._edge_args(edge, rng), tuple(edge.bindings)))
+            steps.append(Step(edge.target, self.edge_args(edge, rng), tuple(edge.bindings)))
             seen.add(edge.target)
             current = edge.target
         return PathSpec(tuple(steps)) if len(steps) > 1 else None

@@ -143,9 +143,7 @@ async def evaluate(graph: ToolGraph, catalog: Catalog, backend: Backend, edges:
     """Fresh executions of ``edges``: per edge, the outcomes of its ``runs`` executions
     (``success``, ``structural``, ``environmental``, ``internal`` or ``unreached``)."""
     skeleton = graph.model_copy(deep=True)
-    skeleton.edges = [*graph.edges, *(GraphEdge(**p.model_dump(exclude={"reason",
-                                                                          "pruned_at"}))
-                                      for p in graph.pruned)]
+    skeleton.edges = [*graph.edges, *(p.as_edge() for p in graph.pruned)]
     pool = ValuePool()
     r = Refiner(skeleton, catalog, backend, RefineConfig(seed=seed), pool=pool)
     rng = random.Random(seed)
@@ -165,7 +163,7 @@ async def evaluate(graph: ToolGraph, catalog: Catalog, backend: Backend, edges:
                 steps = [Step(prefix[0].source if prefix else e.source,
                               r.root_args(prefix[0].source if prefix else e.source, rng))]
                 for x in [*prefix, e]:
-                    steps.append(Step(x.target, r._edge_args(x, rng), tuple(x.bindings)))
+                    steps.append(Step(x.target, r.edge_args(x, rng), tuple(x.bindings)))
             except (KeyError, IndexError):
                 results[e.key].append("unreached")
                 continue
@@ -191,8 +189,7 @@ async def graph_report(graph: ToolGraph, catalog: Catalog, backend: Backend, *, 
                        samples: int = 2000) -> GraphReport:
     """Stage `report` over G* (see the module doc)."""
     rng = random.Random(seed)
-    pruned_as_edges = [GraphEdge(**p.model_dump(exclude={"reason", "pruned_at"}))
-                       for p in graph.pruned]
+    pruned_as_edges = [p.as_edge() for p in graph.pruned]
     chosen: dict[str, list[GraphEdge]] = {
         "gstar": _sample(graph.edges, max_edges, rng),
         "pruned": _sample(pruned_as_edges, max_edges, rng),
