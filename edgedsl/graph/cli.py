@@ -159,9 +159,9 @@ def _scorer(args: argparse.Namespace) -> Any:
 
 def cmd_graph_refine(args: argparse.Namespace) -> int:
     """``graph refine G.json -o GSTAR.json``: refinement by execution → G*."""
+    from .args import pool_from_graph
     from .beta import Evidence, PruneRule
     from .model import save_graph
-    from .observe import ValuePool
     from .refine import RefineConfig, refine
 
     graph = _load(args.graph)
@@ -178,14 +178,7 @@ def cmd_graph_refine(args: argparse.Namespace) -> int:
         sys.stderr.write(f"note: starting afresh; {ckpt} holds an earlier run (use --resume to "
                          "continue it)\n")
         ckpt.unlink()
-    pool = ValuePool()
-    for t in graph.tools:  # defaults observed by `graph build` seed the pool
-        for port in t.params:
-            from .observe import keys_for_param
-
-            for v in t.defaults.get(port.name, []):
-                for k in keys_for_param(port):
-                    pool.add(k, v)
+    pool = pool_from_graph(graph)  # defaults observed by `graph build` seed the pool
     backend = _backend(args)
     try:
         gstar = asyncio.run(refine(graph, catalog, backend, cfg, pool=pool, checkpoint=ckpt,

@@ -40,9 +40,10 @@ from ..catalog import Catalog
 from ..jsonfile import write_atomic
 from ..runtime.backends import Backend
 from ..types import CodeType
+from .args import ArgChooser
 from .beta import Evidence, PruneRule, prior, prob_above
 from .model import GraphEdge, IterationStats, PrunedEdge, Scalar, ToolGraph, ToolNode
-from .observe import ObservingBackend, ValuePool, node_defaults, value_ok
+from .observe import ObservingBackend, ValuePool
 from .rollout import Emitter, PathOutcome, PathSpec, Step, run_paths
 
 __all__ = ["Checkpoint", "RefineConfig", "Refiner", "emitter_for", "refine"]
@@ -113,8 +114,6 @@ class Refiner:
         self.progress = progress
         self.rng = random.Random(self.config.seed)
         self.iteration = 0
-        self._defaults: dict[str, dict[str, list[Scalar]]] = {}
-        self._pool_size = -1
         self.graph = graph.model_copy(deep=True)
         if self.graph.stage == "candidates":
             for e in self.graph.edges:
@@ -123,6 +122,7 @@ class Refiner:
             self.graph.config = {**self.graph.config, **self.config.as_config()}
         self.nodes: dict[str, ToolNode] = {t.name: t for t in self.graph.tools}
         self.emitter = emitter_for(self.graph, catalog)
+        self.args = ArgChooser(self.nodes, self.pool, self.codes)
         self._index()
 
     # ---------------------------------------------------------------- state
@@ -133,62 +133,9 @@ class Refiner:
         for e in sorted(self.graph.edges, key=lambda e: e.key):
             self.out.setdefault(e.source, []).append(e)
 
-    def defaults(self, tool: str) -> dict[str, list[Scalar]]:
-        """Default candidates of ``tool``'s required parameters (enums and observed values),
-        memoised until the pool next changes (at the end of an iteration)."""
-        memo = self._defaults
-        if len(self.pool) != self._pool_size:
-            memo.clear()
-            self._pool_size = len(self.pool)
-        if tool not in memo:
-            memo[tool] = node_defaults(self.nodes[tool], self.pool, self.codes)
-        return memo[tool]
-
-    def edge_args(self, edge: GraphEdge, rng: random.Random) -> tuple[tuple[str, Scalar], ...]:
-        """Literal arguments of the edge's target: a default for each required parameter no
-        binding fills (None-free; raises KeyError when one has no candidate)."""
-        node = self.nodes[edge.target]
-        bound = {b.param for b in edge.bindings}
-        pool_defaults = self.defaults(edge.target)
-        ports = {p.name: p for p in node.params}
-        args: list[tuple[str, Scalar]] = []
-        for pname in node.required:
-            if pname in bound:
-                continue
-            cands = [v for v in edge.defaults.get(pname, []) if value_ok(ports[pname], v,
-                                                                          self.codes)]
-            cands += [v for v in pool_defaults.get(pname, []) if v not in cands]
-            if not cands:
-                raise KeyError(pname)
-            args.append((pname, rng.choice(cands)))
-        return tuple(args)
-
-    def runnable(self, edge: GraphEdge) -> bool:
-        """True when every required parameter of the edge's target can be filled."""
-        bound = {b.param for b in edge.bindings}
-        missing = [p for p in self.nodes[edge.target].required if p not in bound]
-        if not missing:
-            return True
-        have = self.defaults(edge.target)
-        ports = {p.name: p for p in self.nodes[edge.target].params}
-        return all(p in have or any(value_ok(ports[p], v, self.codes)
-                                    for v in edge.defaults.get(p, ())) for p in missing)
-
     def roots(self) -> list[str]:
         """Tools with outgoing edges whose required parameters all have candidates."""
-        out = []
-        for tool in sorted(self.out):
-            if not self.out[tool]:
-                continue
-            d = self.defaults(tool)
-            if all(p in d for p in self.nodes[tool].required):
-                out.append(tool)
-        return out
-
-    def root_args(self, tool: str, rng: random.Random) -> tuple[tuple[str, Scalar], ...]:
-        """Literal arguments of a path's first step."""
-        d = self.defaults(tool)
-        return tuple((p, rng.choice(d[p])) for p in self.nodes[tool].required)
+        return [tool for tool in sorted(self.out) if self.out[tool] and self.args.callable(tool)]
 
     # ---------------------------------------------------------------- sampling
 
@@ -198,7 +145,7 @@ class Refiner:
         if not roots:
             return None
         start = rng.choice(roots)
-        steps = [Step(start, self.root_args(start, rng))]
+        steps = [Step(start, self.args.root_args(start, rng))]
         seen = {start}
         length = rng.randint(cfg.min_edges, cfg.max_edges)
         current = start
@@ -213,7 +160,7 @@ class Refiner:
             else:
                 draws = [(rng.betavariate(e.alpha, e.beta), i) for i, e in enumerate(options)]
                 edge = options[max(draws)[1]]
-            steps.append(Step(edge.target, self.edge_args(edge, rng), tuple(edge.bindings)))
+            steps.append(Step(edge.target, self.args.edge_args(edge, rng), tuple(edge.bindings)))
             seen.add(edge.target)
             current = edge.target
         return PathSpec(tuple(steps)) if len(steps) > 1 else None
@@ -271,7 +218,7 @@ class Refiner:
         self.iteration += 1
         k = self.iteration
         roots = self.roots()
-        runnable = {key for key, e in self.active.items() if self.runnable(e)}
+        runnable = {key for key, e in self.active.items() if self.args.runnable(e)}
         paths = [p for p in (self.sample_path(roots, runnable) for _ in range(self.config.paths))
                  if p is not None]
         outcomes = await run_paths(paths, self.emitter, self.backend,
@@ -309,9 +256,9 @@ class Refiner:
         """G*: the graph with the observed defaults written into its nodes and edges."""
         g = self.graph.model_copy(deep=True)
         for t in g.tools:
-            t.defaults = self.defaults(t.name)
+            t.defaults = self.args.defaults(t.name)
         for e in g.edges:
-            node_d = self.defaults(e.target)
+            node_d = self.args.defaults(e.target)
             bound = {b.param for b in e.bindings}
             for pname in self.nodes[e.target].required:
                 if pname not in bound and pname not in e.defaults and pname in node_d:

@@ -149,7 +149,7 @@ async def evaluate(graph: ToolGraph, catalog: Catalog, backend: Backend, edges:
     rng = random.Random(seed)
     prefixes = _prefixes(graph, set(r.roots()) | {
         t.name for t in graph.tools
-        if not t.writes and all(p in r.defaults(t.name) for p in t.required)})
+        if not t.writes and all(p in r.args.defaults(t.name) for p in t.required)})
     paths: list[PathSpec] = []
     owners: list[tuple[str, str]] = []
     results: dict[tuple[str, str], list[str]] = {e.key: [] for e in edges}
@@ -161,9 +161,9 @@ async def evaluate(graph: ToolGraph, catalog: Catalog, backend: Backend, edges:
         for _ in range(runs):
             try:
                 steps = [Step(prefix[0].source if prefix else e.source,
-                              r.root_args(prefix[0].source if prefix else e.source, rng))]
+                              r.args.root_args(prefix[0].source if prefix else e.source, rng))]
                 for x in [*prefix, e]:
-                    steps.append(Step(x.target, r.edge_args(x, rng), tuple(x.bindings)))
+                    steps.append(Step(x.target, r.args.edge_args(x, rng), tuple(x.bindings)))
             except (KeyError, IndexError):
                 results[e.key].append("unreached")
                 continue
