@@ -103,9 +103,11 @@ __all__ = [
     "ReduceStep",
     "Reducer",
     "choose_pivot",
+    "choose_pivot_on_columns",
     "coerce",
     "coerce_number",
     "coerce_sql",
+    "coerced_column",
     "decode_stored",
     "is_json",
     "json_text",
@@ -121,7 +123,7 @@ __all__ = [
 
 Rows = Sequence[Mapping[str, Any]]
 SqlBuilder = Callable[[str, str, object, FieldType], tuple[str, list[object]]]
-Reference = Callable[[Rows, str, object, FieldType], list[int]]
+ColumnReference = Callable[[Sequence[Any], object, FieldType], list[int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +152,9 @@ class Reducer:
 
     ``sql(prev, column, pivot, ftype)`` returns the body of one CTE selecting ``*`` from the
     trusted relation expression ``prev``; ``column`` is already quoted. ``reference(rows, field,
-    pivot, ftype)`` returns the indexes of the kept rows (tests and :mod:`edgedsl.testing` only).
+    pivot, ftype)`` returns the indexes of the kept rows (tests and :mod:`edgedsl.testing`);
+    ``on_column(values, pivot, ftype)`` is the same reference over a column already coerced with
+    :func:`coerced_column` (synthesis evaluates many reducers over one relation).
     """
 
     op: str
@@ -158,19 +162,24 @@ class Reducer:
     needs_pivot: bool
     accepts: Callable[[FieldType], bool]
     sql: SqlBuilder
-    reference: Reference
+    on_column: ColumnReference
     doc: str
 
+    def reference(self, rows: Rows, field: str, pivot: object, ftype: FieldType) -> list[int]:
+        """The indexes of the rows of ``rows`` this reducer keeps."""
+        return self.on_column(coerced_column(rows, field, ftype), pivot, ftype)
 
-def _coerced(rows: Rows, field: str, ftype: FieldType) -> list[Any]:
-    if is_json(ftype):  # compared as the canonical text, like the SQL column
+
+def coerced_column(rows: Rows, field: str, ftype: FieldType) -> list[Any]:
+    """Field ``field`` of every row, coerced as the reducers compare it (a json field as its
+    canonical text, like the SQL column)."""
+    if is_json(ftype):
         return [json_text(r.get(field)) for r in rows]
     return [coerce(ftype, r.get(field)) for r in rows]
 
 
-def _extreme_ref(pick: Callable[[Iterable[Any]], Any]) -> Reference:
-    def ref(rows: Rows, field: str, pivot: object, ftype: FieldType) -> list[int]:
-        vals = _coerced(rows, field, ftype)
+def _extreme_ref(pick: Callable[[Iterable[Any]], Any]) -> ColumnReference:
+    def ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
         present = [v for v in vals if v is not None]
         if not present:
             return []
@@ -211,12 +220,11 @@ def _threshold_sql(cmp: str) -> SqlBuilder:
     return sql
 
 
-def _threshold_ref(ge: bool) -> Reference:
-    def ref(rows: Rows, field: str, pivot: object, ftype: FieldType) -> list[int]:
+def _threshold_ref(ge: bool) -> ColumnReference:
+    def ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
         p = coerce_number(pivot) if storage_kind(ftype) == "integer" else coerce_float(pivot)
         if p is None:
             return []
-        vals = _coerced(rows, field, ftype)
         return [i for i, v in enumerate(vals) if v is not None and (v >= p if ge else v <= p)]
 
     return ref
@@ -229,11 +237,11 @@ def _eq_sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, 
     return f"SELECT * FROM {prev} WHERE {col} = CAST(? AS {sql_type(ftype)})", [p]
 
 
-def _eq_ref(rows: Rows, field: str, pivot: object, ftype: FieldType) -> list[int]:
+def _eq_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
     p = coerce(ftype, pivot)
     if p is None:
         return []
-    return [i for i, v in enumerate(_coerced(rows, field, ftype)) if v is not None and v == p]
+    return [i for i, v in enumerate(vals) if v is not None and v == p]
 
 
 def _after_sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
@@ -243,11 +251,11 @@ def _after_sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[st
     return f"SELECT * FROM {prev} WHERE {col} > CAST(? AS DATE)", [p]
 
 
-def _after_ref(rows: Rows, field: str, pivot: object, ftype: FieldType) -> list[int]:
+def _after_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
     p = coerce_date(pivot)
     if p is None:
         return []
-    return [i for i, v in enumerate(_coerced(rows, field, ftype)) if v is not None and v > p]
+    return [i for i, v in enumerate(vals) if v is not None and v > p]
 
 
 def _mf_sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
@@ -258,8 +266,7 @@ def _mf_sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, 
     return f"SELECT * FROM {prev} WHERE {col} = ({winner})", []
 
 
-def _mf_ref(rows: Rows, field: str, pivot: object, ftype: FieldType) -> list[int]:
-    vals = _coerced(rows, field, ftype)
+def _mf_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
     counts = Counter(v for v in vals if v is not None)
     if not counts:
         return []
@@ -497,19 +504,27 @@ def choose_pivot(
     The pivot is a coerced observed value such that the reduced relation keeps between 1 and
     ``phi`` distinct non-null values of ``handoff``. Among those, the pivot keeping the most
     distinct values wins; ties go to the smallest pivot. Returns None ("no pivot") when no
-    observed value works. Runs in O(n log n).
+    observed value works. Runs in O(n log n). :func:`choose_pivot_on_columns` does the same
+    over columns already coerced.
     """
+    return choose_pivot_on_columns(
+        [coerce(ftype, r.get(field)) for r in rows],
+        [coerce(handoff_type, r.get(handoff)) for r in rows], op, ftype, phi)
+
+
+def choose_pivot_on_columns(values: Sequence[Any], handoffs: Sequence[Any], op: str,
+                            ftype: FieldType, phi: int = 5) -> object | None:
+    """:func:`choose_pivot` over ``values`` (the field, coerced) and ``handoffs`` (the hand-off
+    field, coerced), row by row."""
     red = REDUCERS.get(op)
     if red is None or not red.needs_pivot:
         raise ValueError(f"reducer {op!r} takes no pivot")
     if not red.accepts(ftype):
         raise ValueError(f"reducer `{red.surface}` does not apply to a {ftype} field")
     buckets: dict[Any, set[object]] = {}
-    for r in rows:
-        v = coerce(ftype, r.get(field))
+    for v, h in zip(values, handoffs, strict=True):
         if v is None:
             continue
-        h = coerce(handoff_type, r.get(handoff))
         bucket = buckets.setdefault(v, set())
         if h is not None:
             bucket.add(_key(h))

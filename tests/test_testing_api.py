@@ -93,7 +93,7 @@ def test_check_reducer_chain_reports_a_disagreement(monkeypatch: pytest.MonkeyPa
             red.needs_pivot,
             red.accepts,
             REDUCERS["max"].sql,
-            red.reference,
+            red.on_column,
             red.doc,
         ),
     )
