@@ -27,8 +27,11 @@ from .faults import FaultPlan
 
 __all__ = ["Route", "World", "WorldError", "state_hash"]
 
-MEMO_ENTRIES = 256
-"""Selections kept per world (least recently used first out)."""
+MEMO_ENTRIES = 4096
+"""Selections kept per world (least recently used first out) …"""
+
+MEMO_ROWS = 1_000_000
+"""… and rows held by them at most (a selection over a generated dataset holds its rows)."""
 
 SAMPLE_ROWS = 5
 """Rows answered in sample mode (no key on the hub family, the ``sample`` key on Seoul's)."""
@@ -126,37 +129,45 @@ class World:
                 self._templates.append((_template_regex(ep.path, _optional_after(ep)), ep))
             else:
                 self._exact[ep.path.rstrip("/")].append(ep)
-        self._rows: dict[str, list[Row]] = {}
-        self._indexes: dict[tuple[str, str], dict[str, list[Row]]] = {}
+        self._own_rows: dict[str, list[Row]] = {}  # built datasets that read the state
+        self._data = _shared_data(self.seed, self.modules)
         self._calls: dict[tuple[str, str, str], int] = defaultdict(int)
         self._skips: dict[int, frozenset[str]] = {}  # per endpoint: params outside a selection
-        self._memo: OrderedDict[tuple[int, tuple[tuple[str, str], ...]], list[Row]] = \
-            OrderedDict()
 
     # ------------------------------------------------------------ datasets
 
     def rows(self, name: str) -> list[Row]:
-        """Every row of dataset ``name`` (built once per world)."""
-        got = self._rows.get(name)
+        """Every row of dataset ``name`` (built once per world; a dataset that does not read
+        the state, once for every world of the same seed and platforms)."""
+        ds = self.datasets.get(name)
+        if ds is None:
+            raise KeyError(f"unknown dataset {name!r}")
+        built = self._own_rows if ds.stateful else self._data.rows
+        got = built.get(name)
         if got is None:
-            ds = self.datasets.get(name)
-            if ds is None:
-                raise KeyError(f"unknown dataset {name!r}")
             if ds.build is None:
                 raise KeyError(f"dataset {name!r} is generated per request (rows=…), not built")
-            got = self._rows[name] = ds.build(self)
+            got = built[name] = ds.build(self)
         return got
 
     def _index(self, name: str, fld: str) -> dict[str, list[Row]]:
+        ds = self.datasets.get(name)
+        if ds is not None and ds.stateful:  # the state's rows change: no index kept
+            idx0: dict[str, list[Row]] = defaultdict(list)
+            for r in self.rows(name):
+                v = r.get(fld)
+                if v is not None:
+                    idx0[str(v).strip()].append(r)
+            return idx0
         key = (name, fld)
-        idx = self._indexes.get(key)
+        idx = self._data.indexes.get(key)
         if idx is None:
             idx = defaultdict(list)
             for r in self.rows(name):
                 v = r.get(fld)
                 if v is not None:
                     idx[str(v).strip()].append(r)
-            idx = self._indexes[key] = dict(idx)
+            idx = self._data.indexes[key] = dict(idx)
         return idx
 
     # ------------------------------------------------------------ routing
@@ -243,8 +254,8 @@ class World:
         if ep.single:
             if not rows:
                 return env.no_data(ep, fmt, params)
-            return env.ok(ep, [rows[0]], 1, 1, 1, fmt, params)
-        chunk = rows[offset:offset + size]
+            return env.ok(ep, [_project(ep, rows[0])], 1, 1, 1, fmt, params)
+        chunk = [_project(ep, r) for r in rows[offset:offset + size]]
         if not chunk and total == 0:
             return env.no_data(ep, fmt, params)
         return env.ok(ep, chunk, total, page, size, fmt, params)
@@ -300,24 +311,31 @@ class World:
         return (a - 1) * b, b, a
 
     def _selection(self, ep: Endpoint, params: Mapping[str, str]) -> list[Row]:
-        """The filtered, sorted and projected rows of a request, memoised per endpoint and
-        non-paging parameters (paging through a result, or asking again, costs a slice).
-        Datasets that read ``world.state`` (``stateful``) are never memoised."""
+        """The filtered and sorted rows of a request, memoised per endpoint and non-paging
+        parameters (paging through a result, or asking again, costs a slice); the caller
+        projects the page it sends (a large selection is read a page at a time). Datasets that
+        read ``world.state`` (``stateful``) are never memoised; the others' selections are pure
+        functions of the seed, so worlds of the same seed and platforms share them
+        (:func:`_shared_data`)."""
         ds = self.datasets.get(ep.dataset)
         if ds is not None and ds.stateful:
-            return [_project(ep, r) for r in self._select(ep, params)]
+            return self._select(ep, params)
         skip = self._skips.get(id(ep))
         if skip is None:
             skip = self._skips[id(ep)] = _skip_params(ep)
-        key = (id(ep), tuple(sorted((k, v) for k, v in params.items() if k not in skip)))
-        hit = self._memo.get(key)
+        key = (ep.platform, ep.tool, ep.path, ep.method,
+               tuple(sorted((k, v) for k, v in params.items() if k not in skip)))
+        data = self._data
+        hit = data.memo.get(key)
         if hit is not None:
-            self._memo.move_to_end(key)
+            data.memo.move_to_end(key)
             return hit
-        rows = [_project(ep, r) for r in self._select(ep, params)]
-        self._memo[key] = rows
-        if len(self._memo) > MEMO_ENTRIES:
-            self._memo.popitem(last=False)
+        rows = self._select(ep, params)
+        data.memo[key] = rows
+        data.memo_rows += len(rows)
+        while len(data.memo) > 1 and (len(data.memo) > MEMO_ENTRIES
+                                      or data.memo_rows > MEMO_ROWS):
+            data.memo_rows -= len(data.memo.popitem(last=False)[1])
         return rows
 
     def _select(self, ep: Endpoint, params: Mapping[str, str]) -> list[Row]:
@@ -340,6 +358,37 @@ class World:
         for fld, desc in reversed(ep.sort):  # stable sorts: the first pair is the major key
             out.sort(key=_sort_key_of(fld), reverse=desc)
         return out
+
+
+@dataclass
+class _Data:
+    """What worlds of one seed and one set of platforms share: the datasets built (those that
+    do not read the state), their indexes, and the memoised selections."""
+
+    rows: dict[str, list[Row]] = field(default_factory=dict)
+    indexes: dict[tuple[str, str], dict[str, list[Row]]] = field(default_factory=dict)
+    memo: OrderedDict[tuple[Any, ...], list[Row]] = field(default_factory=OrderedDict)
+    memo_rows: int = 0
+
+
+_SHARED: OrderedDict[tuple[Any, ...], _Data] = OrderedDict()
+SHARED_WORLDS = 4
+"""Seeds (× platform sets) whose data are kept in a process (least recently made first out)."""
+
+
+def _shared_data(seed: int, modules: Sequence[Any] | None) -> _Data:
+    """The data shared by every world of ``seed`` serving ``modules``. A world's *state* (what
+    write tools change) is never shared: a new world is a fresh world, it only does not
+    generate again the data every world of its seed has."""
+    key = (seed, tuple(getattr(m, "__name__", repr(m)) for m in modules or ()))
+    got = _SHARED.get(key)
+    if got is None:
+        got = _SHARED[key] = _Data()
+        while len(_SHARED) > SHARED_WORLDS:
+            _SHARED.popitem(last=False)
+    else:
+        _SHARED.move_to_end(key)
+    return got
 
 
 def _skip_params(ep: Endpoint) -> frozenset[str]:
