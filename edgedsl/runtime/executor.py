@@ -35,6 +35,10 @@ Junctions are checked when they are read: a Seq must see exactly one distinct va
 → until the reported total is reached or a page comes back short (shorter than the declared
 page size, or empty), bounded by ``max_pages`` — reaching the bound unfinished is R506.
 A failure never escapes: the result has ``ok=False``, the diagnostics and the partial trace.
+
+``keep`` (opt-in, for synthesis) names relations whose records the result should carry: before
+the run's connection closes, each named relation that was computed is read back with
+:meth:`~edgedsl.runtime.duck.Relation.records` into ``RunResult.relations`` (never serialised).
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ import decimal
 import functools
 import threading
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Collection, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -231,8 +235,9 @@ def _template(text: str) -> Any:
 
 class _Run:
     def __init__(self, plan: Plan, tp: TrajectoryPlan, backend: Backend, phi: int,
-                 max_pages: int, concurrency: int) -> None:
+                 max_pages: int, concurrency: int, keep: Collection[str] = ()) -> None:
         self.plan, self.tp, self.backend = plan, tp, backend
+        self.keep = tuple(dict.fromkeys(keep))
         self.phi, self.max_pages = phi, max_pages
         self.sem = asyncio.Semaphore(max(1, concurrency))
         self.con, self.owner = _connection(backend)
@@ -735,8 +740,23 @@ class _Run:
                     out.append(diag("E403", reason, _span(s.span), "cannot run here"))
         return out
 
+    def kept(self) -> dict[str, list[dict[str, Any]]]:
+        """The records of each relation named in ``keep`` that was computed (a relation that
+        cannot be read back is left out)."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for name in self.keep:
+            rel = self.rels.get(name)
+            if rel is None:
+                continue
+            try:
+                out[name] = rel.records()
+            except duckdb.Error:
+                continue
+        return out
+
     async def run(self) -> RunResult:
         answer, say, diags = None, None, self.preflight()
+        relations: dict[str, list[dict[str, Any]]] = {}
         try:
             if not diags:
                 await self.layers(self.tp.layers)
@@ -751,9 +771,12 @@ class _Run:
             # in layer order, scope by scope, a container's steps after it (steps start as
             # their inputs are ready, in an order that depends on timing)
             self.trace.steps.sort(key=lambda st: self._rank.get(id(st), ()))
+            if self.keep:
+                relations = self.kept()
             self.con.close()
         return RunResult(trajectory=self.tp.name, ok=not diags, answer=answer,
-                         say=say if not diags else None, trace=self.trace, diagnostics=diags)
+                         say=say if not diags else None, trace=self.trace, diagnostics=diags,
+                         relations=relations)
 
 
 def _backend(backend: Backend | str) -> Backend:
@@ -768,10 +791,14 @@ async def run_trajectory(
     phi: int = 5,
     max_pages: int = DEFAULT_MAX_PAGES,
     concurrency: int = DEFAULT_CONCURRENCY,
+    keep: Collection[str] = (),
 ) -> RunResult:
-    """Run trajectory ``name`` of ``plan`` on ``backend``; never raises for run-time failures."""
+    """Run trajectory ``name`` of ``plan`` on ``backend``; never raises for run-time failures.
+
+    ``keep`` names relations (binding ids such as ``filings`` or ``day.meals``) whose records
+    are returned in ``RunResult.relations`` (opt-in: reading them back costs time)."""
     return await _Run(plan, plan.trajectory(name), _backend(backend), phi, max_pages,
-                      concurrency).run()
+                      concurrency, keep).run()
 
 
 async def run_plan(
@@ -782,12 +809,15 @@ async def run_plan(
     phi: int = 5,
     max_pages: int = DEFAULT_MAX_PAGES,
     concurrency: int = DEFAULT_CONCURRENCY,
+    keep: Collection[str] = (),
 ) -> list[RunResult]:
-    """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently."""
+    """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently (``keep``: see
+    :func:`run_trajectory`)."""
     be = _backend(backend)
     names = [trajectory] if trajectory is not None else [t.name for t in plan.trajectories]
     return list(await asyncio.gather(*(
-        run_trajectory(plan, n, be, phi=phi, max_pages=max_pages, concurrency=concurrency)
+        run_trajectory(plan, n, be, phi=phi, max_pages=max_pages, concurrency=concurrency,
+                       keep=keep)
         for n in names)))
 
 

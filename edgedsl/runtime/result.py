@@ -15,7 +15,11 @@ __all__ = ["RunResult"]
 
 @dataclass
 class RunResult:
-    """``ok`` is False when a step failed; ``trace`` then holds the steps that ran."""
+    """``ok`` is False when a step failed; ``trace`` then holds the steps that ran.
+
+    ``relations`` holds the records of the relations a run was asked to keep (``keep=`` of
+    :func:`~edgedsl.runtime.executor.run_trajectory`); it is never part of :meth:`to_json`.
+    """
 
     trajectory: str
     ok: bool
@@ -23,6 +27,7 @@ class RunResult:
     say: str | None = None
     trace: Trace | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    relations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_json(self, *, with_trace: bool = False) -> dict[str, Any]:
         """``trajectory``, ``ok``, ``answer`` (+ ``say``, ``diagnostics``, ``trace`` if any)."""
