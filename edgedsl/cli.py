@@ -437,6 +437,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_graph_parser(sub)
 
+    from .synth.cli import add_synth_parser
+
+    add_synth_parser(sub)
+
     sp = sub.add_parser("explain", help="explain a diagnostic code, e.g. E204")
     sp.add_argument("code")
     sp.set_defaults(func=cmd_explain)

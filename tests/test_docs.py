@@ -12,7 +12,7 @@ from edgedsl.diagnostics import CompileError
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "docs" / "language.md", ROOT / "docs" / "testing.md", ROOT / "docs" / "graph.md",
-        ROOT / "README.md"]
+        ROOT / "docs" / "synth.md", ROOT / "README.md"]
 
 
 def _blocks(lang: str) -> list[tuple[str, int, str]]:

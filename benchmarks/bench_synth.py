@@ -1,0 +1,116 @@
+"""Synthesis at the recipe's size (EDGE phase B): 1,781 trajectories from the shipped G* on the
+world, filtered (re-solve included) and exported in the three formats.
+
+Measures, in the same process:
+
+  * ours: ``synthesize`` with ``--workers`` processes (default 2), then ``export`` to SFT JSONL,
+    RL Parquet and per-step JSONL, then ``corpus_stats``;
+  * baseline: the same synthesis with one worker for ``--baseline-n`` trajectories (another
+    seed, so that nothing is shared), scaled to trajectories per second;
+
+and prints seconds per phase, trajectories per second, the ratio to the baseline, the ratio to
+the target (1,781 trajectories synthesized, filtered and exported ≤ 10 min), the peak resident
+memory of this process and of the largest worker, and the statistics beside the recipe's.
+Progress is shown on stderr. Never asserts on time.
+
+    python benchmarks/bench_synth.py [-n 1781] [--workers 2] [--baseline-n 100] [-o DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import sys
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from edgedsl.check import load_catalog
+from edgedsl.graph.model import load_graph
+from edgedsl.runtime.backends import make_backend
+from edgedsl.synth.cli import default_graph_path
+from edgedsl.synth.corpus import load_corpus
+from edgedsl.synth.export import export
+from edgedsl.synth.pipeline import SynthConfig, SynthReport, synthesize
+from edgedsl.synth.stats import corpus_stats, render_stats
+
+TARGET_SECONDS = 600.0
+
+
+def _progress(label: str):  # type: ignore[no-untyped-def]
+    def show(r: SynthReport) -> None:
+        sys.stderr.write(f"\r{label}: {r.written}/{r.requested} written, {r.attempts} attempts, "
+                         f"{r.seconds:.0f} s   ")
+        sys.stderr.flush()
+    return show
+
+
+def _synth(n: int, seed: int, workers: int, out: Path, label: str) -> tuple[SynthReport, float]:
+    graph = load_graph(default_graph_path())
+    catalog = load_catalog(graph.catalog.modules, [])
+    mk = partial(make_backend, "world", seed=0)
+    t0 = time.perf_counter()
+    rep = asyncio.run(synthesize(graph, catalog, mk(), out, SynthConfig(n=n, seed=seed),
+                                 fresh=mk, workers=workers, backend_factory=mk,
+                                 progress=_progress(label)))
+    sys.stderr.write("\n")
+    return rep, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", type=int, default=1781)
+    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--baseline-n", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("-o", "--output", help="keep the corpus here (default: a temporary dir)")
+    args = ap.parse_args()
+    root = Path(args.output) if args.output else Path(tempfile.mkdtemp(prefix="edgedsl-synth-"))
+    root.mkdir(parents=True, exist_ok=True)
+
+    base = None
+    if args.baseline_n:
+        brep, bs = _synth(args.baseline_n, args.seed + 1, 1, root / "baseline", "baseline")
+        base = brep.written / bs
+    rep, synth_s = _synth(args.n, args.seed, args.workers, root / "corpus", "ours")
+    t0 = time.perf_counter()
+    sizes = {}
+    for fmt, name in (("sft", "sft.jsonl"), ("rl", "rl.parquet"), ("steps", "steps.jsonl")):
+        sizes[fmt] = export(root / "corpus", fmt, root / name).bytes  # type: ignore[arg-type]
+    export_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    stats = corpus_stats(load_corpus(root / "corpus").records)
+    stats_s = time.perf_counter() - t0
+    total = synth_s + export_s
+    rate = rep.written / synth_s
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"corpus: {root / 'corpus'}")
+    print(f"synthesized: {rep.written}/{rep.requested} in {synth_s:.1f} s "
+          f"({rate:.2f}/s, {rep.attempts} attempts, {args.workers} workers, "
+          f"{rep.calls} calls + {rep.memo_hits} from memory)")
+    print(f"skipped: {rep.skipped}; moved: {rep.moved or 'none'}")
+    print(f"filters: checked {rep.filters.checked}, dropped {rep.filters.dropped}")
+    for stage, reasons in rep.filters.rejections.items():
+        print(f"  {stage}: {reasons}")
+    print(f"exported sft {sizes['sft']:,} B, rl {sizes['rl']:,} B, steps {sizes['steps']:,} B "
+          f"in {export_s:.1f} s; statistics in {stats_s:.1f} s")
+    if base is not None:
+        print(f"baseline (1 worker, {args.baseline_n}): {base:.2f}/s; ours / baseline: "
+              f"{rate / base:.2f}×")
+    print(f"synthesized + filtered + exported: {total:.1f} s; / target "
+          f"{TARGET_SECONDS:.0f} s: {total / TARGET_SECONDS:.2f}")
+    print(f"peak RSS: this process {me:.0f} MiB, largest worker {kids:.0f} MiB; load "
+          f"{os.getloadavg()[0]:.2f}")
+    print()
+    print(render_stats(stats))
+
+
+if __name__ == "__main__":
+    main()

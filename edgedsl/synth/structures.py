@@ -1,0 +1,535 @@
+"""Structure generators: chains, Semantic-parallel, Comparison, Conditional and Mixed.
+
+Each generator grows a :class:`~edgedsl.synth.engine.Draft` with the engine's moves and returns
+a :class:`Built` — the trajectory's statements, its answer, and the G* edges it used — or None
+when the sampled tools do not support the structure (the caller draws again):
+
+* **chain** — a root call and 1 … L edges of G*; every junction typed from the records seen
+  (``seq``, ``fan``, or narrowed by a ``drv`` node). A chain is Seq, Fan or Drv by what its
+  junctions turned out to be (Mixed when it has both fans and narrowings).
+* **sem** — a chain prefix, then 2 … 3 out-edges of its last tool that read the same upstream
+  values, run as one ``parallel`` group whose header holds the shared values (one ``seq`` each:
+  the records are narrowed to one value per shared field first); aimed at a pure Sem, records
+  that would need narrowing give the group literal shared values taken from one record
+  instead (the group alone is then the program).
+* **cmp** — one tool called with 2 … φ values of one parameter (its default candidates),
+  ``compare … over p in [...]``, then a ``drv`` keeping the winning arm on a numeric or date
+  field (``max`` or ``min``).
+* **cond** — a chain prefix whose last relation ``x`` is narrowed in two different ways in the
+  two branches of ``if count(x) > c`` (``c`` from the observed count, so that either branch may
+  run), the same name bound in both; then the next call reads that name. Both branches are run
+  (the program and the program with the predicate negated) and both must succeed.
+* **mixed** — two of the above composed: a comparison whose winner starts a chain, a chain
+  ending in a parallel group, a conditional inside a longer chain, a chain with both a
+  narrowing and a fan.
+
+Answers (:func:`answer_of`) read the last relation: up to two fields holding a single value
+(names and numbers first), its record count when it holds several records, or a branch field per
+parallel branch, or the winning arm and value of a comparison.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import nodes as n
+from ..graph.model import GraphEdge
+from ..reducers import REDUCERS
+from ..types import FieldType, ListType, is_date, is_numeric
+from .engine import Draft, Engine, reducer_node, value_literal
+from .junction import Columns, JunctionPlan, ReduceChoice, distinct, narrowings
+
+__all__ = ["GENERATORS", "Built", "answer_of"]
+
+
+@dataclass(frozen=True)
+class Built:
+    """A finished trajectory body: statements, answer, the edges used, its last draft."""
+
+    body: tuple[n.Stmt, ...]
+    answer: n.AnswerStmt
+    edges: tuple[GraphEdge, ...]
+    draft: Draft
+    kind: str
+
+
+# ---------------------------------------------------------------- answers
+
+_NAMEY = ("nm", "name", "title", "명", "ttl")
+
+
+def _field_rank(name: str, t: FieldType) -> int:
+    low = name.lower()
+    if any(k in low for k in _NAMEY):
+        return 0
+    if is_numeric(t):
+        return 1
+    if is_date(t):
+        return 2
+    return 3
+
+
+def _answer_name(field: str, taken: set[str]) -> str:
+    base = "".join(c if c.isalnum() or c == "_" else "_" for c in field).strip("_") or "value"
+    if base[0].isdigit():
+        base = "f_" + base
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name
+
+
+def single_fields(cols: Columns, limit: int = 2,
+                  echo: frozenset[str] = frozenset()) -> list[str]:
+    """Up to ``limit`` fields holding exactly one value in the records of ``cols`` (names, then
+    numbers, then dates), skipping lists, text longer than 60 characters and values in ``echo``
+    (the values the call was handed: answering them would answer nothing)."""
+    out = []
+    for f, t in sorted(cols.types.items(), key=lambda kv: (_field_rank(*kv), kv[0])):
+        if isinstance(t, ListType) or f.startswith("__"):
+            continue
+        vals = cols.distinct(f)
+        if len(vals) == 1 and str(vals[0]) not in echo \
+                and not (isinstance(vals[0], str) and len(vals[0]) > 60):
+            out.append(f)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def answer_of(eng: Engine, draft: Draft, rng: random.Random) -> n.AnswerStmt:
+    """The answer of a chain: single-valued fields of the last relation, and its count when it
+    holds several records (see the module doc)."""
+    taken: set[str] = set()
+    echo = draft.junctions[-1].handed if draft.junctions else frozenset()
+    fields = [n.AnswerField(name=_answer_name(f, taken), expr=n.Ref(parts=(draft.last, f)))
+              for f in single_fields(eng.columns(draft), limit=rng.choice((1, 2, 2)),
+                                     echo=echo)]
+    if len(draft.rows) > 1 or not fields:
+        fields.append(n.AnswerField(name=_answer_name("count", taken), expr=n.FuncCall(
+            name="count", args=(n.NameExpr(name=draft.last),))))
+    return n.AnswerStmt(fields=tuple(fields))
+
+
+# ---------------------------------------------------------------- chain
+
+def _passes_through(draft: Draft, jp: JunctionPlan) -> bool:
+    """True when ``jp`` would hand on exactly what the draft's last call was handed (that call
+    would be decorative: see :mod:`edgedsl.synth.resolve`)."""
+    return bool(draft.junctions) and jp.handed == draft.junctions[-1].handed
+
+
+KINDS: dict[str, frozenset[str]] = {"Seq": frozenset({"seq"}), "Fan": frozenset({"seq", "fan"}),
+                                    "Drv": frozenset({"seq", "drv"})}
+"""The junction kinds a chain aimed at a pure type accepts."""
+
+NEED: dict[str, str] = {"Fan": "fan", "Drv": "drv"}
+"""The junction kind a chain aimed at a type must have at least once."""
+
+
+async def grow(eng: Engine, draft: Draft, edges: int, rng: random.Random, *,
+               kinds: frozenset[str] | None = None, need: str | None = None,
+               prefer: str = "any") -> Draft:
+    """``draft`` grown by up to ``edges`` edges (fewer when no edge works), with junctions of
+    ``kinds`` only; while no junction is of kind ``need``, that kind is tried first."""
+    for _ in range(edges):
+        nxt = None
+        if need is not None and not any(j.kind == need for j in draft.junctions):
+            nxt = await eng.extend(draft, rng, kinds=frozenset({need}), prefer=prefer)
+        if nxt is None:
+            nxt = await eng.extend(draft, rng, kinds=kinds, prefer=prefer)
+        if nxt is None:
+            break
+        draft = nxt
+    return draft
+
+
+async def start(eng: Engine, rng: random.Random, attempts: int = 4) -> Draft | None:
+    """A root draft: a callable tool drawn among the roots, run (a few draws)."""
+    roots = eng.roots()
+    for _ in range(attempts):
+        d = await eng.root(rng.choice(roots), rng)
+        if d is not None:
+            return d
+    return None
+
+
+async def chain(eng: Engine, rng: random.Random, length: int,
+                target: str | None = None) -> Built | None:
+    """A chain of ``length`` edges (at least one); aimed at Seq, Fan or Drv, its junctions are
+    restricted accordingly (:data:`KINDS`, :data:`NEED`)."""
+    d = await start(eng, rng)
+    if d is None:
+        return None
+    need = NEED.get(target or "")
+    d = await grow(eng, d, max(1, length), rng, kinds=KINDS.get(target or ""), need=need)
+    if not d.edges or (need is not None and not any(j.kind == need for j in d.junctions)):
+        return None
+    return Built(d.body, answer_of(eng, d, rng), d.edges, d, "chain")
+
+
+# ---------------------------------------------------------------- semantic-parallel
+
+def _sem_edges(eng: Engine, draft: Draft, rng: random.Random, width: int) -> list[GraphEdge]:
+    """Up to ``width`` ranked out-edges to distinct tools whose bound fields the draft has and
+    that share their primary field: of the fields read by at least two such edges, the one
+    whose best edge ranks first."""
+    types = eng.types(draft.last_tool)
+    groups: dict[str, list[GraphEdge]] = {}
+    for e in eng.ranked(draft, rng):
+        if all(b.field in types for b in e.bindings):
+            group = groups.setdefault(e.bindings[0].field, [])
+            if e.target not in {x.target for x in group} and len(group) < width:
+                group.append(e)
+    return next((g for g in groups.values() if len(g) >= 2), [])
+
+
+async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
+                        pure: bool = False) -> Built | None:
+    """``draft`` ended by a ``parallel`` group over 2 … 3 of its out-edges (see the module doc).
+
+    The shared values come from the draft's last relation through ``seq`` junctions (narrowed
+    to one value each by a ``drv`` when needed). With ``pure``, a relation that would need the
+    ``drv`` instead gives the group *literal* shared values, taken from one of its records, and
+    the group alone makes the program (the shared argument of a Semantic-parallel task)."""
+    edges = _sem_edges(eng, draft, rng, rng.choice((2, 2, 3)))
+    if len(edges) < 2:
+        return None
+    fields = list(dict.fromkeys(b.field for e in edges for b in e.bindings))
+    types = eng.types(draft.last_tool)
+    from .junction import type_junction
+
+    jp = type_junction(eng.columns(draft), fields, types, phi=eng.phi, rng=rng, single=True)
+    if jp is None or _passes_through(draft, jp):
+        return None
+    if pure and jp.steps:
+        return await _literal_group(eng, draft, edges, fields, rng)
+    stmts: list[n.Stmt] = []
+    source = draft.last
+    d = draft
+    if jp.steps:
+        source = d.fresh(f"{draft.last}_one")
+        stmts.append(n.Binding(name=source, node=n.Drv(
+            source=(draft.last,), steps=tuple(reducer_node(s) for s in jp.steps))))
+        d = d.with_([], names=[source])
+    header = {f: n.SeqArg(ref=n.Ref(parts=(source, f))) for f in fields}
+    return await _group(eng, d, draft, stmts, edges, header, jp, rng)
+
+
+async def _literal_group(eng: Engine, draft: Draft, edges: Sequence[GraphEdge],
+                         fields: Sequence[str], rng: random.Random) -> Built | None:
+    cols = eng.columns(draft)
+    rows = [i for i in range(len(cols)) if all(cols.col(f)[i] is not None for f in fields)]
+    if not rows:
+        return None
+    row = rng.choice(rows)
+    header: dict[str, n.ArgValue] = {
+        f: value_literal(cols.col(f)[row]) for f in fields}
+    base = Draft(body=(), last="", last_tool=draft.last_tool, rows=(), tools=())
+    jp = JunctionPlan("seq", "seq", (), 1, 1, (cols.col(fields[0])[row],),
+                      frozenset(str(cols.col(f)[row]) for f in fields))
+    return await _group(eng, base, base, [], edges, header, jp, rng, edges_used=())
+
+
+async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
+                 edges: Sequence[GraphEdge], header_values: Mapping[str, n.ArgValue],
+                 jp: JunctionPlan, rng: random.Random,
+                 edges_used: Sequence[GraphEdge] | None = None) -> Built | None:
+    """The group over ``edges`` with shared values ``header_values`` (by upstream field) after
+    ``draft`` and ``stmts``, run; its answer reads one field (or the count) per branch."""
+    shared: dict[str, str] = {}
+    for f in header_values:
+        shared[f] = d.fresh(f)
+        d = d.with_([], names=[shared[f]])
+    branches = []
+    for e in edges:
+        try:
+            lits = eng.literal_args(e.target, eng.args.edge_args(e, rng))
+        except (KeyError, ValueError):
+            return None
+        bname = d.fresh(e.target.partition(".")[2])
+        d = d.with_([], names=[bname])
+        args = [n.Arg(name=b.param, value=n.SharedArg(name=shared[b.field]))
+                for b in e.bindings]
+        branches.append(n.Branch(name=bname, call=eng.call(e.target, [*args, *lits])))
+    group = d.fresh("both" if len(branches) == 2 else "all")
+    header = tuple(n.Arg(name=shared[f], value=v) for f, v in header_values.items())
+    stmts = [*stmts, n.Binding(name=group, node=n.Parallel(shared=header,
+                                                           branches=tuple(branches)))]
+    body = (*draft.body, *stmts)
+    ex = await eng.execute(body, eng.count_answer(f"{group}.{branches[0].name}"))
+    if ex is None or not ex.result.ok:
+        return None
+    taken: set[str] = set()
+    fields_out: list[n.AnswerField] = []
+    for b, e in zip(branches, edges, strict=True):
+        rows = ex.records_of(eng.memo, f"{group}.{b.name}")
+        if not rows:
+            return None
+        one = single_fields(Columns(rows, eng.types(e.target)), limit=1, echo=jp.handed)
+        if one:
+            expr: n.Expr = n.Ref(parts=(group, b.name, one[0]))
+            fields_out.append(n.AnswerField(name=_answer_name(f"{b.name}_{one[0]}", taken),
+                                            expr=expr))
+        else:
+            fields_out.append(n.AnswerField(name=_answer_name(f"{b.name}_count", taken),
+                                            expr=n.FuncCall(name="count", args=(
+                                                n.NameExpr(name=f"{group}.{b.name}"),))))
+    used = tuple(edges) if edges_used is None else tuple(edges_used)
+    final = d.with_(stmts, names=[group], junctions=(*draft.junctions, jp),
+                    tools=(*draft.tools, *(e.target for e in edges)),
+                    edges=(*draft.edges, *used))
+    return Built(final.body, n.AnswerStmt(fields=tuple(fields_out)), final.edges, final, "sem")
+
+
+async def sem(eng: Engine, rng: random.Random, length: int,
+              target: str | None = None) -> Built | None:
+    """A chain prefix of ``length - 1`` edges (possibly none) ending in a parallel group; aimed
+    at Sem, only ``seq`` junctions."""
+    root = await start(eng, rng)
+    if root is None:
+        return None
+    pure = target == "Sem"
+    d = await grow(eng, root, max(0, length - 1), rng, prefer="seq",
+                   kinds=KINDS["Seq"] if pure else None)
+    got = await parallel_tail(eng, d, rng, pure=pure)
+    if got is None and d is not root:  # no group after the prefix: one right after the root
+        got = await parallel_tail(eng, root, rng, pure=pure)
+    return got
+
+
+# ---------------------------------------------------------------- comparison
+
+def _comparable(eng: Engine, tool: str) -> list[str]:
+    """Numeric and date fields of ``tool``'s records (what a comparison can be decided on)."""
+    return [f for f, t in eng.types(tool).items()
+            if not isinstance(t, ListType) and (is_numeric(t) or is_date(t))]
+
+
+def _scalar(v: object) -> Any:
+    import datetime as _dt
+
+    return v.isoformat() if isinstance(v, _dt.date) else v
+
+
+async def compare_head(eng: Engine, rng: random.Random) -> tuple[Draft, n.AnswerStmt] | None:
+    """A comparison and the ``drv`` keeping its winner, run; the draft continues from the
+    winner. The arms are real values: a root tool is run and 2 … φ distinct values of the field
+    a one-binding G* edge hands to the compared tool are taken (the root call itself is not
+    part of the program)."""
+    src = await start(eng, rng)
+    if src is None:
+        return None
+    types0 = eng.types(src.last_tool)
+    edges = [e for e in eng.ranked(src, rng)
+             if len(e.bindings) == 1 and e.bindings[0].field in types0
+             and _comparable(eng, e.target)]
+    for edge in edges[: eng.tries]:
+        b = edge.bindings[0]
+        values = [_scalar(v) for v in distinct(src.rows, b.field, types0[b.field])]
+        if len(values) < 2:
+            continue
+        k = rng.randint(2, min(eng.phi, len(values)))
+        picked = rng.sample(values, k)
+        got = await _compare(eng, edge, b.param, picked, rng)
+        if got is not None:
+            return got
+    return None
+
+
+async def _compare(eng: Engine, edge: GraphEdge, param: str, values: list[Any],
+                   rng: random.Random) -> tuple[Draft, n.AnswerStmt] | None:
+    tool = edge.target
+    try:
+        lits = eng.literal_args(tool, eng.args.edge_args(edge, rng))
+        arms = [a.value for a in eng.literal_args(tool, [(param, v) for v in values])]
+    except (KeyError, ValueError):
+        return None
+    d = Draft(body=(), last="", last_tool=tool, rows=(), tools=(tool,))
+    name = d.fresh(tool.partition(".")[2] + "_by_" + param)
+    node = n.Compare(call=eng.call(tool, lits), param=param,
+                     values=n.ListLit(items=tuple(arms)))  # type: ignore[arg-type]
+    stmts: list[n.Stmt] = [n.Binding(name=name, node=node)]
+    ex = await eng.execute(stmts, eng.count_answer(name))
+    rows = ex.records_of(eng.memo, name) if ex is not None and ex.result.ok else None
+    if not rows or ex is None or ex.result.trace is None:
+        return None
+    st = next(s for s in ex.result.trace.steps if s.id == name)
+    if sum(1 for c in st.calls if c.records) < 2:
+        return None  # fewer than two arms with records: nothing to compare
+    types = eng.types(tool)
+    usable = [f for f in _comparable(eng, tool) if len(distinct(rows, f, types[f])) >= 2]
+    if not usable:
+        return None
+    field = rng.choice(usable)
+    step = ReduceChoice(rng.choice(("max", "min")), field)
+    keep = _kept(rows, step, types)
+    win = d.fresh(f"{name}_{step.op}")
+    stmts.append(n.Binding(name=win, node=n.Drv(source=(name,), steps=(reducer_node(step),))))
+    taken: set[str] = set()
+    answer = n.AnswerStmt(fields=(
+        n.AnswerField(name=_answer_name(param, taken), expr=n.Ref(parts=(win, "__arm"))),
+        n.AnswerField(name=_answer_name(field, taken), expr=n.Ref(parts=(win, field))),
+    ))
+    winners = [dict(rows[i]) for i in sorted(keep)]
+    draft = Draft(body=tuple(stmts), last=win, last_tool=tool, rows=tuple(winners),
+                  tools=(tool,), names=frozenset({name, win}), edges=(edge,))
+    return draft, answer
+
+
+def _kept(rows: Sequence[Mapping[str, Any]], step: ReduceChoice,
+          types: Mapping[str, FieldType]) -> set[int]:
+    return set(REDUCERS[step.op].reference(rows, step.field, step.pivot, types[step.field]))
+
+
+async def cmp(eng: Engine, rng: random.Random, length: int,
+              target: str | None = None) -> Built | None:
+    """A comparison of one tool over 2 … φ argument values, answered by the winning arm."""
+    head = await compare_head(eng, rng)
+    if head is None:
+        return None
+    d, answer = head
+    return Built(d.body, answer, d.edges, d, "cmp")
+
+
+# ---------------------------------------------------------------- conditional
+
+def _two_narrowings(eng: Engine, draft: Draft, edge: GraphEdge,
+                    rng: random.Random) -> tuple[JunctionPlan, JunctionPlan] | None:
+    fields = [b.field for b in edge.bindings]
+    types = eng.types(draft.last_tool)
+    if any(f not in types for f in fields):
+        return None
+    plans = narrowings(eng.columns(draft), fields, types, phi=eng.phi, rng=rng)
+    if len(plans) < 2:
+        return None
+    a, b = rng.sample(plans, 2)
+    return a, b
+
+
+async def conditional(eng: Engine, draft: Draft, rng: random.Random, *,
+                      pure: bool = False) -> Draft | None:
+    """``draft`` continued by an ``if`` narrowing its last relation two ways and the call that
+    reads the result (see the module doc); None when no edge allows it. ``pure`` wants both
+    narrowings to hand on one value (a ``seq``, no fan)."""
+    x, count = draft.last, len(draft.rows)
+    if count < 2:
+        return None
+    for edge in eng.ranked(draft, rng)[: eng.tries]:
+        pair = _two_narrowings(eng, draft, edge, rng)
+        if pair is None:
+            continue
+        then_jp, else_jp = pair
+        if _passes_through(draft, then_jp) or _passes_through(draft, else_jp):
+            continue
+        if pure and "fan" in (then_jp.handoff, else_jp.handoff):
+            continue
+        pick = draft.fresh(f"{x}_pick")
+        d = draft.with_([], names=[pick])
+        threshold = count - 1 if rng.random() < 0.5 else count
+        cond = n.PredCmp(op=">", left=n.FuncCall(name="count", args=(n.NameExpr(name=x),)),
+                         right=n.NumberLit(value=threshold))
+
+        def branch(jp: JunctionPlan, pick: str = pick) -> tuple[n.Stmt, ...]:
+            return (n.Binding(name=pick, node=n.Drv(
+                source=(x,), steps=tuple(reducer_node(s) for s in jp.steps))),)
+
+        fan = "fan" in (then_jp.handoff, else_jp.handoff)
+        use = then_jp if not fan or then_jp.handoff == "fan" else else_jp
+        try:
+            lits = eng.literal_args(edge.target, eng.args.edge_args(edge, rng))
+        except (KeyError, ValueError):
+            continue
+        name = d.fresh(edge.target.partition(".")[2])
+        call = eng.call(edge.target, [*eng.handoff_args(edge, pick, use), *lits])
+        runs = []
+        for pred in (cond, n.PredNot(operand=cond)):
+            stmts: list[n.Stmt] = [
+                n.IfStmt(cond=pred, then=branch(then_jp), orelse=branch(else_jp)),
+                n.Binding(name=name, node=call)]
+            ex = await eng.execute((*draft.body, *stmts), eng.count_answer(name))
+            runs.append(ex)
+        if any(ex is None or not ex.result.ok or not ex.records_of(eng.memo, name)
+               for ex in runs):
+            continue
+        ex0 = runs[0]
+        assert ex0 is not None
+        rows = ex0.records_of(eng.memo, name) or []
+        ran = then_jp if count > threshold else else_jp
+        stmts = [n.IfStmt(cond=cond, then=branch(then_jp), orelse=branch(else_jp)),
+                 n.Binding(name=name, node=call)]
+        return d.with_(stmts, names=[name], last=name, last_tool=edge.target,
+                       rows=tuple(rows), tools=(*draft.tools, edge.target),
+                       edges=(*draft.edges, edge), junctions=(*draft.junctions, ran))
+    return None
+
+
+async def cond(eng: Engine, rng: random.Random, length: int,
+               target: str | None = None) -> Built | None:
+    """A root, an ``if`` and the call reading its result, then up to ``length - 2`` edges;
+    aimed at Cond, only ``seq`` junctions."""
+    d = await start(eng, rng)
+    if d is None:
+        return None
+    pure = target == "Cond"
+    c = await conditional(eng, d, rng, pure=pure)
+    if c is None:
+        return None
+    c = await grow(eng, c, max(0, length - 2), rng, prefer="seq",
+                   kinds=KINDS["Seq"] if pure else None)
+    return Built(c.body, answer_of(eng, c, rng), c.edges, c, "cond")
+
+
+# ---------------------------------------------------------------- mixed
+
+async def mixed(eng: Engine, rng: random.Random, length: int,
+                target: str | None = None) -> Built | None:
+    """Two structures composed (see the module doc): the combinations are tried in a random
+    order until one works."""
+    combos = ["cmp+chain", "chain+sem", "chain+cond", "fan+sem", "drv+fan"]
+    rng.shuffle(combos)
+    for combo in combos[:3]:
+        got = await _combo(eng, rng, length, combo)
+        if got is not None:
+            return got
+    return None
+
+
+async def _combo(eng: Engine, rng: random.Random, length: int, combo: str) -> Built | None:
+    if combo == "cmp+chain":
+        head = await compare_head(eng, rng)
+        if head is None:
+            return None
+        d = await grow(eng, head[0], max(1, length - 1), rng)
+        if not d.edges:
+            return None
+        return Built(d.body, answer_of(eng, d, rng), d.edges, d, combo)
+    s0 = await start(eng, rng)
+    if s0 is None:
+        return None
+    d = s0
+    if combo == "drv+fan":
+        d = await grow(eng, d, max(2, length), rng, need="drv")
+        if not any(j.kind == "fan" for j in d.junctions):
+            d = await grow(eng, d, 1, rng, need="fan")
+        if not d.edges:
+            return None
+        return Built(d.body, answer_of(eng, d, rng), d.edges, d, combo)
+    if combo == "chain+cond":
+        d = await grow(eng, d, max(1, length - 2), rng)
+        c = await conditional(eng, d, rng)
+        if c is None:
+            return None
+        return Built(c.body, answer_of(eng, c, rng), c.edges, c, combo)
+    d = await grow(eng, d, max(1, length - 1), rng, prefer="fan" if combo == "fan+sem" else "any")
+    return await parallel_tail(eng, d, rng)
+
+
+GENERATORS = {"chain": chain, "sem": sem, "cmp": cmp, "cond": cond, "mixed": mixed}
+"""Generator by name: ``(engine, rng, length, target) -> Built | None``; ``target`` (a
+structure type or None) narrows the junction kinds the generator accepts."""
