@@ -84,6 +84,7 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
                          "their priors\n")
     catalog = _catalog(graph.catalog.modules, graph.catalog.search_paths)
     knobs: dict[str, Any] = {"n": args.n, "seed": args.seed, "phi": args.phi,
+                             "width": args.width,
                              "batch": args.batch, "max_attempts": args.max_attempts,
                              "resolve": not args.no_resolve, "templates": args.templates}
     mix, lengths = _pairs(args.mix, "mix"), _pairs(args.lengths, "lengths", int)
@@ -192,10 +193,13 @@ def add_synth_parser(sub: Any) -> None:
     p.add_argument("--graph", metavar="GSTAR.json",
                    help="the refined graph (default: the G* shipped with edgedsl)")
     p.add_argument("--phi", type=int, default=5, help="fan-out budget φ (5)")
+    p.add_argument("--width", type=int, default=3,
+                   help="values a narrowing keeps, comparison arms, group branches: at most "
+                        "this many (≤ φ; 3)")
     p.add_argument("--mix", metavar="TYPE=SHARE,…",
                    help="structure mix, e.g. Seq=1,Sem=1 (default: the recipe's)")
     p.add_argument("--lengths", metavar="EDGES=WEIGHT,…",
-                   help="chain lengths in edges, e.g. 1=0.25,2=0.4,3=0.25,4=0.1")
+                   help="chain lengths in edges (default 1=0.1,2=0.3,3=0.35,4=0.25)")
     p.add_argument("--batch", type=int, default=32,
                    help="attempts scheduled together, split across the workers (32)")
     p.add_argument("--workers", type=int,

@@ -11,7 +11,7 @@ that made them, and those records. :class:`Engine` holds G*, the catalog and a m
   junction typed from the records observed (:func:`~edgedsl.synth.junction.type_junction`),
   the new call run; the first of ``tries`` edges whose call returns records is kept (edges
   whose junction is of a kind the caller does not want, or would make the previous call
-  decorative, are passed over before anything runs);
+  decorative — :func:`decorative` — are passed over before anything runs);
 * :meth:`Engine.execute` — emit the draft as a formatted module, compile and run it.
 
 Every step runs the whole draft again (compiled from its formatted text, exactly as the final
@@ -46,14 +46,16 @@ from ..types import FieldType
 from .junction import Columns, JunctionPlan, ReduceChoice, type_junction
 from .memo import MemoBackend
 
-__all__ = ["Draft", "Engine", "Executed", "emit_module", "reducer_node", "value_literal"]
+__all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "reducer_node",
+           "value_literal"]
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
 
 
 @dataclass(frozen=True)
 class Draft:
-    """A trajectory under construction (see the module doc)."""
+    """A trajectory under construction (see the module doc); ``received`` holds the values
+    (as text) the last call was handed, by junctions and literal arguments."""
 
     body: tuple[n.Stmt, ...]
     last: str
@@ -63,6 +65,7 @@ class Draft:
     edges: tuple[GraphEdge, ...] = ()
     junctions: tuple[JunctionPlan, ...] = ()
     names: frozenset[str] = frozenset()
+    received: frozenset[str] = frozenset()
 
     def fresh(self, base: str) -> str:
         """A binding name derived from ``base`` not used yet in the draft."""
@@ -140,13 +143,16 @@ def value_literal(v: object) -> n.Literal_:
 
 @dataclass
 class Engine:
-    """G*, the catalog and a memoising backend, with the moves of synthesis."""
+    """G*, the catalog and a memoising backend, with the moves of synthesis. ``width`` (≤ φ)
+    bounds the values a narrowing keeps, the arms of a comparison and the branches of a
+    group: the knob of the share of parallel calls."""
 
     graph: ToolGraph
     catalog: Catalog
     backend: Backend
     phi: int = 5
     tries: int = 3
+    width: int = 3
     memo: MemoBackend = field(init=False)
 
     def __post_init__(self) -> None:
@@ -242,7 +248,7 @@ class Engine:
         if not rows:
             return None
         return Draft(body=body, last=name, last_tool=tool, rows=tuple(rows), tools=(tool,),
-                     names=frozenset({name}))
+                     names=frozenset({name}), received=_literal_texts(args))
 
     def ranked(self, draft: Draft, rng: random.Random) -> list[GraphEdge]:
         """The runnable out-edges of the draft's last tool to tools not used yet, in the order
@@ -286,7 +292,7 @@ class Engine:
         if kinds is not None and "drv" not in kinds \
                 and len(cols.distinct(fields[0])) > self.phi:
             return None
-        return type_junction(cols, fields, types, phi=self.phi, rng=rng,
+        return type_junction(cols, fields, types, phi=self.phi, rng=rng, width=self.width,
                              prefer=prefer, single=single)  # type: ignore[arg-type]
 
     def columns(self, draft: Draft) -> Columns:
@@ -315,8 +321,8 @@ class Engine:
             jp = self.junction(draft, edge, rng, prefer=prefer, kinds=kinds)
             if jp is None or (kinds is not None and jp.kind not in kinds):
                 continue
-            if draft.junctions and jp.handed == draft.junctions[-1].handed:
-                continue  # the draft's last call would be decorative
+            if decorative(draft, jp):
+                continue
             runs += 1
             grown = await self.follow(draft, edge, jp, rng)
             if grown is not None:
@@ -343,7 +349,27 @@ class Engine:
         taken = [s.name for s in stmts if isinstance(s, n.Binding)]
         return draft.with_(stmts, names=taken, last=name, last_tool=edge.target,
                            rows=tuple(rows), tools=(*draft.tools, edge.target),
-                           edges=(*draft.edges, edge), junctions=(*draft.junctions, jp))
+                           edges=(*draft.edges, edge), junctions=(*draft.junctions, jp),
+                           received=jp.handed | _literal_texts(lits))
+
+
+def decorative(draft: Draft, jp: JunctionPlan) -> bool:
+    """True when handing ``jp`` on would make the draft's last call decorative: no ``drv``
+    chooses among its records and it would hand on only values it was handed (the rule of
+    :mod:`edgedsl.synth.resolve`)."""
+    from .resolve import hands_on_only_inputs
+
+    return not jp.steps and hands_on_only_inputs(jp.handed, draft.received)
+
+
+def _literal_texts(args: Sequence[n.Arg]) -> frozenset[str]:
+    """The values of literal arguments, as text (dates as ISO text)."""
+    out = set()
+    for a in args:
+        v = a.value
+        if isinstance(v, n.StringLit | n.NumberLit | n.DateLit | n.BoolLit):
+            out.add(str(v.value))
+    return frozenset(out)
 
 
 _OP_WORD = {"max": "top", "min": "bottom", "ge": "big", "le": "small", "eq": "only",

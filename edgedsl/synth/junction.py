@@ -199,13 +199,14 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
                   types: Mapping[str, FieldType], *, phi: int = 5,
                   rng: random.Random | None = None,
                   prefer: Literal["any", "seq", "fan"] = "any",
-                  single: bool = False) -> JunctionPlan | None:
+                  single: bool = False, width: int | None = None) -> JunctionPlan | None:
     """Type the junction handing ``fields`` (primary first) of ``rows`` downstream; None when the
     primary field has no value at all, or a secondary none where the primary is handed off
     (see the module doc). ``rows`` may be a :class:`Columns` of them (its coerced columns are
     reused). ``prefer`` breaks the draw among reducers toward one hand-off kind when both are
     possible; ``single`` asks for one value (a ``most_frequent`` step narrows a fan to a
-    seq)."""
+    seq). ``width`` (≤ φ) bounds the values a narrowing keeps (a junction of 2 … φ values
+    needs no narrowing and keeps them all)."""
     rng = rng or random.Random(0)
     cols = rows if isinstance(rows, Columns) else Columns(rows, types)
     primary = fields[0]
@@ -217,7 +218,7 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
     if d <= phi:
         handoff: Literal["seq", "fan"] = "seq" if d == 1 else "fan"
     else:
-        cands = _candidates(cols, primary, phi)
+        cands = _candidates(cols, primary, min(phi, width or phi))
         informative = [c for c in cands if c[0].op != "most_frequent" or c[0].field != primary]
         pool = informative or cands
         if prefer != "any":
@@ -248,7 +249,7 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
 
 def narrowings(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[str],
                types: Mapping[str, FieldType], *, phi: int = 5,
-               rng: random.Random | None = None) -> list[JunctionPlan]:
+               rng: random.Random | None = None, width: int | None = None) -> list[JunctionPlan]:
     """Every ``drv`` narrowing of ``rows`` that leaves 1 … φ distinct values of the primary
     field (one per working reducer, secondaries narrowed as :func:`type_junction` does), for a
     conditional to choose two from; empty when the primary has no value."""
@@ -259,7 +260,7 @@ def narrowings(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[str
     if d == 0:
         return []
     out: list[JunctionPlan] = []
-    for step, kept in _candidates(cols, primary, phi):
+    for step, kept in _candidates(cols, primary, min(phi, width or phi)):
         handoff: Literal["seq", "fan"] = "seq" if len(cols.distinct(primary, kept)) == 1 \
             else "fan"
         narrowed = _narrow_secondaries(cols, kept, fields, handoff)

@@ -45,7 +45,7 @@ DEFAULT_MIX: dict[str, float] = {"Mixed": 0.367, "Drv": 0.197, "Sem": 0.170, "Se
                                  "Cmp": 0.090, "Cond": 0.028, "Fan": 0.027}
 """The recipe's structure mix (REFERENCE.md, EDGE phase B), the default quota shares."""
 
-DEFAULT_LENGTHS: dict[int, float] = {1: 0.25, 2: 0.40, 3: 0.25, 4: 0.10}
+DEFAULT_LENGTHS: dict[int, float] = {1: 0.10, 2: 0.30, 3: 0.35, 4: 0.25}
 """Edges per chain (before fan-outs), drawn with these weights."""
 
 class SynthConfig(BaseModel):
@@ -55,6 +55,7 @@ class SynthConfig(BaseModel):
     n: int = Field(default=100, ge=1)
     seed: int = 0
     phi: int = Field(default=5, ge=2)
+    width: int = Field(default=3, ge=2)
     mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX))
     lengths: dict[int, float] = Field(default_factory=lambda: dict(DEFAULT_LENGTHS))
     tries: int = Field(default=3, ge=1)

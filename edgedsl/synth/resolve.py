@@ -1,11 +1,14 @@
 """The execution-grounded filters: decorative chains and the independent re-solve.
 
 **Decorative chain.** A call is decorative when removing it would leave the answer unchanged:
-it is not read by the answer, and the values it hands on are exactly the values it was handed
-(``nec.gusigun(sgId: seq e.sgId)`` feeding ``nec.jobs(sgId: seq gusigun.sgId)``: ``jobs`` could
-read ``e.sgId`` directly). :func:`decorative_steps` finds them in a run's trace: for every call
-step with incoming junctions, the set of values its outgoing junctions (direct, or through a
-``drv`` of it) passed is compared with the set its incoming junctions passed.
+the answer does not read it, every junction reads it directly (no ``drv`` chooses among its
+records), and every value it hands on is a value it was handed — by a junction or as a literal
+argument (``nec.gusigun(sgId: seq e.sgId)`` feeding ``nec.jobs(sgId: seq gusigun.sgId)``:
+``jobs`` could read ``e.sgId`` directly). A call read through a ``drv`` is not decorative even
+when it hands on one of its inputs: which one depends on its records (a fan over three codes
+narrowed to the code with the largest value). :func:`decorative_steps` finds them in a run's
+trace, comparing values as text; :func:`hands_on_only_inputs` is the value rule, which
+synthesis applies before it extends a draft.
 
 **Re-solve.** :func:`resolve` parses and compiles the emitted text afresh (nothing of the
 synthesis run is reused) and runs it on another backend (a fresh world); the answer must equal
@@ -14,7 +17,7 @@ the synthesized one. It returns the rejection reason, or None.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +30,7 @@ from ..runtime.result import RunResult
 from ..source import Source
 from .filters import Rejection
 
-__all__ = ["answer_key", "decorative_steps", "resolve"]
+__all__ = ["answer_key", "decorative_steps", "hands_on_only_inputs", "resolve", "value_texts"]
 
 
 def answer_key(answer: Any) -> bytes:
@@ -35,8 +38,16 @@ def answer_key(answer: Any) -> bytes:
     return orjson.dumps(answer, option=orjson.OPT_SORT_KEYS, default=str)
 
 
-def _value_set(values: Sequence[Any]) -> frozenset[bytes]:
-    return frozenset(answer_key(v) for v in values)
+def value_texts(values: Iterable[Any]) -> frozenset[str]:
+    """Values compared as text (a date as ISO text, a number as its digits)."""
+    return frozenset(str(v) for v in values if v is not None)
+
+
+def hands_on_only_inputs(passed: Iterable[str], received: Iterable[str]) -> bool:
+    """The decorative-call rule: every value handed on (``passed``, as text) is one the call
+    was handed (``received``)."""
+    got = frozenset(passed)
+    return bool(got) and got <= frozenset(received)
 
 
 def _names(expr: n.Expr | None, out: set[str]) -> None:
@@ -84,21 +95,24 @@ def decorative_steps(traj: n.Trajectory, result: RunResult) -> list[str]:
             name = drv_source[name]
         return name
 
-    received: dict[str, set[bytes]] = {}
-    passed: dict[str, set[bytes]] = {}
-    readers: dict[str, int] = {}
+    received: dict[str, set[str]] = {}
+    passed: dict[str, set[str]] = {}
+    narrowed: set[str] = set()  # calls some junction reads through a drv
     for st in result.trace.steps:
         for j in st.junctions:
             src = origin(j.source)
-            passed.setdefault(src, set()).update(_value_set(j.values))
-            readers[src] = readers.get(src, 0) + 1
-            received.setdefault(st.id, set()).update(_value_set(j.values))
+            passed.setdefault(src, set()).update(value_texts(j.values))
+            if src != j.source:
+                narrowed.add(src)
+        for c in st.calls:
+            received.setdefault(st.id, set()).update(value_texts(
+                v for v in c.args.values() if not isinstance(v, list | dict)))
     used = {origin(a) for a in answered} | answered
     out = []
     for st in result.trace.steps:
-        if st.kind != "call" or st.id in used or st.id not in received or st.id not in passed:
+        if st.kind != "call" or st.id in used or st.id in narrowed or st.id not in passed:
             continue
-        if received[st.id] and received[st.id] == passed[st.id]:
+        if hands_on_only_inputs(passed[st.id], received.get(st.id, ())):
             out.append(st.id)
     return out
 

@@ -39,7 +39,7 @@ from .. import nodes as n
 from ..graph.model import GraphEdge
 from ..reducers import REDUCERS
 from ..types import FieldType, ListType, is_date, is_numeric
-from .engine import Draft, Engine, reducer_node, value_literal
+from .engine import Draft, Engine, decorative, reducer_node, value_literal
 from .junction import Columns, JunctionPlan, ReduceChoice, distinct, narrowings
 
 __all__ = ["GENERATORS", "Built", "answer_of"]
@@ -84,22 +84,22 @@ def _answer_name(field: str, taken: set[str]) -> str:
     return name
 
 
-def single_fields(cols: Columns, limit: int = 2,
-                  echo: frozenset[str] = frozenset()) -> list[str]:
+def single_fields(cols: Columns, limit: int = 2, echo: frozenset[str] = frozenset(),
+                  avoid: frozenset[str] = frozenset()) -> list[str]:
     """Up to ``limit`` fields holding exactly one value in the records of ``cols`` (names, then
     numbers, then dates), skipping lists, text longer than 60 characters and values in ``echo``
-    (the values the call was handed: answering them would answer nothing)."""
-    out = []
+    (the values the call was handed: answering them would answer nothing); fields named in
+    ``avoid`` (the upstream tool's, which the records echo) only when nothing else is left."""
+    ok = []
     for f, t in sorted(cols.types.items(), key=lambda kv: (_field_rank(*kv), kv[0])):
         if isinstance(t, ListType) or f.startswith("__"):
             continue
         vals = cols.distinct(f)
         if len(vals) == 1 and str(vals[0]) not in echo \
                 and not (isinstance(vals[0], str) and len(vals[0]) > 60):
-            out.append(f)
-        if len(out) >= limit:
-            break
-    return out
+            ok.append(f)
+    fresh = [f for f in ok if f not in avoid]
+    return (fresh + [f for f in ok if f in avoid])[:limit]
 
 
 def answer_of(eng: Engine, draft: Draft, rng: random.Random) -> n.AnswerStmt:
@@ -107,9 +107,11 @@ def answer_of(eng: Engine, draft: Draft, rng: random.Random) -> n.AnswerStmt:
     holds several records (see the module doc)."""
     taken: set[str] = set()
     echo = draft.junctions[-1].handed if draft.junctions else frozenset()
+    before = draft.tools[-2] if len(draft.tools) > 1 else None
+    avoid = frozenset(eng.types(before)) if before else frozenset()
     fields = [n.AnswerField(name=_answer_name(f, taken), expr=n.Ref(parts=(draft.last, f)))
               for f in single_fields(eng.columns(draft), limit=rng.choice((1, 2, 2)),
-                                     echo=echo)]
+                                     echo=echo, avoid=avoid)]
     if len(draft.rows) > 1 or not fields:
         fields.append(n.AnswerField(name=_answer_name("count", taken), expr=n.FuncCall(
             name="count", args=(n.NameExpr(name=draft.last),))))
@@ -117,11 +119,6 @@ def answer_of(eng: Engine, draft: Draft, rng: random.Random) -> n.AnswerStmt:
 
 
 # ---------------------------------------------------------------- chain
-
-def _passes_through(draft: Draft, jp: JunctionPlan) -> bool:
-    """True when ``jp`` would hand on exactly what the draft's last call was handed (that call
-    would be decorative: see :mod:`edgedsl.synth.resolve`)."""
-    return bool(draft.junctions) and jp.handed == draft.junctions[-1].handed
 
 
 KINDS: dict[str, frozenset[str]] = {"Seq": frozenset({"seq"}), "Fan": frozenset({"seq", "fan"}),
@@ -197,15 +194,16 @@ async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
     to one value each by a ``drv`` when needed). With ``pure``, a relation that would need the
     ``drv`` instead gives the group *literal* shared values, taken from one of its records, and
     the group alone makes the program (the shared argument of a Semantic-parallel task)."""
-    edges = _sem_edges(eng, draft, rng, rng.choice((2, 2, 3)))
+    edges = _sem_edges(eng, draft, rng, min(max(2, eng.width), rng.choice((2, 2, 3))))
     if len(edges) < 2:
         return None
     fields = list(dict.fromkeys(b.field for e in edges for b in e.bindings))
     types = eng.types(draft.last_tool)
     from .junction import type_junction
 
-    jp = type_junction(eng.columns(draft), fields, types, phi=eng.phi, rng=rng, single=True)
-    if jp is None or _passes_through(draft, jp):
+    jp = type_junction(eng.columns(draft), fields, types, phi=eng.phi, rng=rng, single=True,
+                       width=eng.width)
+    if jp is None or decorative(draft, jp):
         return None
     if pure and jp.steps:
         return await _literal_group(eng, draft, edges, fields, rng)
@@ -271,7 +269,9 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
         rows = ex.records_of(eng.memo, f"{group}.{b.name}")
         if not rows:
             return None
-        one = single_fields(Columns(rows, eng.types(e.target)), limit=1, echo=jp.handed)
+        others = frozenset(f for x in edges if x is not e for f in eng.types(x.target))
+        one = single_fields(Columns(rows, eng.types(e.target)), limit=1, echo=jp.handed,
+                            avoid=others | frozenset(eng.types(draft.last_tool)))
         if one:
             expr: n.Expr = n.Ref(parts=(group, b.name, one[0]))
             fields_out.append(n.AnswerField(name=_answer_name(f"{b.name}_{one[0]}", taken),
@@ -334,7 +334,7 @@ async def compare_head(eng: Engine, rng: random.Random) -> tuple[Draft, n.Answer
         values = [_scalar(v) for v in distinct(src.rows, b.field, types0[b.field])]
         if len(values) < 2:
             continue
-        k = rng.randint(2, min(eng.phi, len(values)))
+        k = rng.randint(2, max(2, min(eng.width, eng.phi, len(values))))
         picked = rng.sample(values, k)
         got = await _compare(eng, edge, b.param, picked, rng)
         if got is not None:
@@ -405,7 +405,7 @@ def _two_narrowings(eng: Engine, draft: Draft, edge: GraphEdge,
     types = eng.types(draft.last_tool)
     if any(f not in types for f in fields):
         return None
-    plans = narrowings(eng.columns(draft), fields, types, phi=eng.phi, rng=rng)
+    plans = narrowings(eng.columns(draft), fields, types, phi=eng.phi, rng=rng, width=eng.width)
     if len(plans) < 2:
         return None
     a, b = rng.sample(plans, 2)
@@ -425,8 +425,6 @@ async def conditional(eng: Engine, draft: Draft, rng: random.Random, *,
         if pair is None:
             continue
         then_jp, else_jp = pair
-        if _passes_through(draft, then_jp) or _passes_through(draft, else_jp):
-            continue
         if pure and "fan" in (then_jp.handoff, else_jp.handoff):
             continue
         pick = draft.fresh(f"{x}_pick")

@@ -102,7 +102,8 @@ class WorkerState:
              verifier: Backend | None = None, llm: Any = None) -> WorkerState:
         """The state of one process for a run with ``config``
         (a :class:`~edgedsl.synth.pipeline.SynthConfig`)."""
-        eng = Engine(graph, catalog, backend, phi=config.phi, tries=config.tries)
+        eng = Engine(graph, catalog, backend, phi=config.phi, tries=config.tries,
+                     width=min(config.width, config.phi))
         return cls(eng, config.seed, config.phi, dict(config.lengths), verifier, llm,
                    Path(config.templates) if config.templates else None)
 

@@ -141,6 +141,6 @@ def test_a_chat_model_paraphrases_and_checks_through_the_run(tmp_path: Path) -> 
         app.handler = lambda seen: ok({"query": "무엇이든", "ok": False, "reason": "vague"})
         rep = asyncio.run(synthesize(light_graph(), light_catalog(), mk(), tmp_path / "no",
                                      SynthConfig(n=2, seed=3, mix={"Seq": 1}, batch=4,
-                                                 max_attempts=4), fresh=mk, llm=client))
+                                                 max_attempts=16), fresh=mk, llm=client))
         assert rep.written == 0
         assert rep.filters.rejections["static"]["model_rejected"] >= 1

@@ -10,7 +10,7 @@ import pytest
 
 from edgedsl import api
 from edgedsl.runtime.backends import make_backend
-from edgedsl.synth.resolve import answer_key, decorative_steps, resolve
+from edgedsl.synth.resolve import answer_key, decorative_steps, hands_on_only_inputs, resolve
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "world"
 
@@ -46,6 +46,30 @@ def test_a_call_that_hands_on_what_it_was_handed_is_decorative(world) -> None:
                                 "answer { n: count(educations), areas: count(gusigun) }")
     traj, res = _run(used, world)
     assert decorative_steps(traj, res) == []
+
+
+def test_echoing_a_literal_argument_is_decorative_choosing_by_a_drv_is_not(world) -> None:
+    echo = """use nec
+
+trajectory t "q" {
+  gusigun = nec.gusigun(sgId: "20240410") pages 1
+  educations = nec.educations(sgId: seq gusigun.sgId) pages 1
+  answer count(educations)
+}
+"""
+    traj, res = _run(echo, world)
+    assert decorative_steps(traj, res) == ["gusigun"]
+    chosen = PASS_THROUGH.replace("educations = nec.educations(sgId: seq gusigun.sgId)",
+                                  "pick = drv gusigun | most_frequent sgId\n"
+                                  "  educations = nec.educations(sgId: seq pick.sgId)")
+    traj, res = _run(chosen, world)
+    assert decorative_steps(traj, res) == []
+
+
+def test_the_value_rule() -> None:
+    assert hands_on_only_inputs({"a"}, {"a", "b"})
+    assert not hands_on_only_inputs({"a", "c"}, {"a", "b"})
+    assert not hands_on_only_inputs(set(), {"a"})
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.edge")), ids=lambda p: p.stem)
