@@ -110,7 +110,7 @@ def quotas(total: int, mix: Mapping[str, float]) -> dict[str, int]:
     return {k: out.get(k, 0) for k in STRUCTURES}
 
 
-STARVED_AFTER = 60
+STARVED_AFTER = 200
 """Attempts aimed at a type without any accepted trajectory before its quota moves."""
 
 
