@@ -1,6 +1,6 @@
 """Shared pytest configuration: Hypothesis profiles ``ci`` (default) and ``long``, and the
 ``tests/`` directory importable from every test directory (shared helpers such as
-``loopback``).
+``loopback``), and the fake chat endpoint as fixtures (``llm_served``, ``fake``).
 
 Select the long profile with ``EDGEDSL_PROFILE=long``.
 """
@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -23,3 +26,23 @@ settings.load_profile(os.environ.get("EDGEDSL_PROFILE", "ci"))
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture(scope="module")
+def llm_served() -> Iterator[tuple[Any, str]]:
+    """The fake OpenAI-compatible endpoint (``graph/fake_llm.py``) served on 127.0.0.1 for a
+    module: the app and its base URL."""
+    from graph.fake_llm import FakeLLM, serve
+
+    app = FakeLLM()
+    with serve(app) as url:
+        yield app, url
+
+
+@pytest.fixture
+def fake(llm_served: tuple[Any, str]) -> Iterator[Any]:
+    """The module's fake endpoint, forgetting its script and requests around each test."""
+    app = llm_served[0]
+    app.reset()
+    yield app
+    app.reset()

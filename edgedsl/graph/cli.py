@@ -271,6 +271,16 @@ def _backend_args(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--record", metavar="STORE", help="record every response into STORE")
 
 
+def _llm_args(sp: argparse.ArgumentParser, purpose: str) -> None:
+    """``--llm-url``, ``--llm-model``, ``--llm-key-env``: an optional chat model for
+    ``purpose``."""
+    sp.add_argument("--llm-url", metavar="URL",
+                    help=f"{purpose} at this OpenAI-compatible base URL")
+    sp.add_argument("--llm-model", metavar="NAME", help="the chat model's name")
+    sp.add_argument("--llm-key-env", metavar="VAR", default="EDGEDSL_LLM_KEY",
+                    help="environment variable holding the endpoint's key (EDGEDSL_LLM_KEY)")
+
+
 def add_graph_parser(sub: Any) -> None:
     """Add ``graph`` and its commands to the CLI's subparsers."""
     sp = sub.add_parser("graph", help="EDGE phase A: the tool-dependency graph G and G*")
@@ -286,11 +296,7 @@ def add_graph_parser(sub: Any) -> None:
     p.add_argument("--k-cross", type=int, default=10, help="targets per tool, other domains (10)")
     p.add_argument("--no-probe", action="store_true",
                    help="do not call tools to observe default values")
-    p.add_argument("--llm-url", metavar="URL",
-                   help="score candidates with a chat model at this OpenAI-compatible base URL")
-    p.add_argument("--llm-model", metavar="NAME", help="the chat model's name")
-    p.add_argument("--llm-key-env", metavar="VAR", default="EDGEDSL_LLM_KEY",
-                   help="environment variable holding the endpoint's key (EDGEDSL_LLM_KEY)")
+    _llm_args(p, "score candidates with a chat model")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     _backend_args(p)
     p.set_defaults(func=cmd_graph_build)

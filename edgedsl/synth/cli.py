@@ -23,6 +23,7 @@ from ..graph.cli import (
     _backend_args,
     _catalog,
     _close,
+    _llm_args,
     _load,
     _usage,
 )
@@ -209,12 +210,7 @@ def add_synth_parser(sub: Any) -> None:
                    help="skip the re-solve filter (recompile and rerun on a fresh world)")
     p.add_argument("--templates", metavar="DIR",
                    help="query templates overriding the shipped ones, file by file")
-    p.add_argument("--llm-url", metavar="URL",
-                   help="paraphrase queries and check tasks with a chat model at this "
-                        "OpenAI-compatible base URL")
-    p.add_argument("--llm-model", metavar="NAME", help="the chat model's name")
-    p.add_argument("--llm-key-env", metavar="VAR", default="EDGEDSL_LLM_KEY",
-                   help="environment variable holding the endpoint's key (EDGEDSL_LLM_KEY)")
+    _llm_args(p, "paraphrase queries and check tasks with a chat model")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _backend_args(p)
     p.set_defaults(func=cmd_synth_run)

@@ -305,8 +305,3 @@ def _save(outdir: Path, report: SynthReport, records: list[TaskRecord]) -> None:
     write_atomic(outdir / "report.json",
                  orjson.dumps(report.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
 
-
-def structure_counts(records: list[TaskRecord]) -> dict[str, int]:
-    """Trajectories per structure type."""
-    c = Counter(r.structure for r in records)
-    return {k: c.get(k, 0) for k in STRUCTURES}

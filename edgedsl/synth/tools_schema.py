@@ -5,10 +5,11 @@ function-name mapping, and the deterministic choice of the tools exposed to each
 are ``platform.tool``. :func:`tool_name` maps ``dart.company`` → ``dart__company`` (the dot
 becomes a double underscore) and :func:`tool_qualname` is its inverse. edgedsl names are
 ``[A-Za-z_가-힣][A-Za-z0-9_가-힣]*``, so two rare cases need an escape, written with ``-`` (which no
-edgedsl name contains): a character outside ``[A-Za-z0-9_]`` (Hangul) becomes ``-XXXX-`` (its code
-point in lower-case hex), and a platform name that contains ``__`` or ends with ``_`` has each of
-its underscores written ``-5f-``, so that the first ``__`` of a function name is always the
-separator. A name longer than 64 characters after mapping is an :class:`ExportError`.
+edgedsl name contains): a character outside ``[A-Za-z0-9_]`` (Hangul) becomes its code point in
+lower-case hex between two ``-`` (``명`` → ``-ba85-``), and a platform name that contains
+``__`` or ends with ``_`` has each of its underscores written ``-5f-``, so that the first
+``__`` of a function name is always the separator. A name longer than 64 characters after
+mapping is an :class:`ExportError`.
 
 **Exposed tools.** A task is shown the tools its program uses and calls, plus *distractors*: other
 tools of the same platforms (from the catalog the task's file was checked against), up to

@@ -6,11 +6,10 @@ import asyncio
 import gc
 import logging
 import pickle
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fake_llm import FakeLLM, Reply, Seen, fail, free_port_url, ok, serve
+from fake_llm import FakeLLM, Reply, Seen, fail, free_port_url, ok
 from pydantic import BaseModel, Field
 
 from edgedsl.llm import (
@@ -31,24 +30,9 @@ class Verdict(BaseModel):
     label: str = ""
 
 
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[FakeLLM, str]]:
-    app = FakeLLM()
-    with serve(app) as url:
-        yield app, url
-
-
 @pytest.fixture
-def fake(served: tuple[FakeLLM, str]) -> Iterator[FakeLLM]:
-    app, _ = served
-    app.reset()
-    yield app
-    app.reset()
-
-
-@pytest.fixture
-def url(served: tuple[FakeLLM, str]) -> str:
-    return served[1]
+def url(llm_served: tuple[FakeLLM, str]) -> str:
+    return llm_served[1]
 
 
 def config(url: str, **kw: Any) -> LLMConfig:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import importlib.resources
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_llm import FakeLLM, Seen, fail, ok, serve
+from fake_llm import FakeLLM, Seen, fail, ok
 
 from edgedsl.catalog import Tool
 from edgedsl.check import load_catalog
@@ -72,23 +72,9 @@ def accounts(dart: dict[str, ToolNode]) -> Candidate:
 # ----------------------------------------------------------------------------- the fake
 
 
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[FakeLLM, str]]:
-    app = FakeLLM()
-    with serve(app) as url:
-        yield app, url
-
-
 @pytest.fixture
-def fake(served: tuple[FakeLLM, str]) -> Iterator[FakeLLM]:
-    served[0].reset()
-    yield served[0]
-    served[0].reset()
-
-
-@pytest.fixture
-def url(served: tuple[FakeLLM, str]) -> str:
-    return served[1]
+def url(llm_served: tuple[FakeLLM, str]) -> str:
+    return llm_served[1]
 
 
 def scorer(url: str, **kw: Any) -> ChatModelScorer:

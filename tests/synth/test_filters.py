@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from graph.fake_llm import FakeLLM, fail, ok, serve
+from graph.fake_llm import FakeLLM, fail, ok
 
 from edgedsl import api
 from edgedsl import nodes as n
@@ -288,23 +287,9 @@ trajectory t "q" {{
 # ----------------------------------------------------------------------------- the model check
 
 
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[FakeLLM, str]]:
-    app = FakeLLM()
-    with serve(app) as url:
-        yield app, url
-
-
 @pytest.fixture
-def fake(served: tuple[FakeLLM, str]) -> Iterator[FakeLLM]:
-    served[0].reset()
-    yield served[0]
-    served[0].reset()
-
-
-@pytest.fixture
-def client(served: tuple[FakeLLM, str]) -> LLMClient:
-    cfg = LLMConfig(base_url=served[1], model="fake-judge", attempts=2, retries=1,
+def client(llm_served: tuple[FakeLLM, str]) -> LLMClient:
+    cfg = LLMConfig(base_url=llm_served[1], model="fake-judge", attempts=2, retries=1,
                     backoff=0.001, max_backoff=0.01)
     return LLMClient(cfg, environ={}, seed=0)
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import importlib.resources
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from graph.fake_llm import FakeLLM, fail, ok, serve
+from graph.fake_llm import FakeLLM, fail, ok
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -360,23 +359,9 @@ def test_templates_never_leak_answer_values(cases: dict[str, Case], data: st.Dat
 # ----------------------------------------------------------------------------- paraphrase
 
 
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[FakeLLM, str]]:
-    app = FakeLLM()
-    with serve(app) as url:
-        yield app, url
-
-
 @pytest.fixture
-def fake(served: tuple[FakeLLM, str]) -> Iterator[FakeLLM]:
-    served[0].reset()
-    yield served[0]
-    served[0].reset()
-
-
-@pytest.fixture
-def client(served: tuple[FakeLLM, str]) -> LLMClient:
-    cfg = LLMConfig(base_url=served[1], model="fake-model", attempts=2, retries=1,
+def client(llm_served: tuple[FakeLLM, str]) -> LLMClient:
+    cfg = LLMConfig(base_url=llm_served[1], model="fake-model", attempts=2, retries=1,
                     backoff=0.001, max_backoff=0.01)
     return LLMClient(cfg, environ={}, seed=0)
 
