@@ -16,20 +16,34 @@ the client — ~100–150 ms each on a loaded 2-core machine, a pause a remote s
 never cause. ``--gc-freeze`` moves everything alive after the warm-up runs out of the
 collector's view (``gc.freeze()``), as if the world ran elsewhere; off by default.
 
+``--served`` makes it live in earnest: the world runs in its own process
+(``edgedsl world serve`` on 127.0.0.1, with the latency as its fault plan) and the trajectories
+run on the ``http`` backend, every declared host mapped to that loopback server. The world's
+own work (selecting, projecting and encoding thousands of rows) then happens where a real
+service's would, on the other side of a socket, and the makespan holds only the client: HTTP,
+decoding, normalisation, shredding, reductions and scheduling.
+
     python benchmarks/bench_live.py [--latency 0.1] [--examples 'examples/world/*.edge']
-                                    [--gc-freeze]
+                                    [--gc-freeze] [--served]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import glob
+import json
+import socket
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,8 +51,9 @@ sys.path.insert(0, str(ROOT))
 from edgedsl.api import compile as compile_source
 from edgedsl.plan import Plan, TrajectoryPlan
 from edgedsl.resources import stdlib_dir
+from edgedsl.runtime.backends import Backend
 from edgedsl.runtime.executor import run_trajectory
-from edgedsl.runtime.http import HttpOptions, make_world_backend
+from edgedsl.runtime.http import WORLD_KEY, HttpBackend, HttpOptions, make_world_backend
 from edgedsl.runtime.trace import Trace
 from edgedsl.world.engine import World
 from edgedsl.world.faults import FaultPlan, FaultRule
@@ -84,6 +99,43 @@ def critical_path(traj: TrajectoryPlan, trace: Trace, latency: float) -> tuple[f
     return max((finish(s) for s in ran), default=0.0), serial
 
 
+@contextlib.contextmanager
+def served_world(latency: float, seed: int = 0) -> Iterator[str]:
+    """``edgedsl world serve`` in a child process on a free port of 127.0.0.1, with ``latency``
+    seconds added to every call; yields its base URL and stops it on exit."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        faults = Path(tmp) / "faults.json"
+        faults.write_text(json.dumps({"rules": [{"kind": "latency", "latency": latency}]}))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "edgedsl", "world", "serve", "--port", str(port),
+             "--seed", str(seed), "--faults", str(faults)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                with contextlib.suppress(OSError), socket.create_connection(
+                        ("127.0.0.1", port), timeout=0.5):
+                    break
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    raise RuntimeError(f"the world did not start on 127.0.0.1:{port}\n{err}")
+                time.sleep(0.1)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def loopback_backend(plan: Plan, url: str) -> HttpBackend:
+    """The ``http`` backend with every host ``plan``'s tools declare mapped to ``url``."""
+    hosts = {urlsplit(t.base).hostname for t in plan.tools.values() if t.base}
+    return HttpBackend(host_map={h: url for h in hosts if h}, default_key=WORLD_KEY,
+                       environ={}, options=HttpOptions(concurrency=8))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--latency", type=float, default=0.1)
@@ -91,25 +143,43 @@ def main() -> None:
     ap.add_argument("--gc-freeze", action="store_true",
                     help="after warming up, move the world's datasets out of the cyclic "
                          "collector's view (gc.freeze), as if the world ran elsewhere")
+    ap.add_argument("--served", action="store_true",
+                    help="run the world in its own process on 127.0.0.1 and the trajectories "
+                         "on the http backend (the world's work off the client's clock)")
     args = ap.parse_args()
-
+    if args.served:
+        with served_world(0.0) as fast_url, served_world(args.latency) as slow_url:
+            run_all(args, lambda plan: loopback_backend(plan, fast_url),
+                    lambda plan: loopback_backend(plan, slow_url))
+        return
     world = World(seed=0)
     plain = make_world_backend(world=world, options=HttpOptions(concurrency=8))
     slow_world = World(seed=0, faults=FaultPlan((FaultRule("latency", latency=args.latency),)))
     slow = make_world_backend(world=slow_world, options=HttpOptions(concurrency=8))
-    print(f"gc.freeze after warm-up: {'yes' if args.gc_freeze else 'no'}")
+    # the two worlds share one seed, hence their datasets and memoised selections
+    run_all(args, lambda plan: plain, lambda plan: slow)
+
+
+def run_all(args: argparse.Namespace, plain_of: Callable[[Plan], Backend],
+            slow_of: Callable[[Plan], Backend]) -> None:
+    """Run every trajectory of ``args.examples`` warm on the plain backend (its time without
+    latency: our own processing), then on the slow one, and print makespan against bound."""
+    print(f"world: {'its own process, http backend' if args.served else 'in process'}; "
+          f"gc.freeze after warm-up: {'yes' if args.gc_freeze else 'no'}")
     print(f"{'trajectory':36} {'calls':>5} {'no-lat':>7} {'makespan':>9} {'bound':>7} "
           f"{'ratio':>6} {'serial':>7}")
     worst = 0.0
     for path in sorted(glob.glob(args.examples)):
         plan: Plan = compile_source(Path(path).read_text(), path, search_paths=[stdlib_dir()])
+        plain, slow = plain_of(plan), slow_of(plan)
         for traj in plan.trajectories:
             # warm the world's datasets and memo so that the timed run measures latency + us
             asyncio.run(run_trajectory(plan, traj.name, plain))
+            if args.served:  # the slow server is another process: warm it as well
+                asyncio.run(run_trajectory(plan, traj.name, slow))
             t = time.perf_counter()
             asyncio.run(run_trajectory(plan, traj.name, plain))
             own = time.perf_counter() - t  # the run without latency: our own processing
-            slow_world._memo = world._memo  # the same answers, already selected
             if args.gc_freeze:  # the world's datasets as a remote server's: out of our GC
                 gc.collect()
                 gc.freeze()

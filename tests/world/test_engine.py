@@ -492,3 +492,20 @@ def test_respond_headers_user_agent_screening() -> None:
     assert orjson.loads(r.body)["code"] == "SUCCESS"
     r, _ = w.respond("GET", LIST, {"crtfc_key": KEY}, {})  # other families do not screen
     assert r.status == 200
+
+
+def test_projection_drops_world_fields_per_layout_and_keeps_order() -> None:
+    """Rows of several layouts in one page: each keeps its own fields in its own order, the
+    world's ``_`` fields dropped; declared fields project every row (missing ones None)."""
+    from edgedsl.world.engine import _project
+
+    ep = Endpoint("dart", "p", "/p.json", "dart", "list")
+    rows = [{"b": 1, "_k": 0, "a": 2}, {"a": 3, "b": 4}, {"b": 5, "_k": 1, "a": 6},
+            {"_x": 9, "c": 7}]
+    got = _project(ep, rows)
+    assert got == [{"b": 1, "a": 2}, {"a": 3, "b": 4}, {"b": 5, "a": 6}, {"c": 7}]
+    assert [list(r) for r in got] == [["b", "a"], ["a", "b"], ["b", "a"], ["c"]]
+    assert all(g is not r for g, r in zip(got, rows, strict=True))  # copies: rows stay intact
+    declared = Endpoint("dart", "p", "/p.json", "dart", "list", fields=("a", "c"))
+    assert _project(declared, rows) == [{"a": 2, "c": None}, {"a": 3, "c": None},
+                                        {"a": 6, "c": None}, {"a": None, "c": 7}]
