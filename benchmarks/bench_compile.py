@@ -4,9 +4,15 @@ Measures, in the same process:
   * ours: ``edgedsl.compile`` (parse + build + check + plan) per trajectory file;
   * baseline: the parse stage alone (lark LALR building its tree over the same text), to show
     what building, checking and planning add on top of parsing;
-and prints trajectories per second for a 2,000-trajectory corpus (best of ``--repeat`` passes,
-so that other load on the machine distorts less), the ratio to the baseline, the ratio to the
-target (≥ 1,000 per second), and the median time of each stage. Never asserts on time.
+and prints trajectories per second for a 2,000-trajectory corpus, the ratio to the baseline, the
+ratio to the target (≥ 1,000 per second), and the median time of each stage. Never asserts on
+time.
+
+The machine is shared: other tenants take the core for milliseconds at a time, so one pass over
+the corpus measures them as much as us (passes of the same code differ by up to 2× here). Each
+file's compile is therefore timed in every pass, and three figures are printed: the median pass,
+the best pass, and the corpus at each file's fastest compile (the sum of per-file minima, what
+``timeit`` recommends for one operation: noise only ever adds time).
 
     python benchmarks/bench_compile.py [--n 2000] [--repeat 3]
 """
@@ -104,15 +110,23 @@ def trajectory(i: int, rng: random.Random) -> str:
     return "use fin\n\n" + "\n".join(lines) + "\n"
 
 
-def _best(fn: Callable[[Source], object], sources: list[Source], repeat: int) -> float:
-    """The shortest wall time of ``repeat`` passes of ``fn`` over ``sources``."""
-    best = float("inf")
+def _per_file(fn: Callable[[Source], object], sources: list[Source], repeat: int
+              ) -> tuple[list[float], list[float]]:
+    """``(pass times, per-file minima)`` of ``repeat`` passes of ``fn`` over ``sources``."""
+    passes: list[float] = []
+    best = [float("inf")] * len(sources)
+    clock = time.perf_counter
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for s in sources:
+        total = 0.0
+        for i, s in enumerate(sources):
+            t0 = clock()
             fn(s)
-        best = min(best, time.perf_counter() - t0)
-    return best
+            t = clock() - t0
+            total += t
+            if t < best[i]:
+                best[i] = t
+        passes.append(total)
+    return passes, best
 
 
 def _stage_medians(sources: list[Source]) -> dict[str, float]:
@@ -135,7 +149,7 @@ def _stage_medians(sources: list[Source]) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=2000, help="corpus size (default 2000)")
-    ap.add_argument("--repeat", type=int, default=3, help="passes over the corpus (default 3)")
+    ap.add_argument("--repeat", type=int, default=5, help="passes over the corpus (default 5)")
     args = ap.parse_args()
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,8 +163,9 @@ def main() -> None:
         lines = [s.line_count for s in sources]
         compile_source(sources[0])  # warm the parsers and the module / catalog memos
 
-        base = _best(parse, sources, args.repeat)
-        ours = _best(compile_source, sources, args.repeat)
+        base_passes, base_min = _per_file(parse, sources, args.repeat)
+        ours_passes, ours_min = _per_file(compile_source, sources, args.repeat)
+        base, ours = min(base_passes), min(ours_passes)
 
         # per-trajectory distribution on a small sample
         sample = []
@@ -162,13 +177,18 @@ def main() -> None:
 
     n = args.n
     print(f"corpus: {n} trajectories, {min(lines)}–{max(lines)} lines each")
-    print(f"baseline (parse only):        {n / base:10.0f} per second")
-    print(f"ours (parse + check + plan):  {n / ours:10.0f} per second")
+    print(f"baseline (parse only):        {n / base:10.0f} per second (best pass), "
+          f"{n / statistics.median(base_passes):.0f} (median pass), "
+          f"{n / sum(base_min):.0f} (per-file minima)")
+    print(f"ours (parse + check + plan):  {n / ours:10.0f} per second (best pass), "
+          f"{n / statistics.median(ours_passes):.0f} (median pass), "
+          f"{n / sum(ours_min):.0f} (per-file minima)")
     print(f"median compile of one file:   {statistics.median(sample) * 1e3:10.3f} ms")
     for stage, ms in stages.items():
         print(f"  median {stage + ':':22s}{ms:10.3f} ms")
     print(f"ratio ours / parse-only:      {base / ours:10.2f}")
-    print(f"ratio ours / target (1000/s): {n / ours / 1000:10.2f}")
+    print(f"ratio ours / target (1000/s): {n / ours / 1000:10.2f} (best pass), "
+          f"{n / sum(ours_min) / 1000:.2f} (per-file minima)")
 
 
 if __name__ == "__main__":

@@ -89,13 +89,23 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
                              "batch": args.batch, "max_attempts": args.max_attempts,
                              "resolve": not args.no_resolve, "templates": args.templates}
     mix, lengths = _pairs(args.mix, "mix"), _pairs(args.lengths, "lengths", int)
+    tail = _pairs(args.tail, "tail", int)
     if mix is not None:
         knobs["mix"] = mix
     if lengths is not None:
         knobs["lengths"] = lengths
+    if tail is not None:
+        knobs["tail"] = tail
+    if args.single is not None:
+        knobs["single"] = args.single
     try:
         cfg = SynthConfig(**knobs)
     except ValueError as exc:
+        errors = getattr(exc, "errors", None)  # a pydantic ValidationError: name the option
+        if callable(errors) and errors():
+            first = errors()[0]
+            where = str(first["loc"][0]).replace("_", "-") if first.get("loc") else "knobs"
+            raise _usage(f"--{where}: {first['msg']}") from None
         raise _usage(str(exc).splitlines()[0]) from None
     if args.templates and not Path(args.templates).is_dir():
         raise _usage(f"--templates: no such directory: {args.templates}")
@@ -201,6 +211,12 @@ def add_synth_parser(sub: Any) -> None:
                    help="structure mix, e.g. Seq=1,Sem=1 (default: the recipe's)")
     p.add_argument("--lengths", metavar="EDGES=WEIGHT,…",
                    help="chain lengths in edges (default 1=0.1,2=0.3,3=0.35,4=0.25)")
+    p.add_argument("--tail", metavar="EDGES=WEIGHT,…",
+                   help="edges a chain grows after a parallel group or a comparison's winner "
+                        "(sequential calls; default 0=0.2,1=0.5,2=0.3; 0=1: none)")
+    p.add_argument("--single", type=float, metavar="P",
+                   help="chance that a narrowing hands on one value (a sequential call) "
+                        "rather than any number up to --width (a fan) (0 … 1; 0.5)")
     p.add_argument("--batch", type=int, default=32,
                    help="attempts scheduled together, split across the workers (32)")
     p.add_argument("--workers", type=int,

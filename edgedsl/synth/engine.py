@@ -46,8 +46,8 @@ from ..types import FieldType
 from .junction import Columns, JunctionPlan, ReduceChoice, type_junction
 from .memo import MemoBackend
 
-__all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "reducer_node",
-           "value_literal"]
+__all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "literal_texts",
+           "reducer_node", "value_literal"]
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
 
@@ -55,7 +55,8 @@ _IDENT = re.compile(r"[^A-Za-z0-9_]")
 @dataclass(frozen=True)
 class Draft:
     """A trajectory under construction (see the module doc); ``received`` holds the values
-    (as text) the last call was handed, by junctions and literal arguments."""
+    (as text) the last call was handed, by junctions and literal arguments. ``last`` may be a
+    branch of a ``parallel`` group (``group.branch``): a chain continued after the group."""
 
     body: tuple[n.Stmt, ...]
     last: str
@@ -145,7 +146,10 @@ def value_literal(v: object) -> n.Literal_:
 class Engine:
     """G*, the catalog and a memoising backend, with the moves of synthesis. ``width`` (≤ φ)
     bounds the values a narrowing keeps, the arms of a comparison and the branches of a
-    group: the knob of the share of parallel calls."""
+    group; ``single`` is the chance that a narrowing is drawn among those handing on one
+    value (a sequential call) rather than among all (several values: a fan, parallel
+    calls); ``tail`` weighs the edges a chain grows after a ``parallel`` group or a
+    comparison's winner (:meth:`tail_edges`). These are the knobs of the call mix."""
 
     graph: ToolGraph
     catalog: Catalog
@@ -153,6 +157,8 @@ class Engine:
     phi: int = 5
     tries: int = 3
     width: int = 3
+    single: float = 0.0
+    tail: dict[int, float] = field(default_factory=lambda: {0: 1.0})
     memo: MemoBackend = field(init=False)
 
     def __post_init__(self) -> None:
@@ -248,7 +254,7 @@ class Engine:
         if not rows:
             return None
         return Draft(body=body, last=name, last_tool=tool, rows=tuple(rows), tools=(tool,),
-                     names=frozenset({name}), received=_literal_texts(args))
+                     names=frozenset({name}), received=literal_texts(args))
 
     def ranked(self, draft: Draft, rng: random.Random) -> list[GraphEdge]:
         """The runnable out-edges of the draft's last tool to tools not used yet, in the order
@@ -265,15 +271,17 @@ class Engine:
         if not jp.steps:
             return [], draft.last
         name = draft.fresh(f"{draft.last}_{_OP_WORD[jp.steps[0].op]}")
-        drv = n.Drv(source=(draft.last,), steps=tuple(reducer_node(s) for s in jp.steps))
+        drv = n.Drv(source=tuple(draft.last.split(".")),
+                    steps=tuple(reducer_node(s) for s in jp.steps))
         return [n.Binding(name=name, node=drv)], name
 
     def handoff_args(self, edge: GraphEdge, source: str, jp: JunctionPlan) -> list[n.Arg]:
-        """The junction arguments of ``edge``'s target reading ``source`` (the primary binding
-        as ``fan`` when ``jp`` hands off several values)."""
+        """The junction arguments of ``edge``'s target reading ``source`` (a binding or
+        ``group.branch``; the primary binding as ``fan`` when ``jp`` hands off several
+        values)."""
         out = []
         for i, b in enumerate(edge.bindings):
-            ref = n.Ref(parts=(source, b.field))
+            ref = n.Ref(parts=(*source.split("."), b.field))
             value: n.ArgValue = n.FanArg(ref=ref) if i == 0 and jp.handoff == "fan" \
                 else n.SeqArg(ref=ref)
             out.append(n.Arg(name=b.param, value=value))
@@ -289,11 +297,21 @@ class Engine:
         if any(f not in types for f in fields):
             return None
         cols = self.columns(draft)
-        if kinds is not None and "drv" not in kinds \
-                and len(cols.distinct(fields[0])) > self.phi:
+        many = len(cols.distinct(fields[0])) > self.phi  # a narrowing is to be drawn
+        if kinds is not None and "drv" not in kinds and many:
             return None
+        if many and prefer == "any" and self.single > 0 and rng.random() < self.single:
+            prefer = "seq"
         return type_junction(cols, fields, types, phi=self.phi, rng=rng, width=self.width,
                              prefer=prefer, single=single)  # type: ignore[arg-type]
+
+    def tail_edges(self, rng: random.Random) -> int:
+        """Edges to grow after a ``parallel`` group or a comparison's winner, drawn from
+        :attr:`tail` (0 when it gives no weight)."""
+        keys = [k for k, w in self.tail.items() if w > 0]
+        if not keys or keys == [0]:
+            return 0
+        return rng.choices(keys, weights=[self.tail[k] for k in keys])[0]
 
     def columns(self, draft: Draft) -> Columns:
         """The draft's records with their columns coerced once (kept for the last few
@@ -350,7 +368,7 @@ class Engine:
         return draft.with_(stmts, names=taken, last=name, last_tool=edge.target,
                            rows=tuple(rows), tools=(*draft.tools, edge.target),
                            edges=(*draft.edges, edge), junctions=(*draft.junctions, jp),
-                           received=jp.handed | _literal_texts(lits))
+                           received=jp.handed | literal_texts(lits))
 
 
 def decorative(draft: Draft, jp: JunctionPlan) -> bool:
@@ -362,7 +380,7 @@ def decorative(draft: Draft, jp: JunctionPlan) -> bool:
     return not jp.steps and hands_on_only_inputs(jp.handed, draft.received)
 
 
-def _literal_texts(args: Sequence[n.Arg]) -> frozenset[str]:
+def literal_texts(args: Sequence[n.Arg]) -> frozenset[str]:
     """The values of literal arguments, as text (dates as ISO text)."""
     out = set()
     for a in args:

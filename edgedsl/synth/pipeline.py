@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..catalog import Catalog
 from ..graph.model import ToolGraph
@@ -38,8 +38,8 @@ from .filters import FilterReport
 from .record import STRUCTURES, TaskRecord, write_records
 from .worker import Outcome, task_name
 
-__all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "STARVED_AFTER", "SynthConfig", "SynthReport",
-           "quotas", "synthesize"]
+__all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_SINGLE", "DEFAULT_TAIL", "STARVED_AFTER",
+           "SynthConfig", "SynthReport", "quotas", "synthesize"]
 
 DEFAULT_MIX: dict[str, float] = {"Mixed": 0.367, "Drv": 0.197, "Sem": 0.170, "Seq": 0.121,
                                  "Cmp": 0.090, "Cond": 0.028, "Fan": 0.027}
@@ -47,6 +47,14 @@ DEFAULT_MIX: dict[str, float] = {"Mixed": 0.367, "Drv": 0.197, "Sem": 0.170, "Se
 
 DEFAULT_LENGTHS: dict[int, float] = {1: 0.10, 2: 0.30, 3: 0.35, 4: 0.25}
 """Edges per chain (before fan-outs), drawn with these weights."""
+
+DEFAULT_TAIL: dict[int, float] = {0: 0.2, 1: 0.5, 2: 0.3}
+"""Edges a chain grows after a ``parallel`` group or a comparison's winner, drawn with these
+weights (0: the task ends with the group or the winner)."""
+
+DEFAULT_SINGLE = 0.5
+"""The chance that a narrowing is drawn among those handing on one value (the next call
+sequential) rather than among all that work (several values: a fan of parallel calls)."""
 
 class SynthConfig(BaseModel):
     """The knobs of a synthesis run."""
@@ -58,11 +66,20 @@ class SynthConfig(BaseModel):
     width: int = Field(default=3, ge=2)
     mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX))
     lengths: dict[int, float] = Field(default_factory=lambda: dict(DEFAULT_LENGTHS))
+    tail: dict[int, float] = Field(default_factory=lambda: dict(DEFAULT_TAIL))
+    single: float = Field(default=DEFAULT_SINGLE, ge=0.0, le=1.0)
     tries: int = Field(default=3, ge=1)
     batch: int = Field(default=32, ge=1)
     max_attempts: int | None = None
     resolve: bool = True
     templates: str | None = None
+
+    @field_validator("tail")
+    @classmethod
+    def _tail_ok(cls, v: dict[int, float]) -> dict[int, float]:
+        if any(k < 0 for k in v) or any(w < 0 for w in v.values()):
+            raise ValueError("tail: edges and weights must not be negative")
+        return v
 
     def budget(self) -> int:
         """The most attempts the run makes (default: 25 per requested trajectory)."""

@@ -32,14 +32,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import nodes as n
 from ..graph.model import GraphEdge
 from ..reducers import REDUCERS
 from ..types import FieldType, ListType, is_date, is_numeric
-from .engine import Draft, Engine, decorative, reducer_node, value_literal
+from .engine import Draft, Engine, decorative, literal_texts, reducer_node, value_literal
 from .junction import Columns, JunctionPlan, ReduceChoice, distinct, narrowings
 
 __all__ = ["GENERATORS", "Built", "answer_of"]
@@ -102,10 +102,12 @@ def single_fields(cols: Columns, limit: int = 2, echo: frozenset[str] = frozense
     return (fresh + [f for f in ok if f in avoid])[:limit]
 
 
-def answer_of(eng: Engine, draft: Draft, rng: random.Random) -> n.AnswerStmt:
+def answer_of(eng: Engine, draft: Draft, rng: random.Random, *,
+              taken: set[str] | None = None) -> n.AnswerStmt:
     """The answer of a chain: single-valued fields of the last relation, and its count when it
-    holds several records (see the module doc)."""
-    taken: set[str] = set()
+    holds several records (see the module doc); ``taken`` holds the answer names already used
+    (by fields the caller adds)."""
+    taken = set() if taken is None else taken
     echo = draft.junctions[-1].handed if draft.junctions else frozenset()
     before = draft.tools[-2] if len(draft.tools) > 1 else None
     avoid = frozenset(eng.types(before)) if before else frozenset()
@@ -187,13 +189,16 @@ def _sem_edges(eng: Engine, draft: Draft, rng: random.Random, width: int) -> lis
 
 
 async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
-                        pure: bool = False) -> Built | None:
-    """``draft`` ended by a ``parallel`` group over 2 … 3 of its out-edges (see the module doc).
+                        pure: bool = False, after: int = 0) -> Built | None:
+    """``draft`` ended by a ``parallel`` group over 2 … 3 of its out-edges (see the module doc),
+    then, with ``after`` > 0, a chain of up to ``after`` edges from one of its branches when
+    one works (only ``seq`` junctions with ``pure``).
 
     The shared values come from the draft's last relation through ``seq`` junctions (narrowed
     to one value each by a ``drv`` when needed). With ``pure``, a relation that would need the
     ``drv`` instead gives the group *literal* shared values, taken from one of its records, and
     the group alone makes the program (the shared argument of a Semantic-parallel task)."""
+    kinds = KINDS["Seq"] if pure else None
     edges = _sem_edges(eng, draft, rng, min(max(2, eng.width), rng.choice((2, 2, 3))))
     if len(edges) < 2:
         return None
@@ -206,7 +211,7 @@ async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
     if jp is None or decorative(draft, jp):
         return None
     if pure and jp.steps:
-        return await _literal_group(eng, draft, edges, fields, rng)
+        return await _literal_group(eng, draft, edges, fields, rng, after=after, kinds=kinds)
     stmts: list[n.Stmt] = []
     source = draft.last
     d = draft
@@ -216,11 +221,12 @@ async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
             source=(draft.last,), steps=tuple(reducer_node(s) for s in jp.steps))))
         d = d.with_([], names=[source])
     header = {f: n.SeqArg(ref=n.Ref(parts=(source, f))) for f in fields}
-    return await _group(eng, d, draft, stmts, edges, header, jp, rng)
+    return await _group(eng, d, draft, stmts, edges, header, jp, rng, after=after, kinds=kinds)
 
 
 async def _literal_group(eng: Engine, draft: Draft, edges: Sequence[GraphEdge],
-                         fields: Sequence[str], rng: random.Random) -> Built | None:
+                         fields: Sequence[str], rng: random.Random, *, after: int = 0,
+                         kinds: frozenset[str] | None = None) -> Built | None:
     cols = eng.columns(draft)
     rows = [i for i in range(len(cols)) if all(cols.col(f)[i] is not None for f in fields)]
     if not rows:
@@ -231,15 +237,19 @@ async def _literal_group(eng: Engine, draft: Draft, edges: Sequence[GraphEdge],
     base = Draft(body=(), last="", last_tool=draft.last_tool, rows=(), tools=())
     jp = JunctionPlan("seq", "seq", (), 1, 1, (cols.col(fields[0])[row],),
                       frozenset(str(cols.col(f)[row]) for f in fields))
-    return await _group(eng, base, base, [], edges, header, jp, rng, edges_used=())
+    return await _group(eng, base, base, [], edges, header, jp, rng, edges_used=(),
+                        after=after, kinds=kinds)
 
 
 async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
                  edges: Sequence[GraphEdge], header_values: Mapping[str, n.ArgValue],
                  jp: JunctionPlan, rng: random.Random,
-                 edges_used: Sequence[GraphEdge] | None = None) -> Built | None:
+                 edges_used: Sequence[GraphEdge] | None = None, *, after: int = 0,
+                 kinds: frozenset[str] | None = None) -> Built | None:
     """The group over ``edges`` with shared values ``header_values`` (by upstream field) after
-    ``draft`` and ``stmts``, run; its answer reads one field (or the count) per branch."""
+    ``draft`` and ``stmts``, run; its answer reads one field (or the count) per branch. With
+    ``after`` > 0 a chain of up to that many edges (junctions of ``kinds``) continues from
+    one branch when it can (:func:`_after_group`)."""
     shared: dict[str, str] = {}
     for f in header_values:
         shared[f] = d.fresh(f)
@@ -265,10 +275,12 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
         return None
     taken: set[str] = set()
     fields_out: list[n.AnswerField] = []
+    ran: list[list[dict[str, Any]]] = []
     for b, e in zip(branches, edges, strict=True):
         rows = ex.records_of(eng.memo, f"{group}.{b.name}")
         if not rows:
             return None
+        ran.append(rows)
         others = frozenset(f for x in edges if x is not e for f in eng.types(x.target))
         one = single_fields(Columns(rows, eng.types(e.target)), limit=1, echo=jp.handed,
                             avoid=others | frozenset(eng.types(draft.last_tool)))
@@ -284,22 +296,56 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
     final = d.with_(stmts, names=[group], junctions=(*draft.junctions, jp),
                     tools=(*draft.tools, *(e.target for e in edges)),
                     edges=(*draft.edges, *used))
-    return Built(final.body, n.AnswerStmt(fields=tuple(fields_out)), final.edges, final, "sem")
+    built = Built(final.body, n.AnswerStmt(fields=tuple(fields_out)), final.edges, final, "sem")
+    if after > 0:
+        arms = [(b, e, rows, f) for b, e, rows, f in zip(branches, edges, ran, fields_out,
+                                                          strict=True)]
+        return await _after_group(eng, final, group, arms, jp, after, rng, kinds) or built
+    return built
+
+
+async def _after_group(eng: Engine, final: Draft, group: str,
+                       arms: Sequence[tuple[n.Branch, GraphEdge, list[dict[str, Any]],
+                                            n.AnswerField]],
+                       jp: JunctionPlan, after: int, rng: random.Random,
+                       kinds: frozenset[str] | None) -> Built | None:
+    """The group of ``final`` continued by a chain of up to ``after`` edges from one of its
+    branches (``group.branch`` is the relation the first junction reads; two branches are
+    tried, in a random order); the answer reads the other branches as the group's answer did
+    and the chain's last relation as a chain's does. None when no edge works."""
+    order = list(range(len(arms)))
+    rng.shuffle(order)
+    for k in order[:2]:
+        b, e, rows, _ = arms[k]
+        lits = [a for a in b.call.args if not isinstance(a.value, n.SharedArg)]
+        start_ = replace(final, last=f"{group}.{b.name}", last_tool=e.target, rows=tuple(rows),
+                         tools=(*(t for t in final.tools if t != e.target), e.target),
+                         received=jp.handed | literal_texts(lits))
+        grown = await grow(eng, start_, after, rng, kinds=kinds)
+        if len(grown.edges) == len(start_.edges):
+            continue
+        others = [f for j, (_, _, _, f) in enumerate(arms) if j != k]
+        tail = answer_of(eng, grown, rng, taken={f.name for f in others})
+        return Built(grown.body, n.AnswerStmt(fields=(*others, *(tail.fields or ()))),
+                     grown.edges, grown, "sem+chain")
+    return None
 
 
 async def sem(eng: Engine, rng: random.Random, length: int,
               target: str | None = None) -> Built | None:
-    """A chain prefix of ``length - 1`` edges (possibly none) ending in a parallel group; aimed
-    at Sem, only ``seq`` junctions."""
+    """A chain prefix of ``length - 1`` edges (possibly none) ending in a parallel group, then
+    a chain of :meth:`~edgedsl.synth.engine.Engine.tail_edges` edges from one of its branches
+    when one works; aimed at Sem, only ``seq`` junctions."""
     root = await start(eng, rng)
     if root is None:
         return None
     pure = target == "Sem"
     d = await grow(eng, root, max(0, length - 1), rng, prefer="seq",
                    kinds=KINDS["Seq"] if pure else None)
-    got = await parallel_tail(eng, d, rng, pure=pure)
+    after = eng.tail_edges(rng)
+    got = await parallel_tail(eng, d, rng, pure=pure, after=after)
     if got is None and d is not root:  # no group after the prefix: one right after the root
-        got = await parallel_tail(eng, root, rng, pure=pure)
+        got = await parallel_tail(eng, root, rng, pure=pure, after=after)
     return got
 
 
@@ -389,11 +435,22 @@ def _kept(rows: Sequence[Mapping[str, Any]], step: ReduceChoice,
 
 async def cmp(eng: Engine, rng: random.Random, length: int,
               target: str | None = None) -> Built | None:
-    """A comparison of one tool over 2 … φ argument values, answered by the winning arm."""
+    """A comparison of one tool over 2 … φ argument values, answered by the winning arm; then
+    a chain of :meth:`~edgedsl.synth.engine.Engine.tail_edges` edges (``seq`` junctions only:
+    the task stays a comparison) from the winner when one works, whose last relation the
+    answer reads too."""
     head = await compare_head(eng, rng)
     if head is None:
         return None
     d, answer = head
+    after = eng.tail_edges(rng)
+    if after > 0:
+        g = await grow(eng, d, after, rng, kinds=KINDS["Seq"])
+        if len(g.edges) > len(d.edges):
+            arm = answer.fields[:1] if answer.fields else ()
+            tail = answer_of(eng, g, rng, taken={f.name for f in arm})
+            return Built(g.body, n.AnswerStmt(fields=(*arm, *(tail.fields or ()))), g.edges,
+                         g, "cmp+chain")
     return Built(d.body, answer, d.edges, d, "cmp")
 
 
@@ -525,7 +582,7 @@ async def _combo(eng: Engine, rng: random.Random, length: int, combo: str) -> Bu
             return None
         return Built(c.body, answer_of(eng, c, rng), c.edges, c, combo)
     d = await grow(eng, d, max(1, length - 1), rng, prefer="fan" if combo == "fan+sem" else "any")
-    return await parallel_tail(eng, d, rng)
+    return await parallel_tail(eng, d, rng, after=eng.tail_edges(rng))
 
 
 GENERATORS = {"chain": chain, "sem": sem, "cmp": cmp, "cond": cond, "mixed": mixed}

@@ -103,7 +103,8 @@ class WorkerState:
         """The state of one process for a run with ``config``
         (a :class:`~edgedsl.synth.pipeline.SynthConfig`)."""
         eng = Engine(graph, catalog, backend, phi=config.phi, tries=config.tries,
-                     width=min(config.width, config.phi))
+                     width=min(config.width, config.phi), single=config.single,
+                     tail=dict(config.tail))
         return cls(eng, config.seed, config.phi, dict(config.lengths), verifier, llm,
                    Path(config.templates) if config.templates else None)
 

@@ -98,3 +98,109 @@ def test_drafts_are_reproducible_from_their_seed() -> None:
         eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
         texts.append([emit_module(_traj(b)) for b in _finish(eng, "mixed", range(3), 3)])
     assert texts[0] == texts[1] and texts[0]
+
+
+# ---------------------------------------------------------------- chains after a group / winner
+
+def _record(engine: Engine, b: Built):  # type: ignore[no-untyped-def]
+    """The task record of ``b`` run on the engine's world (calls with their turns)."""
+    from edgedsl.synth.trace_record import task_record
+
+    async def main():  # type: ignore[no-untyped-def]
+        return await engine.execute(b.body, b.answer, name="t", keep=True)
+    ex = asyncio.run(main())
+    assert ex is not None and ex.result.ok
+    return task_record(_traj(b), ex.plan, ex.result, file="t.edge", text=ex.text)
+
+
+def _tailed(tail: dict[int, float]) -> Engine:
+    return Engine(light_graph(), light_catalog(), make_backend("world", seed=0), tail=tail)
+
+
+def test_a_chain_continued_after_a_group_compiles_and_its_calls_are_sequential() -> None:
+    eng = _tailed({2: 1.0})
+    built = [b for b in _finish(eng, "sem", range(12)) if b.kind == "sem+chain"]
+    assert built, "no group was continued in 12 draws"
+    for b in built:
+        _check_runs(eng, b)
+        i = next(k for k, s in enumerate(b.body) if isinstance(s, n.Binding)
+                 and isinstance(s.node, n.Parallel))
+        group = b.body[i]
+        assert isinstance(group, n.Binding) and isinstance(group.node, n.Parallel)
+        branches = {f"{group.name}.{br.name}" for br in group.node.branches}
+        after = [s for s in b.body[i + 1:] if isinstance(s, n.Binding)]
+        assert after  # the chain goes on from one branch: ``seq group.branch.field``
+        first = next(s.node for s in after if isinstance(s.node, n.Call))
+        sources = {".".join(a.value.ref.parts[:-1]) for a in first.args  # type: ignore[union-attr]
+                   if isinstance(a.value, n.SeqArg | n.FanArg)}
+        sources |= {".".join(s.node.source) for s in after if isinstance(s.node, n.Drv)}
+        assert sources & branches
+        rec = _record(eng, b)
+        turns: dict[int, int] = {}
+        for c in rec.calls:
+            turns[c.turn] = turns.get(c.turn, 0) + 1
+        group_turn = max(turns, key=lambda t: (turns[t], -t))
+        assert turns[group_turn] == len(group.node.branches)  # the branches: parallel
+        later = [c for c in rec.calls if c.turn > group_turn]
+        assert later and all(turns[c.turn] == 1 for c in later)  # the chain: sequential
+        # every branch is still read: by the answer or by the chain
+        assert not any(r == "unused_step" for r, _ in api_static(eng, b))
+
+
+def api_static(eng: Engine, b: Built) -> list[tuple[str, str]]:
+    from edgedsl.synth.filters import static_problems
+
+    plan = api.compile(emit_module(_traj(b)))
+    return static_problems(_traj(b), plan, "q")  # type: ignore[return-value]
+
+
+def test_pure_sem_and_cmp_stay_pure_when_continued() -> None:
+    eng = _tailed({1: 1.0, 2: 1.0})
+
+    async def main(kind: str, target: str) -> list[Built]:
+        out = []
+        for s in range(10):
+            b = await GENERATORS[kind](eng, random.Random(s), 2, target)
+            if b is not None:
+                out.append(b)
+        return out
+    sems = asyncio.run(main("sem", "Sem"))
+    cmps = asyncio.run(main("cmp", "Cmp"))
+    assert any(b.kind == "sem+chain" for b in sems)
+    assert any(b.kind == "cmp+chain" for b in cmps)
+    for b in sems:
+        assert structure_of(_traj(b)) == "Sem"
+        _check_runs(eng, b)
+    for b in cmps:
+        assert structure_of(_traj(b)) == "Cmp"
+        _check_runs(eng, b)
+
+
+def test_no_tail_ends_the_task_with_the_group_or_the_winner() -> None:
+    eng = _tailed({0: 1.0})
+    for kind in ("sem", "cmp"):
+        built = _finish(eng, kind, range(6))
+        assert built and all(b.kind == kind for b in built)
+
+
+def test_single_draws_the_narrowings_that_hand_on_one_value() -> None:
+    """``single`` = 1 narrows to one value whenever a narrowing can (more sequential hand-offs
+    than ``single`` = 0 over the same junctions)."""
+    handoffs: dict[float, list[str]] = {}
+    for p in (0.0, 1.0):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0), single=p)
+
+        async def main(eng: Engine = eng) -> list[str]:
+            out = []
+            for tool in eng.roots():
+                d = await eng.root(tool, random.Random(0))
+                if d is None:
+                    continue
+                for k, e in enumerate(eng.out[tool]):
+                    jp = eng.junction(d, e, random.Random(k))
+                    if jp is not None and jp.kind == "drv":
+                        out.append(jp.handoff)
+            return out
+        handoffs[p] = asyncio.run(main())
+    assert len(handoffs[0.0]) == len(handoffs[1.0]) > 0
+    assert handoffs[1.0].count("seq") > handoffs[0.0].count("seq")
