@@ -98,6 +98,10 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
         knobs["tail"] = tail
     if args.single is not None:
         knobs["single"] = args.single
+    if args.narrow_fans is not None:
+        knobs["narrow_fans"] = args.narrow_fans
+    if args.restarts is not None:
+        knobs["restarts"] = args.restarts
     try:
         cfg = SynthConfig(**knobs)
     except ValueError as exc:
@@ -210,13 +214,20 @@ def add_synth_parser(sub: Any) -> None:
     p.add_argument("--mix", metavar="TYPE=SHARE,…",
                    help="structure mix, e.g. Seq=1,Sem=1 (default: the recipe's)")
     p.add_argument("--lengths", metavar="EDGES=WEIGHT,…",
-                   help="chain lengths in edges (default 1=0.1,2=0.3,3=0.35,4=0.25)")
+                   help="chain lengths in edges (default 2=0.2,3=0.35,4=0.3,5=0.15)")
     p.add_argument("--tail", metavar="EDGES=WEIGHT,…",
                    help="edges a chain grows after a parallel group or a comparison's winner "
-                        "(sequential calls; default 0=0.2,1=0.5,2=0.3; 0=1: none)")
+                        "(sequential calls; default 1=0.3,2=0.5,3=0.2; 0=1: none)")
     p.add_argument("--single", type=float, metavar="P",
-                   help="chance that a narrowing hands on one value (a sequential call) "
-                        "rather than any number up to --width (a fan) (0 … 1; 0.5)")
+                   help="chance that a narrowing of more than φ values hands on one value "
+                        "(a sequential call) rather than several, a fan of parallel calls "
+                        "(0 … 1; 0.9)")
+    p.add_argument("--narrow-fans", type=float, metavar="P",
+                   help="chance that a hand-off of 2 … φ values, a fan by the recipe's "
+                        "typing, is narrowed to one value by a drv instead (0 … 1; 0: off)")
+    p.add_argument("--restarts", type=int, metavar="K",
+                   help="a Seq, Fan or Drv chain that ends short of its drawn length is grown "
+                        "again from another root up to K times, the longest kept (2)")
     p.add_argument("--batch", type=int, default=32,
                    help="attempts scheduled together, split across the workers (32)")
     p.add_argument("--workers", type=int,

@@ -146,10 +146,14 @@ def value_literal(v: object) -> n.Literal_:
 class Engine:
     """G*, the catalog and a memoising backend, with the moves of synthesis. ``width`` (≤ φ)
     bounds the values a narrowing keeps, the arms of a comparison and the branches of a
-    group; ``single`` is the chance that a narrowing is drawn among those handing on one
-    value (a sequential call) rather than among all (several values: a fan, parallel
-    calls); ``tail`` weighs the edges a chain grows after a ``parallel`` group or a
-    comparison's winner (:meth:`tail_edges`). These are the knobs of the call mix."""
+    group; ``single`` is the chance that a narrowing of more than φ values is drawn among
+    those handing on one value (the next call sequential) rather than several (a fan of
+    parallel calls); ``narrow_fans`` is the chance that a hand-off of 2 … φ values, a fan by
+    the recipe's typing, is narrowed to one value by a ``drv`` instead (:meth:`junction`;
+    off by default); ``tail`` weighs the edges a chain grows after a ``parallel`` group or a
+    comparison's winner (:meth:`tail_edges`); ``restarts`` is how many times a chain that
+    ended short of its length is grown again from another root (the longest is kept). These
+    are the knobs of the call mix."""
 
     graph: ToolGraph
     catalog: Catalog
@@ -158,7 +162,9 @@ class Engine:
     tries: int = 3
     width: int = 3
     single: float = 0.0
+    narrow_fans: float = 0.0
     tail: dict[int, float] = field(default_factory=lambda: {0: 1.0})
+    restarts: int = 0
     memo: MemoBackend = field(init=False)
 
     def __post_init__(self) -> None:
@@ -291,19 +297,31 @@ class Engine:
                  prefer: str = "any", single: bool = False,
                  kinds: frozenset[str] | None = None) -> JunctionPlan | None:
         """The junction ``edge`` would have from the draft's records (None as well when it
-        could only be of a kind outside ``kinds``: then no narrowing is searched for)."""
+        could only be of a kind outside ``kinds``: then no narrowing is searched for).
+
+        A junction that needs a narrowing is narrowed to one value with chance
+        :attr:`single` (``prefer="seq"``); one of 2 … φ values, a fan, is narrowed to one
+        value by a ``drv`` instead when ``kinds`` allows a ``drv`` and either allows ``seq``
+        but not ``fan`` (a chain aimed at Drv) or by chance :attr:`narrow_fans` — never when
+        ``prefer`` is ``"fan"``."""
         fields = [b.field for b in edge.bindings]
         types = self.types(draft.last_tool)
         if any(f not in types for f in fields):
             return None
         cols = self.columns(draft)
-        many = len(cols.distinct(fields[0])) > self.phi  # a narrowing is to be drawn
-        if kinds is not None and "drv" not in kinds and many:
+        d = len(cols.distinct(fields[0]))
+        if kinds is not None and "drv" not in kinds and d > self.phi:
             return None
-        if many and prefer == "any" and self.single > 0 and rng.random() < self.single:
+        narrow = False
+        if d > self.phi and prefer == "any" and self.single > 0 and rng.random() < self.single:
             prefer = "seq"
+        elif 2 <= d <= self.phi and prefer != "fan" and (kinds is None or "drv" in kinds):
+            # a fan: narrowed to one value when the caller takes no fan, or by chance
+            narrow = (kinds is not None and "fan" not in kinds and "seq" in kinds) \
+                or (self.narrow_fans > 0 and rng.random() < self.narrow_fans)
         return type_junction(cols, fields, types, phi=self.phi, rng=rng, width=self.width,
-                             prefer=prefer, single=single)  # type: ignore[arg-type]
+                             prefer=prefer, single=single,  # type: ignore[arg-type]
+                             narrow=narrow)
 
     def tail_edges(self, rng: random.Random) -> int:
         """Edges to grow after a ``parallel`` group or a comparison's winner, drawn from

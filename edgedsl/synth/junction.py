@@ -103,6 +103,7 @@ class Columns:
         self.rows = rows
         self.types = types
         self._cols: dict[str, list[Any]] = {}
+        self._all: dict[str, list[Any]] = {}  # distinct values over all rows, by field
         self._cands: dict[tuple[str, int], list[tuple[ReduceChoice, list[int]]]] = {}
 
     def __len__(self) -> int:
@@ -116,9 +117,15 @@ class Columns:
         return got
 
     def distinct(self, field: str, idx: Sequence[int] | None = None) -> list[Any]:
-        """Distinct values of ``field`` over the rows ``idx`` (all rows when None)."""
+        """Distinct values of ``field`` over the rows ``idx`` (all rows when None: computed
+        once per field; treat the list as read-only). ``idx`` holds distinct row indexes."""
+        if idx is None or len(idx) == len(self.rows):
+            got = self._all.get(field)
+            if got is None:
+                got = self._all[field] = _distinct_of(self.col(field))
+            return got
         col = self.col(field)
-        return _distinct_of(col if idx is None else [col[i] for i in idx])
+        return _distinct_of([col[i] for i in idx])
 
     def apply(self, step: ReduceChoice, idx: Sequence[int]) -> list[int]:
         """The rows of ``idx`` that ``step`` keeps (the reducer's reference semantics)."""
@@ -199,14 +206,17 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
                   types: Mapping[str, FieldType], *, phi: int = 5,
                   rng: random.Random | None = None,
                   prefer: Literal["any", "seq", "fan"] = "any",
-                  single: bool = False, width: int | None = None) -> JunctionPlan | None:
+                  single: bool = False, width: int | None = None,
+                  narrow: bool = False) -> JunctionPlan | None:
     """Type the junction handing ``fields`` (primary first) of ``rows`` downstream; None when the
     primary field has no value at all, or a secondary none where the primary is handed off
     (see the module doc). ``rows`` may be a :class:`Columns` of them (its coerced columns are
     reused). ``prefer`` breaks the draw among reducers toward one hand-off kind when both are
     possible; ``single`` asks for one value (a ``most_frequent`` step narrows a fan to a
     seq). ``width`` (≤ φ) bounds the values a narrowing keeps (a junction of 2 … φ values
-    needs no narrowing and keeps them all)."""
+    needs no narrowing and keeps them all — unless ``narrow``: then a ``drv`` narrows it to
+    one value, drawn among the narrowings that keep one as for a larger relation, so that
+    one call follows instead of a fan)."""
     rng = rng or random.Random(0)
     cols = rows if isinstance(rows, Columns) else Columns(rows, types)
     primary = fields[0]
@@ -215,10 +225,10 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
         return None
     steps: list[ReduceChoice] = []
     kept = list(range(len(cols)))
-    if d <= phi:
+    if d == 1 or (d <= phi and not narrow):
         handoff: Literal["seq", "fan"] = "seq" if d == 1 else "fan"
     else:
-        cands = _candidates(cols, primary, min(phi, width or phi))
+        cands = _candidates(cols, primary, 1 if d <= phi else min(phi, width or phi))
         informative = [c for c in cands if c[0].op != "most_frequent" or c[0].field != primary]
         pool = informative or cands
         if prefer != "any":

@@ -38,21 +38,26 @@ from .filters import FilterReport
 from .record import STRUCTURES, TaskRecord, write_records
 from .worker import Outcome, task_name
 
-__all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_SINGLE", "DEFAULT_TAIL", "STARVED_AFTER",
-           "SynthConfig", "SynthReport", "quotas", "synthesize"]
+__all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_RESTARTS", "DEFAULT_SINGLE", "DEFAULT_TAIL",
+           "STARVED_AFTER", "SynthConfig", "SynthReport", "quotas", "synthesize"]
 
 DEFAULT_MIX: dict[str, float] = {"Mixed": 0.367, "Drv": 0.197, "Sem": 0.170, "Seq": 0.121,
                                  "Cmp": 0.090, "Cond": 0.028, "Fan": 0.027}
 """The recipe's structure mix (REFERENCE.md, EDGE phase B), the default quota shares."""
 
-DEFAULT_LENGTHS: dict[int, float] = {1: 0.10, 2: 0.30, 3: 0.35, 4: 0.25}
-"""Edges per chain (before fan-outs), drawn with these weights."""
+DEFAULT_LENGTHS: dict[int, float] = {2: 0.20, 3: 0.35, 4: 0.30, 5: 0.15}
+"""Edges per chain (before fan-outs), drawn with these weights (chains on G* often end
+earlier: no out-edge of the last tool works)."""
 
-DEFAULT_TAIL: dict[int, float] = {0: 0.2, 1: 0.5, 2: 0.3}
+DEFAULT_TAIL: dict[int, float] = {1: 0.3, 2: 0.5, 3: 0.2}
 """Edges a chain grows after a ``parallel`` group or a comparison's winner, drawn with these
 weights (0: the task ends with the group or the winner)."""
 
-DEFAULT_SINGLE = 0.5
+DEFAULT_RESTARTS = 2
+"""How many times a chain aimed at Seq, Fan or Drv that ended short of its drawn length is grown
+again from another root (the longest is kept)."""
+
+DEFAULT_SINGLE = 0.9
 """The chance that a narrowing is drawn among those handing on one value (the next call
 sequential) rather than among all that work (several values: a fan of parallel calls)."""
 
@@ -68,6 +73,8 @@ class SynthConfig(BaseModel):
     lengths: dict[int, float] = Field(default_factory=lambda: dict(DEFAULT_LENGTHS))
     tail: dict[int, float] = Field(default_factory=lambda: dict(DEFAULT_TAIL))
     single: float = Field(default=DEFAULT_SINGLE, ge=0.0, le=1.0)
+    narrow_fans: float = Field(default=0.0, ge=0.0, le=1.0)
+    restarts: int = Field(default=DEFAULT_RESTARTS, ge=0)
     tries: int = Field(default=3, ge=1)
     batch: int = Field(default=32, ge=1)
     max_attempts: int | None = None

@@ -6,26 +6,31 @@ when the sampled tools do not support the structure (the caller draws again):
 
 * **chain** — a root call and 1 … L edges of G*; every junction typed from the records seen
   (``seq``, ``fan``, or narrowed by a ``drv`` node). A chain is Seq, Fan or Drv by what its
-  junctions turned out to be (Mixed when it has both fans and narrowings).
+  junctions turned out to be (Mixed when it has both fans and narrowings). A chain that ends
+  short of L is grown again from other roots (``Engine.restarts``), the longest kept.
 * **sem** — a chain prefix, then 2 … 3 out-edges of its last tool that read the same upstream
   values, run as one ``parallel`` group whose header holds the shared values (one ``seq`` each:
-  the records are narrowed to one value per shared field first); aimed at a pure Sem, records
-  that would need narrowing give the group literal shared values taken from one record
-  instead (the group alone is then the program).
+  the records are narrowed to one value per shared field first); aimed at a pure Sem, the
+  longest prefix whose values need no narrowing is kept, and when none is, records that
+  would need narrowing give the group literal shared values taken from one record instead
+  (the group then starts the program). The group may be followed by a chain of
+  ``Engine.tail_edges`` edges read from one of its branches (``seq group.branch.f``).
 * **cmp** — one tool called with 2 … φ values of one parameter (its default candidates),
   ``compare … over p in [...]``, then a ``drv`` keeping the winning arm on a numeric or date
-  field (``max`` or ``min``).
+  field (``max`` or ``min``); then possibly a chain from the winner (``seq`` junctions only).
 * **cond** — a chain prefix whose last relation ``x`` is narrowed in two different ways in the
   two branches of ``if count(x) > c`` (``c`` from the observed count, so that either branch may
   run), the same name bound in both; then the next call reads that name. Both branches are run
   (the program and the program with the predicate negated) and both must succeed.
-* **mixed** — two of the above composed: a comparison whose winner starts a chain, a chain
-  ending in a parallel group, a conditional inside a longer chain, a chain with both a
-  narrowing and a fan.
+* **mixed** — two of the above composed (:data:`COMBOS`): a comparison whose winner starts a
+  chain, a chain ending in a parallel group (possibly continued), a chain with a fan ending in
+  a group, a conditional inside a longer chain, a chain with both a narrowing and a fan.
 
 Answers (:func:`answer_of`) read the last relation: up to two fields holding a single value
 (names and numbers first), its record count when it holds several records, or a branch field per
-parallel branch, or the winning arm and value of a comparison.
+parallel branch, or the winning arm and value of a comparison; a group or a comparison
+continued by a chain answers the other branches (the winning arm) and the chain's last
+relation.
 """
 
 from __future__ import annotations
@@ -161,15 +166,25 @@ async def start(eng: Engine, rng: random.Random, attempts: int = 4) -> Draft | N
 async def chain(eng: Engine, rng: random.Random, length: int,
                 target: str | None = None) -> Built | None:
     """A chain of ``length`` edges (at least one); aimed at Seq, Fan or Drv, its junctions are
-    restricted accordingly (:data:`KINDS`, :data:`NEED`)."""
-    d = await start(eng, rng)
-    if d is None:
-        return None
+    restricted accordingly (:data:`KINDS`, :data:`NEED`). A chain that fails or ends short of
+    ``length`` (no out-edge of its last tool works) is grown again from another root, up to
+    :attr:`~edgedsl.synth.engine.Engine.restarts` times; the longest is kept."""
     need = NEED.get(target or "")
-    d = await grow(eng, d, max(1, length), rng, kinds=KINDS.get(target or ""), need=need)
-    if not d.edges or (need is not None and not any(j.kind == need for j in d.junctions)):
+    best: Draft | None = None
+    for _ in range(1 + eng.restarts):
+        d = await start(eng, rng)
+        if d is None:
+            continue
+        d = await grow(eng, d, max(1, length), rng, kinds=KINDS.get(target or ""), need=need)
+        if not d.edges or (need is not None and not any(j.kind == need for j in d.junctions)):
+            continue
+        if best is None or len(d.edges) > len(best.edges):
+            best = d
+        if len(best.edges) >= length:
+            break
+    if best is None:
         return None
-    return Built(d.body, answer_of(eng, d, rng), d.edges, d, "chain")
+    return Built(best.body, answer_of(eng, best, rng), best.edges, best, "chain")
 
 
 # ---------------------------------------------------------------- semantic-parallel
@@ -189,7 +204,8 @@ def _sem_edges(eng: Engine, draft: Draft, rng: random.Random, width: int) -> lis
 
 
 async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
-                        pure: bool = False, after: int = 0) -> Built | None:
+                        pure: bool = False, after: int = 0,
+                        literal: bool = True) -> Built | None:
     """``draft`` ended by a ``parallel`` group over 2 … 3 of its out-edges (see the module doc),
     then, with ``after`` > 0, a chain of up to ``after`` edges from one of its branches when
     one works (only ``seq`` junctions with ``pure``).
@@ -197,9 +213,10 @@ async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
     The shared values come from the draft's last relation through ``seq`` junctions (narrowed
     to one value each by a ``drv`` when needed). With ``pure``, a relation that would need the
     ``drv`` instead gives the group *literal* shared values, taken from one of its records, and
-    the group alone makes the program (the shared argument of a Semantic-parallel task)."""
+    the group alone makes the program (the shared argument of a Semantic-parallel task) —
+    unless not ``literal``: then None."""
     kinds = KINDS["Seq"] if pure else None
-    edges = _sem_edges(eng, draft, rng, min(max(2, eng.width), rng.choice((2, 2, 3))))
+    edges = _sem_edges(eng, draft, rng, min(max(2, eng.width), rng.choice((2, 2, 2, 3))))
     if len(edges) < 2:
         return None
     fields = list(dict.fromkeys(b.field for e in edges for b in e.bindings))
@@ -211,6 +228,8 @@ async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
     if jp is None or decorative(draft, jp):
         return None
     if pure and jp.steps:
+        if not literal:
+            return None
         return await _literal_group(eng, draft, edges, fields, rng, after=after, kinds=kinds)
     stmts: list[n.Stmt] = []
     source = draft.last
@@ -340,9 +359,20 @@ async def sem(eng: Engine, rng: random.Random, length: int,
     if root is None:
         return None
     pure = target == "Sem"
-    d = await grow(eng, root, max(0, length - 1), rng, prefer="seq",
-                   kinds=KINDS["Seq"] if pure else None)
+    drafts = [root]  # the prefix, one draft per edge
+    for _ in range(max(0, length - 1)):
+        nxt = await eng.extend(drafts[-1], rng, prefer="seq",
+                               kinds=KINDS["Seq"] if pure else None)
+        if nxt is None:
+            break
+        drafts.append(nxt)
+    d = drafts[-1]
     after = eng.tail_edges(rng)
+    if pure:  # the longest prefix whose values the group can share as they are
+        for p in reversed(drafts[1:]):
+            got = await parallel_tail(eng, p, rng, pure=True, after=after, literal=False)
+            if got is not None:
+                return got
     got = await parallel_tail(eng, d, rng, pure=pure, after=after)
     if got is None and d is not root:  # no group after the prefix: one right after the root
         got = await parallel_tail(eng, root, rng, pure=pure, after=after)
@@ -380,7 +410,8 @@ async def compare_head(eng: Engine, rng: random.Random) -> tuple[Draft, n.Answer
         values = [_scalar(v) for v in distinct(src.rows, b.field, types0[b.field])]
         if len(values) < 2:
             continue
-        k = rng.randint(2, max(2, min(eng.width, eng.phi, len(values))))
+        most = max(2, min(eng.width, eng.phi, len(values)))
+        k = rng.choice([2, 2, *range(2, most + 1)])  # two arms at least half the time
         picked = rng.sample(values, k)
         got = await _compare(eng, edge, b.param, picked, rng)
         if got is not None:
@@ -520,7 +551,8 @@ async def conditional(eng: Engine, draft: Draft, rng: random.Random, *,
                  n.Binding(name=name, node=call)]
         return d.with_(stmts, names=[name], last=name, last_tool=edge.target,
                        rows=tuple(rows), tools=(*draft.tools, edge.target),
-                       edges=(*draft.edges, edge), junctions=(*draft.junctions, ran))
+                       edges=(*draft.edges, edge), junctions=(*draft.junctions, ran),
+                       received=then_jp.handed | else_jp.handed | literal_texts(lits))
     return None
 
 
@@ -542,12 +574,19 @@ async def cond(eng: Engine, rng: random.Random, length: int,
 
 # ---------------------------------------------------------------- mixed
 
+COMBOS: dict[str, float] = {"cmp+chain": 1.0, "chain+sem": 1.0, "chain+cond": 1.0,
+                            "fan+sem": 0.25, "drv+fan": 1.0}
+"""The compositions a Mixed draft tries (three, in a random order drawn with these weights):
+``fan+sem`` — a fan of 2 … φ calls, then a group — is the one with the most parallel calls,
+drawn less often."""
+
+
 async def mixed(eng: Engine, rng: random.Random, length: int,
                 target: str | None = None) -> Built | None:
     """Two structures composed (see the module doc): the combinations are tried in a random
     order until one works."""
-    combos = ["cmp+chain", "chain+sem", "chain+cond", "fan+sem", "drv+fan"]
-    rng.shuffle(combos)
+    # a weighted random order (each combination keyed by u ** (1 / weight))
+    combos = sorted(COMBOS, key=lambda c: -rng.random() ** (1 / COMBOS[c]))
     for combo in combos[:3]:
         got = await _combo(eng, rng, length, combo)
         if got is not None:
@@ -560,7 +599,7 @@ async def _combo(eng: Engine, rng: random.Random, length: int, combo: str) -> Bu
         head = await compare_head(eng, rng)
         if head is None:
             return None
-        d = await grow(eng, head[0], max(1, length - 1), rng)
+        d = await grow(eng, head[0], max(1, length), rng)
         if not d.edges:
             return None
         return Built(d.body, answer_of(eng, d, rng), d.edges, d, combo)
@@ -568,18 +607,28 @@ async def _combo(eng: Engine, rng: random.Random, length: int, combo: str) -> Bu
     if s0 is None:
         return None
     d = s0
-    if combo == "drv+fan":
-        d = await grow(eng, d, max(2, length), rng, need="drv")
-        if not any(j.kind == "fan" for j in d.junctions):
-            d = await grow(eng, d, 1, rng, need="fan")
-        if not d.edges:
+    if combo == "drv+fan":  # grown again from other roots while short (Engine.restarts)
+        best: Draft | None = None
+        for k in range(1 + eng.restarts):
+            s = s0 if k == 0 else await start(eng, rng)
+            if s is None:
+                continue
+            d = await grow(eng, s, max(2, length), rng, need="drv")
+            if not any(j.kind == "fan" for j in d.junctions):
+                d = await grow(eng, d, 1, rng, need="fan", prefer="fan")
+            if d.edges and (best is None or len(d.edges) > len(best.edges)):
+                best = d
+            if best is not None and len(best.edges) >= max(2, length):
+                break
+        if best is None:
             return None
-        return Built(d.body, answer_of(eng, d, rng), d.edges, d, combo)
+        return Built(best.body, answer_of(eng, best, rng), best.edges, best, combo)
     if combo == "chain+cond":
         d = await grow(eng, d, max(1, length - 2), rng)
         c = await conditional(eng, d, rng)
         if c is None:
             return None
+        c = await grow(eng, c, eng.tail_edges(rng), rng)
         return Built(c.body, answer_of(eng, c, rng), c.edges, c, combo)
     d = await grow(eng, d, max(1, length - 1), rng, prefer="fan" if combo == "fan+sem" else "any")
     return await parallel_tail(eng, d, rng, after=eng.tail_edges(rng))

@@ -104,7 +104,8 @@ class WorkerState:
         (a :class:`~edgedsl.synth.pipeline.SynthConfig`)."""
         eng = Engine(graph, catalog, backend, phi=config.phi, tries=config.tries,
                      width=min(config.width, config.phi), single=config.single,
-                     tail=dict(config.tail))
+                     narrow_fans=config.narrow_fans, tail=dict(config.tail),
+                     restarts=config.restarts)
         return cls(eng, config.seed, config.phi, dict(config.lengths), verifier, llm,
                    Path(config.templates) if config.templates else None)
 

@@ -144,3 +144,23 @@ def test_a_chat_model_paraphrases_and_checks_through_the_run(tmp_path: Path) -> 
                                                  max_attempts=16), fresh=mk, llm=client))
         assert rep.written == 0
         assert rep.filters.rejections["static"]["model_rejected"] >= 1
+
+
+def test_the_tail_knob_moves_the_call_mix_toward_sequential_calls(tmp_path: Path) -> None:
+    """Chains grown after groups and comparison winners: more calls per task, a larger
+    sequential share, the same quotas filled."""
+    from edgedsl.synth.stats import corpus_stats
+
+    mk = partial(make_backend, "world", seed=0)
+    got = {}
+    for label, tail in (("none", {0: 1.0}), ("two", {2: 1.0})):
+        cfg = SynthConfig(n=6, seed=3, mix={"Sem": 1, "Cmp": 1}, batch=8, tail=tail)
+        rep = asyncio.run(synthesize(light_graph(), light_catalog(), mk(), tmp_path / label,
+                                     cfg, fresh=mk, backend_factory=mk))
+        assert rep.written == 6 and rep.structures == {"Sem": 3, "Cmp": 3}
+        got[label] = corpus_stats(list(read_records(tmp_path / label / "tasks.jsonl")))
+    none, two = got["none"], got["two"]
+    assert none.calls_mean is not None and two.calls_mean is not None
+    assert none.sequential_share is not None and two.sequential_share is not None
+    assert two.calls_mean > none.calls_mean
+    assert two.sequential_share > none.sequential_share

@@ -117,10 +117,22 @@ def _tailed(tail: dict[int, float]) -> Engine:
     return Engine(light_graph(), light_catalog(), make_backend("world", seed=0), tail=tail)
 
 
+def _finish_aimed(engine: Engine, kind: str, target: str, seeds: range,
+                  length: int = 2) -> list[Built]:
+    async def main() -> list[Built]:
+        out = []
+        for s in seeds:
+            b = await GENERATORS[kind](engine, random.Random(s), length, target)
+            if b is not None:
+                out.append(b)
+        return out
+    return asyncio.run(main())
+
+
 def test_a_chain_continued_after_a_group_compiles_and_its_calls_are_sequential() -> None:
     eng = _tailed({2: 1.0})
-    built = [b for b in _finish(eng, "sem", range(12)) if b.kind == "sem+chain"]
-    assert built, "no group was continued in 12 draws"
+    built = [b for b in _finish_aimed(eng, "sem", "Sem", range(30)) if b.kind == "sem+chain"]
+    assert built, "no group was continued in 30 draws"
     for b in built:
         _check_runs(eng, b)
         i = next(k for k, s in enumerate(b.body) if isinstance(s, n.Binding)
@@ -135,14 +147,18 @@ def test_a_chain_continued_after_a_group_compiles_and_its_calls_are_sequential()
                    if isinstance(a.value, n.SeqArg | n.FanArg)}
         sources |= {".".join(s.node.source) for s in after if isinstance(s.node, n.Drv)}
         assert sources & branches
+        assert structure_of(_traj(b)) == "Sem"  # seq junctions only: still Semantic-parallel
         rec = _record(eng, b)
         turns: dict[int, int] = {}
         for c in rec.calls:
             turns[c.turn] = turns.get(c.turn, 0) + 1
-        group_turn = max(turns, key=lambda t: (turns[t], -t))
+        (group_turn,) = {c.turn for c in rec.calls if c.step in branches}
         assert turns[group_turn] == len(group.node.branches)  # the branches: parallel
         later = [c for c in rec.calls if c.turn > group_turn]
+        assert len(later) == sum(isinstance(s.node, n.Call) for s in after)
         assert later and all(turns[c.turn] == 1 for c in later)  # the chain: sequential
+        sizes = [k for k in turns.values() if k > 1]
+        assert sizes == [len(group.node.branches)]  # the group's calls are the only parallel
         # every branch is still read: by the answer or by the chain
         assert not any(r == "unused_step" for r, _ in api_static(eng, b))
 
@@ -157,15 +173,8 @@ def api_static(eng: Engine, b: Built) -> list[tuple[str, str]]:
 def test_pure_sem_and_cmp_stay_pure_when_continued() -> None:
     eng = _tailed({1: 1.0, 2: 1.0})
 
-    async def main(kind: str, target: str) -> list[Built]:
-        out = []
-        for s in range(10):
-            b = await GENERATORS[kind](eng, random.Random(s), 2, target)
-            if b is not None:
-                out.append(b)
-        return out
-    sems = asyncio.run(main("sem", "Sem"))
-    cmps = asyncio.run(main("cmp", "Cmp"))
+    sems = _finish_aimed(eng, "sem", "Sem", range(30))
+    cmps = _finish_aimed(eng, "cmp", "Cmp", range(10))
     assert any(b.kind == "sem+chain" for b in sems)
     assert any(b.kind == "cmp+chain" for b in cmps)
     for b in sems:
@@ -183,14 +192,16 @@ def test_no_tail_ends_the_task_with_the_group_or_the_winner() -> None:
         assert built and all(b.kind == kind for b in built)
 
 
-def test_single_draws_the_narrowings_that_hand_on_one_value() -> None:
-    """``single`` = 1 narrows to one value whenever a narrowing can (more sequential hand-offs
-    than ``single`` = 0 over the same junctions)."""
-    handoffs: dict[float, list[str]] = {}
-    for p in (0.0, 1.0):
-        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0), single=p)
+def test_single_hands_on_one_value_where_several_could_go() -> None:
+    """``single`` = ``narrow_fans`` = 1 narrows every junction of several values to one (a
+    fan of 2 … φ values too); both 0 keep the plain typing (2 … φ values: a fan, unless a
+    secondary field needs narrowing); ``single`` alone leaves the fans as they are."""
+    got: dict[float, list[tuple[str, str, int]]] = {}
+    for p in (0.0, 1.0, 0.5):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0),
+                     single=min(1.0, 2 * p), narrow_fans=p if p != 0.5 else 0.0)
 
-        async def main(eng: Engine = eng) -> list[str]:
+        async def main(eng: Engine = eng) -> list[tuple[str, str, int]]:
             out = []
             for tool in eng.roots():
                 d = await eng.root(tool, random.Random(0))
@@ -198,9 +209,28 @@ def test_single_draws_the_narrowings_that_hand_on_one_value() -> None:
                     continue
                 for k, e in enumerate(eng.out[tool]):
                     jp = eng.junction(d, e, random.Random(k))
-                    if jp is not None and jp.kind == "drv":
-                        out.append(jp.handoff)
+                    if jp is not None and jp.cardinality > 1:
+                        out.append((jp.kind, jp.handoff, jp.cardinality))
             return out
-        handoffs[p] = asyncio.run(main())
-    assert len(handoffs[0.0]) == len(handoffs[1.0]) > 0
-    assert handoffs[1.0].count("seq") > handoffs[0.0].count("seq")
+        got[p] = asyncio.run(main())
+    plain, single, fans_kept = got[0.0], got[1.0], got[0.5]
+    assert len(plain) == len(single) > 0  # the same junctions
+    # single alone: every 2 … φ hand-off is still a fan
+    assert [x for x in plain if x[0] == "fan"] == [x for x in fans_kept if x[0] == "fan"]
+    assert any(k == "fan" for k, _, _ in plain)
+    assert not any(k == "fan" for k, _, _ in single)  # every fan narrowed
+    seq = [sum(h == "seq" for _, h, _ in x) for x in (plain, single)]
+    assert seq[1] > seq[0] and seq[1] >= 0.9 * len(single)
+
+
+def test_restarts_keep_the_longest_chain() -> None:
+    """A chain that ends short of its length is grown again from another root: per seed never
+    shorter than without restarts (the first try is the same draw), longer in all."""
+    lengths: dict[int, list[int]] = {}
+    for k in (0, 2):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0), restarts=k)
+        built = [b for b in (_finish_aimed(eng, "chain", "Drv", range(s, s + 1), 4)
+                             for s in range(12))]
+        lengths[k] = [len(b[0].edges) if b else 0 for b in built]
+    assert all(b >= a for a, b in zip(lengths[0], lengths[2], strict=True))
+    assert sum(lengths[2]) > sum(lengths[0])
