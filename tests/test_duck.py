@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from edgedsl.reducers import ReduceStep
-from edgedsl.runtime.duck import Relation, aggregate_sql, shred
+from edgedsl.reducers import reduce_sql
+from edgedsl.runtime.duck import Relation, aggregate_sql, select_relation, shred
 from edgedsl.testing import reducer_cases
 from edgedsl.types import DATE, FLOAT, INT, STR, FieldType, ListType
 
@@ -66,6 +67,25 @@ def test_records_round_trip_including_undeclared_fields(con: duckdb.DuckDBPyConn
     rel = shred(con, ROWS, TYPES)
     assert rel.records() == ROWS
     assert rel.reduce([ReduceStep("eq", "name", "삼성전자")]).records() == [ROWS[0], ROWS[2]]
+
+
+def test_pending_records_without_writing_the_table(con: duckdb.DuckDBPyConnection) -> None:
+    """A pending relation's records come from its columns, equal to the written table's (and
+    the kept rows of a reduction likewise), and no table is written for them."""
+    def tables() -> int:
+        return len(con.execute("SELECT * FROM duckdb_tables()").fetchall())
+
+    before = tables()
+    rel = shred(con, ROWS, TYPES, lazy=True, arm=["a", None, "b", "a"])
+    assert rel.pending
+    assert rel.records() == ROWS
+    assert rel.pending and tables() == before  # nothing written
+    kept = select_relation(con, "k", TYPES, *reduce_sql(str(rel.table), [
+        ReduceStep("eq", "name", "삼성전자")], TYPES), source=rel)
+    assert kept.records() == [ROWS[0], ROWS[2]]
+    written = shred(con, ROWS, TYPES)
+    assert not written.pending and written.records() == ROWS
+    assert shred(con, [], TYPES, lazy=True).records() == []
 
 
 def test_reduce_distinct_and_chain(con: duckdb.DuckDBPyConnection) -> None:

@@ -472,7 +472,13 @@ class Relation:
         return list(got)
 
     def records(self) -> list[dict[str, Any]]:
-        """The original records (as their JSON reads back), in order."""
+        """The original records (as their JSON reads back), in order.
+
+        A pending relation reads them from its in-memory ``__raw`` column — the same texts in
+        the same (``__row``) order the table would hold — without writing the table."""
+        if self._pending and self._columns is not None:
+            return orjson.loads(  # type: ignore[no-any-return,unused-ignore]
+                "[" + ",".join(self._columns["__raw"]) + "]")
         (blob,) = self._fetch(
             f"SELECT '[' || coalesce(string_agg(\"__raw\", ',' ORDER BY \"__row\"), '') || ']' "
             f"FROM {self.sql_name}"
