@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgedsl.reducers import ReduceStep
-from edgedsl.reducers import reduce_sql
+from edgedsl.reducers import ReduceStep, reduce_sql
 from edgedsl.runtime.duck import Relation, aggregate_sql, select_relation, shred
 from edgedsl.testing import reducer_cases
 from edgedsl.types import DATE, FLOAT, INT, STR, FieldType, ListType
