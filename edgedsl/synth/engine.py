@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .. import nodes as n
 from ..catalog import Catalog, Tool
@@ -50,6 +50,9 @@ __all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "literal_
            "reducer_node", "value_literal"]
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
+
+Prefer = Literal["any", "seq", "fan"]
+"""The hand-off kind a narrowing is drawn toward when both would work."""
 
 
 @dataclass(frozen=True)
@@ -294,7 +297,7 @@ class Engine:
         return out
 
     def junction(self, draft: Draft, edge: GraphEdge, rng: random.Random, *,
-                 prefer: str = "any", single: bool = False,
+                 prefer: Prefer = "any",
                  kinds: frozenset[str] | None = None) -> JunctionPlan | None:
         """The junction ``edge`` would have from the draft's records (None as well when it
         could only be of a kind outside ``kinds``: then no narrowing is searched for).
@@ -320,8 +323,7 @@ class Engine:
             narrow = (kinds is not None and "fan" not in kinds and "seq" in kinds) \
                 or (self.narrow_fans > 0 and rng.random() < self.narrow_fans)
         return type_junction(cols, fields, types, phi=self.phi, rng=rng, width=self.width,
-                             prefer=prefer, single=single,  # type: ignore[arg-type]
-                             narrow=narrow)
+                             prefer=prefer, narrow=narrow)
 
     def tail_edges(self, rng: random.Random) -> int:
         """Edges to grow after a ``parallel`` group or a comparison's winner, drawn from
@@ -342,7 +344,7 @@ class Engine:
             got = self._columns[key] = Columns(draft.rows, self.types(draft.last_tool))
         return got
 
-    async def extend(self, draft: Draft, rng: random.Random, *, prefer: str = "any",
+    async def extend(self, draft: Draft, rng: random.Random, *, prefer: Prefer = "any",
                      kinds: frozenset[str] | None = None) -> Draft | None:
         """The draft grown by one edge (see the module doc); None when no edge works.
 

@@ -44,7 +44,7 @@ from .. import nodes as n
 from ..graph.model import GraphEdge
 from ..reducers import REDUCERS
 from ..types import FieldType, ListType, is_date, is_numeric
-from .engine import Draft, Engine, decorative, literal_texts, reducer_node, value_literal
+from .engine import Draft, Engine, Prefer, decorative, literal_texts, reducer_node, value_literal
 from .junction import Columns, JunctionPlan, ReduceChoice, distinct, narrowings
 
 __all__ = ["GENERATORS", "Built", "answer_of"]
@@ -138,7 +138,7 @@ NEED: dict[str, str] = {"Fan": "fan", "Drv": "drv"}
 
 async def grow(eng: Engine, draft: Draft, edges: int, rng: random.Random, *,
                kinds: frozenset[str] | None = None, need: str | None = None,
-               prefer: str = "any") -> Draft:
+               prefer: Prefer = "any") -> Draft:
     """``draft`` grown by up to ``edges`` edges (fewer when no edge works), with junctions of
     ``kinds`` only; while no junction is of kind ``need``, that kind is tried first."""
     for _ in range(edges):
