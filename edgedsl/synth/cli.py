@@ -102,6 +102,11 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
         knobs["narrow_fans"] = args.narrow_fans
     if args.restarts is not None:
         knobs["restarts"] = args.restarts
+    if args.tries is not None:
+        knobs["tries"] = args.tries
+    combos = _pairs(args.combos, "combos")
+    if combos is not None:
+        knobs["combos"] = combos
     try:
         cfg = SynthConfig(**knobs)
     except ValueError as exc:
@@ -228,6 +233,12 @@ def add_synth_parser(sub: Any) -> None:
     p.add_argument("--restarts", type=int, metavar="K",
                    help="a Seq, Fan or Drv chain that ends short of its drawn length is grown "
                         "again from another root up to K times, the longest kept (2)")
+    p.add_argument("--tries", type=int, metavar="K",
+                   help="edges run per step before the step gives up (3)")
+    p.add_argument("--combos", metavar="NAME=WEIGHT,…",
+                   help="weights of the compositions a Mixed trajectory tries: cmp+chain, "
+                        "chain+sem, chain+cond, fan+sem, drv+fan (default cmp+chain=1,"
+                        "chain+sem=1,chain+cond=2,fan+sem=0.1,drv+fan=0.5)")
     p.add_argument("--batch", type=int, default=32,
                    help="attempts scheduled together, split across the workers (32)")
     p.add_argument("--workers", type=int,

@@ -155,8 +155,9 @@ class Engine:
     the recipe's typing, is narrowed to one value by a ``drv`` instead (:meth:`junction`;
     off by default); ``tail`` weighs the edges a chain grows after a ``parallel`` group or a
     comparison's winner (:meth:`tail_edges`); ``restarts`` is how many times a chain that
-    ended short of its length is grown again from another root (the longest is kept). These
-    are the knobs of the call mix."""
+    ended short of its length is grown again from another root (the longest is kept);
+    ``combos`` weighs the compositions a Mixed draft tries (None: the weights of
+    :data:`~edgedsl.synth.structures.COMBOS`). These are the knobs of the call mix."""
 
     graph: ToolGraph
     catalog: Catalog
@@ -168,6 +169,7 @@ class Engine:
     narrow_fans: float = 0.0
     tail: dict[int, float] = field(default_factory=lambda: {0: 1.0})
     restarts: int = 0
+    combos: dict[str, float] | None = None
     memo: MemoBackend = field(init=False)
 
     def __post_init__(self) -> None:
@@ -345,14 +347,21 @@ class Engine:
         return got
 
     async def extend(self, draft: Draft, rng: random.Random, *, prefer: Prefer = "any",
-                     kinds: frozenset[str] | None = None) -> Draft | None:
+                     kinds: frozenset[str] | None = None, ahead: bool = False,
+                     ahead_kinds: frozenset[str] | None = None) -> Draft | None:
         """The draft grown by one edge (see the module doc); None when no edge works.
 
         ``kinds`` restricts the junction kinds accepted (``seq``, ``fan``, ``drv``): edges whose
         junction would be of another kind are passed over without running anything. An edge
         whose junction would hand on exactly the values the draft's last call was handed is
-        passed over too: that call would be decorative (see :mod:`edgedsl.synth.resolve`)."""
+        passed over too: that call would be decorative (see :mod:`edgedsl.synth.resolve`).
+
+        ``ahead`` (the caller will grow the draft further) looks one edge ahead: a grown draft
+        from which no edge could go on (:meth:`can_grow`, with ``ahead_kinds``) is kept only
+        as a fallback while the next ranked edges (within :attr:`tries` runs) are tried: a
+        chain that walks into a dead end stops there."""
         runs = 0
+        fallback: Draft | None = None
         for edge in self.ranked(draft, rng):
             if runs >= self.tries:
                 break
@@ -363,9 +372,27 @@ class Engine:
                 continue
             runs += 1
             grown = await self.follow(draft, edge, jp, rng)
-            if grown is not None:
+            if grown is None:
+                continue
+            if not ahead or self.can_grow(grown, kinds=ahead_kinds):
                 return grown
-        return None
+            if fallback is None:
+                fallback = grown
+        return fallback
+
+    def can_grow(self, draft: Draft, *, kinds: frozenset[str] | None = None) -> bool:
+        """True when some out-edge of the draft's last tool has a junction of ``kinds`` that
+        would not make the draft's last call decorative, judged from its records (nothing is
+        run; narrowings are drawn from a fixed generator, so the draft's own is untouched)."""
+        probe = random.Random(0)
+        for edge in self.out.get(draft.last_tool, ()):
+            if edge.target in draft.tools or not self.args.runnable(edge):
+                continue
+            jp = self.junction(draft, edge, probe, kinds=kinds)
+            if jp is not None and (kinds is None or jp.kind in kinds) \
+                    and not decorative(draft, jp):
+                return True
+        return False
 
     async def follow(self, draft: Draft, edge: GraphEdge, jp: JunctionPlan,
                      rng: random.Random) -> Draft | None:

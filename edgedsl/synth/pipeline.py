@@ -36,6 +36,7 @@ from ..jsonfile import write_atomic
 from ..runtime.backends import Backend
 from .filters import FilterReport
 from .record import STRUCTURES, TaskRecord, write_records
+from .structures import COMBOS
 from .worker import Outcome, task_name
 
 __all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_RESTARTS", "DEFAULT_SINGLE", "DEFAULT_TAIL",
@@ -75,6 +76,7 @@ class SynthConfig(BaseModel):
     single: float = Field(default=DEFAULT_SINGLE, ge=0.0, le=1.0)
     narrow_fans: float = Field(default=0.0, ge=0.0, le=1.0)
     restarts: int = Field(default=DEFAULT_RESTARTS, ge=0)
+    combos: dict[str, float] = Field(default_factory=lambda: dict(COMBOS))
     tries: int = Field(default=3, ge=1)
     batch: int = Field(default=32, ge=1)
     max_attempts: int | None = None
@@ -86,6 +88,17 @@ class SynthConfig(BaseModel):
     def _tail_ok(cls, v: dict[int, float]) -> dict[int, float]:
         if any(k < 0 for k in v) or any(w < 0 for w in v.values()):
             raise ValueError("tail: edges and weights must not be negative")
+        return v
+
+    @field_validator("combos")
+    @classmethod
+    def _combos_ok(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(v) - set(COMBOS))
+        if unknown:
+            raise ValueError(f"combos: unknown composition {unknown[0]!r} "
+                             f"(known: {', '.join(COMBOS)})")
+        if any(w < 0 for w in v.values()) or not any(w > 0 for w in v.values()):
+            raise ValueError("combos: weights must not be negative, and one must be positive")
         return v
 
     def budget(self) -> int:

@@ -141,12 +141,15 @@ async def grow(eng: Engine, draft: Draft, edges: int, rng: random.Random, *,
                prefer: Prefer = "any") -> Draft:
     """``draft`` grown by up to ``edges`` edges (fewer when no edge works), with junctions of
     ``kinds`` only; while no junction is of kind ``need``, that kind is tried first."""
-    for _ in range(edges):
+    for k in range(edges):
+        ahead = k < edges - 1  # more edges wanted: avoid dead ends (Engine.extend)
         nxt = None
         if need is not None and not any(j.kind == need for j in draft.junctions):
-            nxt = await eng.extend(draft, rng, kinds=frozenset({need}), prefer=prefer)
+            nxt = await eng.extend(draft, rng, kinds=frozenset({need}), prefer=prefer,
+                                   ahead=ahead, ahead_kinds=kinds)
         if nxt is None:
-            nxt = await eng.extend(draft, rng, kinds=kinds, prefer=prefer)
+            nxt = await eng.extend(draft, rng, kinds=kinds, prefer=prefer, ahead=ahead,
+                                   ahead_kinds=kinds)
         if nxt is None:
             break
         draft = nxt
@@ -574,11 +577,12 @@ async def cond(eng: Engine, rng: random.Random, length: int,
 
 # ---------------------------------------------------------------- mixed
 
-COMBOS: dict[str, float] = {"cmp+chain": 1.0, "chain+sem": 1.0, "chain+cond": 1.0,
-                            "fan+sem": 0.25, "drv+fan": 1.0}
-"""The compositions a Mixed draft tries (three, in a random order drawn with these weights):
-``fan+sem`` — a fan of 2 … φ calls, then a group — is the one with the most parallel calls,
-drawn less often."""
+COMBOS: dict[str, float] = {"cmp+chain": 1.0, "chain+sem": 1.0, "chain+cond": 2.0,
+                            "fan+sem": 0.1, "drv+fan": 0.5}
+"""The compositions a Mixed draft tries, with their default weights (``--combos``; three, in a
+random order drawn with the weights). The most sequential, ``chain+cond``, is drawn most often;
+those with the most parallel calls — ``fan+sem`` (a fan of 2 … φ calls, then a group) and
+``drv+fan`` — least (measured in ``docs/synth.md``)."""
 
 
 async def mixed(eng: Engine, rng: random.Random, length: int,
@@ -586,7 +590,8 @@ async def mixed(eng: Engine, rng: random.Random, length: int,
     """Two structures composed (see the module doc): the combinations are tried in a random
     order until one works."""
     # a weighted random order (each combination keyed by u ** (1 / weight))
-    combos = sorted(COMBOS, key=lambda c: -rng.random() ** (1 / COMBOS[c]))
+    weights = {c: w for c, w in (eng.combos or COMBOS).items() if w > 0}
+    combos = sorted(weights, key=lambda c: -rng.random() ** (1 / weights[c]))
     for combo in combos[:3]:
         got = await _combo(eng, rng, length, combo)
         if got is not None:

@@ -105,7 +105,7 @@ class WorkerState:
         eng = Engine(graph, catalog, backend, phi=config.phi, tries=config.tries,
                      width=min(config.width, config.phi), single=config.single,
                      narrow_fans=config.narrow_fans, tail=dict(config.tail),
-                     restarts=config.restarts)
+                     restarts=config.restarts, combos=dict(config.combos))
         return cls(eng, config.seed, config.phi, dict(config.lengths), verifier, llm,
                    Path(config.templates) if config.templates else None)
 

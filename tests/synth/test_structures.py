@@ -234,3 +234,81 @@ def test_restarts_keep_the_longest_chain() -> None:
         lengths[k] = [len(b[0].edges) if b else 0 for b in built]
     assert all(b >= a for a, b in zip(lengths[0], lengths[2], strict=True))
     assert sum(lengths[2]) > sum(lengths[0])
+
+
+# ---------------------------------------------------------------- looking ahead, compositions
+
+def test_looking_ahead_passes_over_a_dead_end() -> None:
+    """``extend(ahead=True)`` returns the first grown draft from which an edge could go on
+    (:meth:`Engine.can_grow`), and a dead end only when every draft it grew was one."""
+    from edgedsl.synth.structures import start
+
+    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+    follow = eng.follow
+    grown: list[object] = []
+
+    async def recording(*a, **k):  # type: ignore[no-untyped-def]
+        g = await follow(*a, **k)
+        if g is not None:
+            grown.append(g)
+        return g
+
+    eng.follow = recording  # type: ignore[method-assign]
+    passed_over = dead_ends = 0
+
+    async def main() -> None:
+        nonlocal passed_over, dead_ends
+        for s in range(24):
+            rng = random.Random(s)
+            d = await start(eng, rng)
+            if d is None:
+                continue
+            grown.clear()
+            got = await eng.extend(d, rng, ahead=True)
+            if got is None:
+                assert not grown
+                continue
+            can = [eng.can_grow(g) for g in grown]  # type: ignore[arg-type]
+            if any(can):
+                assert got is grown[can.index(True)]
+                passed_over += can.index(True) > 0
+            else:
+                assert got is grown[0]
+                dead_ends += 1
+    asyncio.run(main())
+    assert passed_over > 0
+
+
+def test_looking_ahead_makes_chains_longer() -> None:
+    """Aimed at Drv with four edges, chains that look ahead are longer in sum than the same
+    draws without (``can_grow`` answering yes to everything turns looking ahead off)."""
+    total = {}
+    for ahead in (False, True):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+        if not ahead:
+            eng.can_grow = lambda draft, kinds=None: True  # type: ignore[method-assign]
+        built = _finish_aimed(eng, "chain", "Drv", range(16), 4)
+        total[ahead] = sum(len(b.edges) for b in built)
+    assert total[True] > total[False]
+
+
+def test_mixed_tries_only_the_compositions_it_is_given() -> None:
+    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0),
+                 combos={"chain+cond": 1.0, "drv+fan": 0.0})
+    built = _finish_aimed(eng, "mixed", "Mixed", range(8), 3)
+    assert built and {b.kind for b in built} == {"chain+cond"}
+    for b in built:
+        _check_runs(eng, b)
+
+
+
+def test_the_config_carries_the_mix_knobs_to_the_engine() -> None:
+    from edgedsl.synth.pipeline import SynthConfig
+    from edgedsl.synth.worker import WorkerState
+
+    cfg = SynthConfig(combos={"chain+cond": 2, "cmp+chain": 1}, tries=5)
+    eng = WorkerState.make(light_graph(), light_catalog(), make_backend("world", seed=0),
+                           cfg).engine
+    assert eng.combos == {"chain+cond": 2.0, "cmp+chain": 1.0} and eng.tries == 5
+    with pytest.raises(ValueError, match="unknown composition"):
+        SynthConfig(combos={"chain": 1})
