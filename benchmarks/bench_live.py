@@ -5,10 +5,11 @@ Each chain example of ``examples/world/`` runs on the world backend with a fault
 ``--latency`` seconds to every call (the world sleeps on the event loop, as a slow server
 would). The bound is the sum of latencies along the longest dependency chain of the steps that
 ran: a call step weighs ``latency × pages`` of its slowest arm (fan arms, compare arms and
-parallel branches are concurrent), reductions weigh nothing. The ratio makespan / bound is
-printed per trajectory (target ≤ 1.2); the baseline is the same trajectory with every call made
-one after another (the sum of all latencies), showing what concurrency saves. Never asserts on
-time.
+parallel branches are concurrent), reductions weigh nothing. Each trajectory is warmed up
+(``WARMUP`` runs) and then run ``--repeat`` times with latency; the ratio of the median
+makespan to the bound is printed per trajectory (target ≤ 1.2); the baseline is the same
+trajectory with every call made one after another (the sum of all latencies), showing what
+concurrency saves. Never asserts on time.
 
 The world runs inside this process, so its datasets (~100,000 long-lived objects: 법정동, the
 company universe, bills, candidates …) are walked by every full cyclic-garbage collection of
@@ -23,7 +24,8 @@ own work (selecting, projecting and encoding thousands of rows) then happens whe
 service's would, on the other side of a socket, and the makespan holds only the client: HTTP,
 decoding, normalisation, shredding, reductions and scheduling.
 
-    python benchmarks/bench_live.py [--latency 0.1] [--examples 'examples/world/*.edge']
+    python benchmarks/bench_live.py [--latency 0.1] [--repeat 5]
+                                    [--examples 'examples/world/*.edge']
                                     [--gc-freeze] [--served]
 """
 
@@ -36,6 +38,7 @@ import gc
 import glob
 import json
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,6 +60,9 @@ from edgedsl.runtime.http import WORLD_KEY, HttpBackend, HttpOptions, make_world
 from edgedsl.runtime.trace import Trace
 from edgedsl.world.engine import World
 from edgedsl.world.faults import FaultPlan, FaultRule
+
+WARMUP = 3
+"""Runs of each trajectory before the timed ones."""
 
 
 def critical_path(traj: TrajectoryPlan, trace: Trace, latency: float) -> tuple[float, float]:
@@ -140,6 +146,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--latency", type=float, default=0.1)
     ap.add_argument("--examples", default=str(ROOT / "examples" / "world" / "*.edge"))
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="timed runs per trajectory with latency; the median is reported (5)")
     ap.add_argument("--gc-freeze", action="store_true",
                     help="after warming up, move the world's datasets out of the cyclic "
                          "collector's view (gc.freeze), as if the world ran elsewhere")
@@ -173,19 +181,25 @@ def run_all(args: argparse.Namespace, plain_of: Callable[[Plan], Backend],
         plan: Plan = compile_source(Path(path).read_text(), path, search_paths=[stdlib_dir()])
         plain, slow = plain_of(plan), slow_of(plan)
         for traj in plan.trajectories:
-            # warm the world's datasets and memo so that the timed run measures latency + us
-            asyncio.run(run_trajectory(plan, traj.name, plain))
-            if args.served:  # the slow server is another process: warm it as well
-                asyncio.run(run_trajectory(plan, traj.name, slow))
+            # warm the world's datasets and memo so that the timed run measures latency + us:
+            # the second run of a trajectory is still up to 2× slower than the third and later
+            # ones (caches filled, the first run's garbage collected), so warm up three times
+            for _ in range(WARMUP):
+                asyncio.run(run_trajectory(plan, traj.name, plain))
+                if args.served:  # the slow server is another process: warm it as well
+                    asyncio.run(run_trajectory(plan, traj.name, slow))
             t = time.perf_counter()
             asyncio.run(run_trajectory(plan, traj.name, plain))
             own = time.perf_counter() - t  # the run without latency: our own processing
             if args.gc_freeze:  # the world's datasets as a remote server's: out of our GC
                 gc.collect()
                 gc.freeze()
-            t = time.perf_counter()
-            res = asyncio.run(run_trajectory(plan, traj.name, slow))
-            makespan = time.perf_counter() - t
+            spans = []
+            for _ in range(args.repeat):  # the median run: one run is as noisy as the machine
+                t = time.perf_counter()
+                res = asyncio.run(run_trajectory(plan, traj.name, slow))
+                spans.append(time.perf_counter() - t)
+            makespan = statistics.median(spans)
             if not res.ok or res.trace is None:
                 print(f"{traj.name:36} failed: {[d.message for d in res.diagnostics][:1]}")
                 continue
