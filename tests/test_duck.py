@@ -447,3 +447,35 @@ def test_coerce_column_is_value_by_value(t: FieldType) -> None:
     mixed = [*texts, 1, True, 1.0, ["a"], {"k": 1}]
     for raw in (texts, mixed):
         assert _coerce_column(t, raw) == [_stored_value(t)(v) for v in raw]
+
+
+@pytest.mark.parametrize("op, n, scratch", [
+    ("max", 100, True), ("max", 500, False), ("min", 129, False),
+    ("ge", 500, True), ("most_frequent", 500, True), ("ge", 1001, False),
+])
+def test_which_connection_an_inline_reduction_runs_on(con: duckdb.DuckDBPyConnection, op: str,
+                                                      n: int, scratch: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small sources are reduced on the scratch connection (no optimizer), larger ones on the
+    relation's own; a whole-relation window (``max``, ``min``) only up to
+    ``SCRATCH_MAX_WINDOW_ROWS`` rows, since without the optimizer its cost outgrows the rows.
+    The kept rows are the same either way."""
+    from edgedsl.runtime import duck
+    from edgedsl.testing import reference_reduce
+
+    ran: list[object] = []
+    real = duck.execute_cached
+
+    def spy(c, sql, params=()):  # type: ignore[no-untyped-def]
+        ran.append(c)
+        return real(c, sql, params)
+
+    monkeypatch.setattr(duck, "execute_cached", spy)
+    rows: list[dict[str, object]] = [{"amt": (i * 7919) % 97} for i in range(n)]
+    types: dict[str, FieldType] = {"amt": INT}
+    steps = [ReduceStep(op, "amt", 50 if op == "ge" else None)]
+    got, _ = _inline_kept(con, rows, types, steps)
+    assert got == reference_reduce(rows, steps, types)
+    assert (ran == [duck.scratch_cursor()]) if scratch else (ran == [con])
+    assert duck.scratch_max_rows("SELECT 1 QUALIFY a = max(a) OVER ()") \
+        == duck.SCRATCH_MAX_WINDOW_ROWS < duck.SCRATCH_MAX_ROWS == duck.scratch_max_rows("SELECT 1")

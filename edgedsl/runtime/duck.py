@@ -96,6 +96,7 @@ __all__ = [
     "PYTHON_SHRED_MAX_CELLS",
     "RESERVED_COLUMNS",
     "SCRATCH_MAX_ROWS",
+    "SCRATCH_MAX_WINDOW_ROWS",
     "LazyColumns",
     "Relation",
     "aggregate_sql",
@@ -105,6 +106,7 @@ __all__ = [
     "lazy_columns",
     "python_columns",
     "scratch_cursor",
+    "scratch_max_rows",
     "select_relation",
     "shred",
     "source_columns",
@@ -130,9 +132,21 @@ STATEMENT_CACHE_SIZE = 1024
 #: optimizer); larger ones on the run's own connection: without the optimizer a window
 #: (``QUALIFY … OVER ()``) over 4,000 rows took ~100 ms instead of ~10 ms.
 SCRATCH_MAX_ROWS = 1_000
+#: … and of at most this many when the statement has a window over the whole relation
+#: (``max``/``min``: ``QUALIFY f = max(f) OVER ()``): without the optimizer its cost grows
+#: faster than the rows — 11 ms against 1.4 ms planned at 1,000 rows, even at about 130.
+SCRATCH_MAX_WINDOW_ROWS = 128
+_WHOLE_WINDOW = " OVER ()"
 _SCRATCH: duckdb.DuckDBPyConnection | None = None
 _SCRATCH_LOCK = threading.Lock()
 _SCRATCH_LOCAL = threading.local()
+
+
+def scratch_max_rows(sql: str) -> int:
+    """The most rows an inline statement ``sql`` reads on the scratch connection (no
+    optimizer) rather than on its relation's own: :data:`SCRATCH_MAX_WINDOW_ROWS` for a
+    statement with a whole-relation window, else :data:`SCRATCH_MAX_ROWS`."""
+    return SCRATCH_MAX_WINDOW_ROWS if _WHOLE_WINDOW in sql else SCRATCH_MAX_ROWS
 
 
 def execute_cached(con: duckdb.DuckDBPyConnection, sql: str,
@@ -353,7 +367,7 @@ class Relation:
             return None
         query, inline = self._kept_query(sql)
         if con is None:  # the scratch connection plans without an optimizer: small sources only
-            con = scratch_cursor() if self.row_count <= SCRATCH_MAX_ROWS else self.con
+            con = scratch_cursor() if self.row_count <= scratch_max_rows(sql) else self.con
         rows = execute_cached(con, query, [*inline, *params]).fetchall()
         ids = sorted([r[0] for r in rows])
         if self._ordinal is None:
@@ -518,7 +532,7 @@ def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[st
     inline, written or not: its rows enter the statement as a CTE of the same name (its columns
     bound as lists; only the columns the SQL names), so the statement reads no table and runs on
     ``inline_on`` (default: :func:`scratch_cursor` for a source of at most
-    :data:`SCRATCH_MAX_ROWS` rows, else the source's connection; pass ``con`` when ``sql`` names
+    :func:`scratch_max_rows` rows, else the source's connection; pass ``con`` when ``sql`` names
     other tables of ``con``). The reduction itself always runs in DuckDB.
     """
     if source is not None and source.in_memory:

@@ -15,7 +15,8 @@ relations it names inline (:func:`~edgedsl.runtime.duck.inline_query`: their nam
 lists in leading CTEs), so no table is written for it; the table is written (one statement) only
 when SQL needs one. A ``drv`` over an in-memory source runs its reduction in one statement that
 reads the source inline (its columns bound as lists, no table read or written) and fetches only the
-kept ``__row`` ids; for a source of at most ``SCRATCH_MAX_ROWS`` rows it runs on the process's
+kept ``__row`` ids; for a source of at most ``SCRATCH_MAX_ROWS`` rows (``SCRATCH_MAX_WINDOW_ROWS``
+for a ``max`` or ``min``: :func:`~edgedsl.runtime.duck.scratch_max_rows`) it runs on the process's
 scratch connection (:func:`~edgedsl.runtime.duck.scratch_cursor`: one thread, no optimizer, parsed
 statements cached), so a small ``drv`` costs one cheap statement. The kept relation takes its
 columns from the source's and is pending in turn. A large stored response is a view over the
@@ -80,7 +81,6 @@ from ..types import INT, STR, FieldType, ListType, ScalarType, type_from_json
 from .backends import Backend, Response, classify, make_backend, unsupported_reason
 from .duck import (
     PYTHON_SHRED_MAX_CELLS,
-    SCRATCH_MAX_ROWS,
     Relation,
     create_table_as,
     execute_cached,
@@ -88,6 +88,7 @@ from .duck import (
     lazy_columns,
     python_columns,
     scratch_cursor,
+    scratch_max_rows,
     select_relation,
     shred,
     source_columns,
@@ -566,7 +567,8 @@ class _Run:
             got = inline_query(sql, mem)
             if got is not None:
                 text, inline = got
-                small = all(r.row_count <= SCRATCH_MAX_ROWS for r in mem)
+                limit = scratch_max_rows(text)
+                small = all(r.row_count <= limit for r in mem)
                 con = scratch_cursor() if small and len(mem) == len(named) else self.con
                 try:
                     return execute_cached(con, text, [*inline, *params])
