@@ -509,3 +509,12 @@ def test_projection_drops_world_fields_per_layout_and_keeps_order() -> None:
     declared = Endpoint("dart", "p", "/p.json", "dart", "list", fields=("a", "c"))
     assert _project(declared, rows) == [{"a": 2, "c": None}, {"a": 3, "c": None},
                                         {"a": 6, "c": None}, {"a": None, "c": 7}]
+    # every row holding every declared field (the fast path), in the declared order
+    full = Endpoint("dart", "p", "/p.json", "dart", "list", fields=("b", "a"))
+    got = _project(full, rows[:3])
+    assert got == [{"b": 1, "a": 2}, {"b": 4, "a": 3}, {"b": 5, "a": 6}]
+    assert all(list(r) == ["b", "a"] for r in got)
+    assert _project(Endpoint("dart", "p", "/p.json", "dart", "list", fields=("a",)),
+                    rows) == [{"a": 2}, {"a": 3}, {"a": 6}, {"a": None}]
+    assert _project(Endpoint("dart", "p", "/p.json", "dart", "list", fields=()), rows) \
+        == [{}, {}, {}, {}]
