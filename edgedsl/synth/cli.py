@@ -88,25 +88,12 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
                              "width": args.width,
                              "batch": args.batch, "max_attempts": args.max_attempts,
                              "resolve": not args.no_resolve, "templates": args.templates}
-    mix, lengths = _pairs(args.mix, "mix"), _pairs(args.lengths, "lengths", int)
-    tail = _pairs(args.tail, "tail", int)
-    if mix is not None:
-        knobs["mix"] = mix
-    if lengths is not None:
-        knobs["lengths"] = lengths
-    if tail is not None:
-        knobs["tail"] = tail
-    if args.single is not None:
-        knobs["single"] = args.single
-    if args.narrow_fans is not None:
-        knobs["narrow_fans"] = args.narrow_fans
-    if args.restarts is not None:
-        knobs["restarts"] = args.restarts
-    if args.tries is not None:
-        knobs["tries"] = args.tries
-    combos = _pairs(args.combos, "combos")
-    if combos is not None:
-        knobs["combos"] = combos
+    # the knobs given on the command line; the others keep SynthConfig's defaults
+    given: dict[str, Any] = {
+        "mix": _pairs(args.mix, "mix"), "lengths": _pairs(args.lengths, "lengths", int),
+        "tail": _pairs(args.tail, "tail", int), "combos": _pairs(args.combos, "combos"),
+        **{k: getattr(args, k) for k in ("single", "narrow_fans", "restarts", "tries")}}
+    knobs.update({k: v for k, v in given.items() if v is not None})
     try:
         cfg = SynthConfig(**knobs)
     except ValueError as exc:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, TypeGuard
 
 from .. import nodes as n
 from ..catalog import Catalog, Tool
@@ -43,17 +43,13 @@ from ..runtime.executor import run_trajectory
 from ..runtime.result import RunResult
 from ..source import Source
 from ..types import FieldType
-from .junction import Columns, JunctionPlan, ReduceChoice, type_junction
+from .junction import Columns, JunctionPlan, Prefer, ReduceChoice, type_junction
 from .memo import MemoBackend
 
 __all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "literal_texts",
            "reducer_node", "value_literal"]
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
-
-Prefer = Literal["any", "seq", "fan"]
-"""The hand-off kind a narrowing is drawn toward when both would work."""
-
 
 @dataclass(frozen=True)
 class Draft:
@@ -270,10 +266,14 @@ class Engine:
     def ranked(self, draft: Draft, rng: random.Random) -> list[GraphEdge]:
         """The runnable out-edges of the draft's last tool to tools not used yet, in the order
         of one Thompson draw from each edge's Beta posterior."""
-        options = [e for e in self.out.get(draft.last_tool, ())
-                   if e.target not in draft.tools and self.args.runnable(e)]
+        options = self.open_edges(draft)
         draws = [(rng.betavariate(e.alpha, e.beta), i) for i, e in enumerate(options)]
         return [options[i] for _, i in sorted(draws, reverse=True)]
+
+    def open_edges(self, draft: Draft) -> list[GraphEdge]:
+        """The runnable out-edges of the draft's last tool to tools not used yet."""
+        return [e for e in self.out.get(draft.last_tool, ())
+                if e.target not in draft.tools and self.args.runnable(e)]
 
     def narrow(self, draft: Draft, edge: GraphEdge,
                jp: JunctionPlan) -> tuple[list[n.Stmt], str]:
@@ -366,9 +366,7 @@ class Engine:
             if runs >= self.tries:
                 break
             jp = self.junction(draft, edge, rng, prefer=prefer, kinds=kinds)
-            if jp is None or (kinds is not None and jp.kind not in kinds):
-                continue
-            if decorative(draft, jp):
+            if not usable(jp, draft, kinds):
                 continue
             runs += 1
             grown = await self.follow(draft, edge, jp, rng)
@@ -385,14 +383,8 @@ class Engine:
         would not make the draft's last call decorative, judged from its records (nothing is
         run; narrowings are drawn from a fixed generator, so the draft's own is untouched)."""
         probe = random.Random(0)
-        for edge in self.out.get(draft.last_tool, ()):
-            if edge.target in draft.tools or not self.args.runnable(edge):
-                continue
-            jp = self.junction(draft, edge, probe, kinds=kinds)
-            if jp is not None and (kinds is None or jp.kind in kinds) \
-                    and not decorative(draft, jp):
-                return True
-        return False
+        return any(usable(self.junction(draft, edge, probe, kinds=kinds), draft, kinds)
+                   for edge in self.open_edges(draft))
 
     async def follow(self, draft: Draft, edge: GraphEdge, jp: JunctionPlan,
                      rng: random.Random) -> Draft | None:
@@ -416,6 +408,13 @@ class Engine:
                            rows=tuple(rows), tools=(*draft.tools, edge.target),
                            edges=(*draft.edges, edge), junctions=(*draft.junctions, jp),
                            received=jp.handed | literal_texts(lits))
+
+
+def usable(jp: JunctionPlan | None, draft: Draft,
+           kinds: frozenset[str] | None) -> TypeGuard[JunctionPlan]:
+    """True when a junction was found, is of one of ``kinds`` (any when None) and would not make
+    the draft's last call decorative: an edge the draft may grow along."""
+    return jp is not None and (kinds is None or jp.kind in kinds) and not decorative(draft, jp)
 
 
 def decorative(draft: Draft, jp: JunctionPlan) -> bool:

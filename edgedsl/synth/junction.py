@@ -30,8 +30,11 @@ from typing import Any, Literal
 from ..reducers import REDUCERS, choose_pivot_on_columns, coerced_column
 from ..types import EnumType, FieldType, ListType, is_date, is_numeric
 
-__all__ = ["Columns", "JunctionPlan", "ReduceChoice", "distinct", "narrowings", "reducer_ops",
-           "type_junction"]
+__all__ = ["Columns", "JunctionPlan", "Prefer", "ReduceChoice", "distinct", "narrowings",
+           "reducer_ops", "type_junction"]
+
+Prefer = Literal["any", "seq", "fan"]
+"""The hand-off kind a narrowing is drawn toward when both would work."""
 
 #: candidate reducer fields evaluated per junction: the hand-off field and ``FIELDS`` others
 #: drawn at random (``FEW`` others above ``LARGE`` rows) — each evaluation coerces every row
@@ -205,7 +208,7 @@ def _search(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, l
 def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[str],
                   types: Mapping[str, FieldType], *, phi: int = 5,
                   rng: random.Random | None = None,
-                  prefer: Literal["any", "seq", "fan"] = "any",
+                  prefer: Prefer = "any",
                   single: bool = False, width: int | None = None,
                   narrow: bool = False) -> JunctionPlan | None:
     """Type the junction handing ``fields`` (primary first) of ``rows`` downstream; None when the
