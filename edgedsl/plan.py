@@ -72,7 +72,7 @@ __all__ = [
     "plan_to_json",
 ]
 
-PLAN_VERSION = 1
+PLAN_VERSION = 2
 _INT64 = (-(2**63), 2**63 - 1)
 
 # ---------------------------------------------------------------- value codec
@@ -286,12 +286,18 @@ class CallStep(_StepBase):
 
 
 class DrvStep(_StepBase):
-    """A reduction: final SQL over the source table and its encoded parameters."""
+    """A reduction: final SQL over the source table and its encoded parameters.
+
+    ``sql`` is the reduction as it runs over a relation read inline (a response held in
+    memory); ``table_sql`` the same reduction for a source stored as a table (a replayed or
+    written relation), None when the two texts are the same — see
+    :data:`edgedsl.reducers.ReduceForm`. Both bind ``params``."""
 
     kind: Literal["drv"] = "drv"
     source: str
     reducers: list[dict[str, Any]] = Field(default_factory=list)
     sql: str
+    table_sql: str | None = None
     params: list[Any] = Field(default_factory=list)
     fields: dict[str, Any] = Field(default_factory=dict)
 

@@ -38,7 +38,7 @@ from .plan import (
     encode_value,
     trusted,
 )
-from .reducers import reduce_sql
+from .reducers import reduce_sql, table_form_differs
 from .source import NO_SPAN, Span
 from .sqlquote import quote_ident
 from .types import FieldType, ScalarType, type_to_json
@@ -290,12 +290,14 @@ class _Compiler:
         if isinstance(s, ir.DrvIR):
             types = s.field_types or self.traj.relations.get(s.source, {})
             sql, params = reduce_sql(s.source, s.steps, types)
+            table_sql = reduce_sql(s.source, s.steps, types, form="table")[0] \
+                if table_form_differs(s.steps) else None
             self.steps[key] = (DrvStep, {
                 "id": key, "relation": s.id, "deps": [], "span": span, "kind": "drv",
                 "source": s.source,
                 "reducers": [{"op": r.op, "field": r.field, "pivot": encode_value(r.pivot)}
                              for r in s.steps],
-                "sql": sql, "params": [encode_value(p) for p in params],
+                "sql": sql, "table_sql": table_sql, "params": [encode_value(p) for p in params],
                 "fields": {k: type_to_json(v) for k, v in types.items()}}, _DRV_FIELDS)
             return {s.source}
         if isinstance(s, ir.CompareIR):

@@ -66,7 +66,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -100,6 +100,7 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "REDUCERS",
+    "ReduceForm",
     "ReduceStep",
     "Reducer",
     "choose_pivot",
@@ -114,6 +115,7 @@ __all__ = [
     "reduce_sql",
     "sql_type",
     "storage_of",
+    "table_form_differs",
 ]
 
 
@@ -123,6 +125,14 @@ __all__ = [
 
 Rows = Sequence[Mapping[str, Any]]
 SqlBuilder = Callable[[str, str, object, FieldType], tuple[str, list[object]]]
+#: How :func:`reduce_sql` writes ``max``/``min``: ``"inline"`` as one window (``QUALIFY f =
+#: max(f) OVER ()``, reading the previous relation once: best for a relation read inline from
+#: bound lists, and on a connection without an optimizer); ``"table"`` as a scalar subquery
+#: (``WHERE f = (SELECT max(f) FROM prev)``: best for a stored table, where the window would
+#: carry every column of every row — ``__raw`` included — and the subquery reads one column).
+#: Both keep the same rows; only the plan DuckDB makes differs (measured in
+#: ``benchmarks/bench_drv.py``).
+ReduceForm = Literal["inline", "table"]
 ColumnReference = Callable[[Sequence[Any], object, FieldType], list[int]]
 
 
@@ -151,10 +161,13 @@ class Reducer:
     """A reducer: its spelling, static type rule, SQL builder and pure-Python reference.
 
     ``sql(prev, column, pivot, ftype)`` returns the body of one CTE selecting ``*`` from the
-    trusted relation expression ``prev``; ``column`` is already quoted. ``reference(rows, field,
-    pivot, ftype)`` returns the indexes of the kept rows (tests and :mod:`edgedsl.testing`);
-    ``on_column(values, pivot, ftype)`` is the same reference over a column already coerced with
-    :func:`coerced_column` (synthesis evaluates many reducers over one relation).
+    trusted relation expression ``prev``; ``column`` is already quoted. ``table_sql``, when set,
+    is the same reducer written for a stored table (see :data:`ReduceForm`), with the same
+    parameters; ``whole`` says that ``sql`` reads ``prev`` as a whole (a subquery over it).
+    ``reference(rows, field, pivot, ftype)`` returns the indexes of the kept rows (tests and
+    :mod:`edgedsl.testing`); ``on_column(values, pivot, ftype)`` is the same reference over a
+    column already coerced with :func:`coerced_column` (synthesis evaluates many reducers over
+    one relation).
     """
 
     op: str
@@ -164,6 +177,8 @@ class Reducer:
     sql: SqlBuilder
     on_column: ColumnReference
     doc: str
+    table_sql: SqlBuilder | None = None
+    whole: bool = False
 
     def reference(self, rows: Rows, field: str, pivot: object, ftype: FieldType) -> list[int]:
         """The indexes of the rows of ``rows`` this reducer keeps."""
@@ -190,10 +205,19 @@ def _extreme_ref(pick: Callable[[Iterable[Any]], Any]) -> ColumnReference:
 
 
 def _extreme_sql(fn: str) -> SqlBuilder:
-    # a window (QUALIFY) reads ``prev`` once; a scalar subquery would reference the CTE twice,
-    # which DuckDB plans and runs markedly slower (measured in benchmarks/bench_drv.py)
+    # the "inline" form: a window (QUALIFY) reads ``prev`` once; a scalar subquery would
+    # reference it twice, which DuckDB runs markedly slower over a relation read inline
     def sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
         return f"SELECT * FROM {prev} QUALIFY {col} = {fn}({col}) OVER ()", []
+
+    return sql
+
+
+def _extreme_table_sql(fn: str) -> SqlBuilder:
+    # the "table" form: the subquery reads one column of ``prev``; only the kept rows are
+    # carried whole (a window over a stored table carries every column of every row)
+    def sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
+        return f"SELECT * FROM {prev} WHERE {col} = (SELECT {fn}({col}) FROM {prev})", []
 
     return sql
 
@@ -297,6 +321,7 @@ REDUCERS: dict[str, Reducer] = {
             _extreme_sql("max"),
             _extreme_ref(max),
             "rows whose field equals the maximum non-null value",
+            _extreme_table_sql("max"),
         ),
         Reducer(
             "min",
@@ -306,6 +331,7 @@ REDUCERS: dict[str, Reducer] = {
             _extreme_sql("min"),
             _extreme_ref(min),
             "rows whose field equals the minimum non-null value",
+            _extreme_table_sql("min"),
         ),
         Reducer(
             "ge",
@@ -351,6 +377,7 @@ REDUCERS: dict[str, Reducer] = {
             _mf_sql,
             _mf_ref,
             "rows holding the most frequent non-null value (ties: smallest value)",
+            whole=True,
         ),
     )
 }
@@ -373,6 +400,18 @@ def check_step(step: ReduceStep, types: Mapping[str, FieldType]) -> Reducer:
     return red
 
 
+def table_form_differs(steps: Sequence[ReduceStep]) -> bool:
+    """Whether :func:`reduce_sql` writes ``steps`` differently in its two forms: a step has a
+    table form of its own (``max``/``min``), or one reads the previous relation whole (then
+    the CTE before it is marked ``NOT MATERIALIZED`` in the table form). Unknown reducers
+    count as differing (``reduce_sql`` reports them)."""
+    for step in steps:
+        red = REDUCERS.get(step.op)
+        if red is None or red.table_sql is not None or red.whole:
+            return True
+    return False
+
+
 _REDUCED: dict[tuple[object, ...], tuple[str, tuple[object, ...]]] = {}
 _REDUCED_MAX = 4096
 _MISSING = object()
@@ -380,12 +419,13 @@ _KEYED_PIVOTS = frozenset({type(None), str, int, bool, _dt.date})
 
 
 def _reduce_key(
-    source: str | tuple[str, ...], steps: Sequence[ReduceStep], types: Mapping[str, FieldType]
+    source: str | tuple[str, ...], steps: Sequence[ReduceStep], types: Mapping[str, FieldType],
+    form: ReduceForm = "inline",
 ) -> tuple[object, ...] | None:
     """What :func:`reduce_sql`'s result depends on, as a dict key; None when a pivot is of a type
     whose equal values may still differ (``1 == 1.0 == True`` are told apart by their type, a
     float by its ``repr``: ``0.0`` and ``-0.0``; lists, dicts and other values are not keyed)."""
-    key: list[object] = [source]
+    key: list[object] = [source, form]
     for step in steps:
         pivot = step.pivot
         kind = type(pivot)
@@ -401,19 +441,23 @@ def reduce_sql(
     source: str | tuple[str, ...],
     steps: Sequence[ReduceStep],
     types: Mapping[str, FieldType],
+    *,
+    form: ReduceForm = "inline",
 ) -> tuple[str, list[object]]:
     """One deterministic SQL text (chained CTEs) and its bound parameters.
 
-    Memoised on the source, the steps and the types of their fields (the same reduction is
-    planned again and again in a corpus of trajectories); see :func:`_reduce_sql` for the text.
+    ``form`` says where the statement will run (see :data:`ReduceForm`); both forms keep the
+    same rows and bind the same parameters. Memoised on the source, the steps, the types of
+    their fields and the form (the same reduction is planned again and again in a corpus of
+    trajectories); see :func:`_reduce_sql` for the text.
     """
     try:
-        key = _reduce_key(source, steps, types)
+        key = _reduce_key(source, steps, types, form)
         hit = None if key is None else _REDUCED.get(key)
     except TypeError:  # an unhashable source or field type: not memoised
         key = hit = None
     if hit is None:
-        sql, params = _reduce_sql(source, steps, types)
+        sql, params = _reduce_sql(source, steps, types, form)
         if key is None:
             return sql, params
         if len(_REDUCED) >= _REDUCED_MAX:
@@ -426,6 +470,7 @@ def _reduce_sql(
     source: str | tuple[str, ...],
     steps: Sequence[ReduceStep],
     types: Mapping[str, FieldType],
+    form: ReduceForm = "inline",
 ) -> tuple[str, list[object]]:
     """The SQL of :func:`reduce_sql` (not memoised).
 
@@ -440,6 +485,12 @@ def _reduce_sql(
     the same) — since DuckDB spends more time planning each nested ``SELECT`` than running a
     small one (measured in ``benchmarks/bench_drv.py``). A step reading the previous relation
     as a whole (a subquery over it) or following a ``QUALIFY`` starts a new CTE.
+
+    In the ``"table"`` form ``max``/``min`` read the previous relation as a whole (a scalar
+    subquery), and a CTE holding only ``WHERE`` filters that the next one reads twice is ``NOT
+    MATERIALIZED``: two filtered scans of one or two columns, where materialising it would copy
+    every column of its rows. A CTE with a subquery of its own keeps DuckDB's default (it holds
+    the kept rows; inlining it too would double the scans at every such step).
     """
     # each CTE: FROM text, WHERE conditions, QUALIFY condition (0 or 1), or an opaque body
     ctes: list[tuple[str, list[str], list[str], str | None]] = [(qualified(source), [], [], None)]
@@ -447,7 +498,8 @@ def _reduce_sql(
     for step in steps:
         red = check_step(step, types)
         prev = quote_ident(f"__reduce_{len(ctes) - 1}")
-        body, ps = red.sql(prev, quote_ident(step.field), step.pivot, types[step.field])
+        build = red.table_sql if form == "table" and red.table_sql is not None else red.sql
+        body, ps = build(prev, quote_ident(step.field), step.pivot, types[step.field])
         params.extend(ps)
         head = f"SELECT * FROM {prev} "
         rest = body[len(head):] if body.startswith(head) else ""
@@ -461,10 +513,12 @@ def _reduce_sql(
             ctes.append((prev, [], [], None))
             _, wheres, qualify, _ = ctes[-1]
         (wheres if kind == "WHERE" else qualify).append(cond)
-    texts = []
-    for src, wheres, qualify, opaque in ctes:
+    named = []
+    inline = "NOT MATERIALIZED " if form == "table" else ""
+    for i, (src, wheres, qualify, opaque) in enumerate(ctes):
+        name = quote_ident(f"__reduce_{i}")
         if opaque is not None:
-            texts.append(opaque)
+            named.append(f"{name} AS ({opaque})")
             continue
         text = f"SELECT * FROM {src}"
         if wheres:
@@ -472,9 +526,9 @@ def _reduce_sql(
                                  else " AND ".join(f"({w})" for w in wheres))
         if qualify:
             text += f" QUALIFY {qualify[0]}"
-        texts.append(text)
-    named = [f"{quote_ident(f'__reduce_{i}')} AS ({t})" for i, t in enumerate(texts)]
-    last = quote_ident(f"__reduce_{len(texts) - 1}")
+        read_twice = i + 1 < len(ctes) and ctes[i + 1][3] is not None
+        named.append(f"{name} AS {inline if read_twice and not qualify else ''}({text})")
+    last = quote_ident(f"__reduce_{len(named) - 1}")
     sql = (
         "WITH " + ",\n     ".join(named) + f"\nSELECT * FROM {last} ORDER BY {quote_ident('__row')}"
     )

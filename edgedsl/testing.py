@@ -56,7 +56,7 @@ from typing import Any
 import duckdb
 from hypothesis import strategies as st
 
-from edgedsl.reducers import REDUCERS, ReduceStep, check_step, coerce, reduce_sql
+from edgedsl.reducers import REDUCERS, ReduceForm, ReduceStep, check_step, coerce, reduce_sql
 from edgedsl.runtime.duck import RESERVED_COLUMNS, shred
 from edgedsl.source import Source
 from edgedsl.sqlquote import ident_key
@@ -397,22 +397,26 @@ def check_reducer_chain(
     con = con or _shared_connection()
     want = reference_reduce(rows, steps, types)
     # both shredding paths (SQL coercion for large responses, Python coercion for small ones)
-    # feed the same SQL reductions; each must agree with the reference
+    # feed the same SQL reductions, in both of their forms; each must agree with the reference
+    form: ReduceForm = "inline"
     for method in ("sql", "python"):
         rel = shred(con, rows, types, method=method)
         try:
-            out = rel.reduce(steps)
-            got = out.row_ids()
-            out.drop()
+            for form in ("inline", "table"):
+                out = rel.reduce(steps, form=form)
+                got = out.row_ids()
+                out.drop()
+                if got != want:
+                    break
         finally:
             rel.drop()
         if got != want:
             break
     if got != want:
-        sql, params = reduce_sql("relation", steps, types)
+        sql, params = reduce_sql("relation", steps, types, form=form)
         fields = list(dict.fromkeys(s.field for s in steps))
         raise AssertionError(
-            f"DuckDB ({method} shredding) and the reference disagree\n"
+            f"DuckDB ({method} shredding, {form} form) and the reference disagree\n"
             f"steps: {' | '.join(map(str, steps))}\n"
             f"types: { {f: str(types[f]) for f in fields} }\n"
             f"reference kept: {want}\nduckdb kept:    {got}\n"

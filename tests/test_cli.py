@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from edgedsl.cli import main
+from edgedsl.plan import PLAN_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
@@ -159,7 +160,7 @@ def test_compile_plan_round_trip_and_graphs(
 ) -> None:
     plan = tmp_path / "plan.json"
     code, _, _ = run(capsys, "compile", MAIN, "-o", str(plan))
-    assert code == 0 and orjson.loads(plan.read_bytes())["version"] == 1
+    assert code == 0 and orjson.loads(plan.read_bytes())["version"] == PLAN_VERSION
     code, out, _ = run(capsys, "run", str(plan), "--tools", TOOLS, "--json")
     assert code == 0 and orjson.loads(out)["ok"]
     code, out, _ = run(capsys, "compile", MAIN, "--graph", "dot")

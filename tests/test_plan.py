@@ -149,7 +149,7 @@ def test_if_steps_are_keyed_per_branch() -> None:
         b"{not json",
         b"[1, 2]",
         b'{"trajectories": []}',
-        b'{"version": 1, "trajectories": [{"name": 3}]}',
+        b'{"version": %d, "trajectories": [{"name": 3}]}' % PLAN_VERSION,
     ],
 )
 def test_corrupt_plans_are_e401(data: bytes) -> None:
@@ -178,7 +178,11 @@ def test_other_version_is_e402() -> None:
         load_plan(orjson.dumps(raw))
     (d,) = e.value.diagnostics
     assert d.code == "E402"
-    assert d.message == ("plan version 7, this edgedsl reads version 1; recompile the source")
+    assert d.message == (f"plan version 7, this edgedsl reads version {PLAN_VERSION}; "
+                         "recompile the source")
+    raw["version"] = 1  # before reductions carried their table form (table_sql)
+    with pytest.raises(CompileError, match="plan version 1, this edgedsl reads version 2"):
+        load_plan(orjson.dumps(raw))
 
 
 def test_missing_plan_file_is_e401(tmp_path: Path) -> None:

@@ -460,10 +460,10 @@ def test_reduce_sql_memo_tells_equal_pivots_of_other_types_apart() -> None:
         [ReduceStep("after", "d", dt.date(2024, 1, 2))], [ReduceStep("eq", "s", "x")],
         [ReduceStep("eq", "s", ["not", "keyed"])],
     ]
-    for _ in range(2):  # the second round is answered from the memo
+    for form in ("inline", "table", "inline"):  # the third round is answered from the memo
         for chain in chains:
-            sql, params = reduce_sql("src", chain, types)
-            want_sql, want_params = _reduce_sql("src", chain, types)
+            sql, params = reduce_sql("src", chain, types, form=form)  # type: ignore[arg-type]
+            want_sql, want_params = _reduce_sql("src", chain, types, form)  # type: ignore[arg-type]
             assert sql == want_sql
             assert [(type(p), repr(p)) for p in params] == [
                 (type(p), repr(p)) for p in want_params
@@ -487,6 +487,30 @@ def test_reduce_sql_is_deterministic_and_binds_values() -> None:
     assert sql.endswith('ORDER BY "__row"')
     # the source CTE takes the row filter; most_frequent reads it whole: a CTE of its own
     assert sql.count(" AS (") == 2
+
+
+def test_the_table_form_reads_one_column_for_max_and_min() -> None:
+    """The ``table`` form writes ``max``/``min`` as scalar subqueries over the previous CTE, which
+    is left unmaterialised when it holds only filters; otherwise the forms are the same text.
+    (Both forms keep the reference's rows: :func:`check_reducer_chain` runs both.)"""
+    types = {"n": INT, "d": DATE, "k": STR}
+    steps = [ReduceStep("eq", "k", "A"), ReduceStep("max", "n"), ReduceStep("min", "d")]
+    inline, p1 = reduce_sql("src", steps, types)
+    table, p2 = reduce_sql("src", steps, types, form="table")
+    assert p1 == p2 == ["A"]
+    assert " OVER ()" in inline and " OVER (" not in table
+    assert '"__reduce_0" AS NOT MATERIALIZED (SELECT * FROM "src" WHERE "k" = ' in table
+    assert '"__reduce_1" AS (SELECT * FROM "__reduce_0" WHERE "n" = ' \
+        '(SELECT max("n") FROM "__reduce_0"))' in table
+    assert '"__reduce_2" AS (SELECT * FROM "__reduce_1" WHERE "d" = ' \
+        '(SELECT min("d") FROM "__reduce_1"))' in table
+    filters = [ReduceStep("ge", "n", 3), ReduceStep("eq", "k", "A")]
+    assert reduce_sql("src", filters, types) == reduce_sql("src", filters, types, form="table")
+    con = duckdb.connect()
+    rows = [{"n": n, "d": f"2024-01-0{1 + n % 3}", "k": "AB"[n % 2]} for n in range(9)]
+    rel = shred(con, rows, types)
+    kept = [rel.reduce(steps, form=form).row_ids() for form in ("inline", "table")]
+    assert kept == [reference_reduce(rows, steps, types)] * 2 == [[8]] * 2
 
 
 def test_quote_ident() -> None:
@@ -551,3 +575,16 @@ def test_choose_pivot_examples() -> None:
     assert choose_pivot(dates, "after", "d", "h", DATE, INT, phi=2) == dt.date(2024, 12, 8)
     with pytest.raises(ValueError):
         choose_pivot(rows, "max", "f", "h", INT, STR)
+
+
+@given(st.lists(st.sampled_from([ReduceStep("max", "n"), ReduceStep("min", "d"),
+                                 ReduceStep("ge", "n", 2), ReduceStep("eq", "k", "A"),
+                                 ReduceStep("after", "d", "2024-01-01"),
+                                 ReduceStep("most_frequent", "k")]), min_size=1, max_size=4))
+def test_table_form_differs_exactly_when_the_texts_do(steps: list[ReduceStep]) -> None:
+    """The planner writes a reduction's table form only when it differs from the inline one."""
+    from edgedsl.reducers import table_form_differs
+
+    types = {"n": INT, "d": DATE, "k": STR}
+    inline, table = (reduce_sql("src", steps, types, form=f)[0] for f in ("inline", "table"))
+    assert table_form_differs(steps) == (inline != table)

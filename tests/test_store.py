@@ -175,3 +175,24 @@ def test_examples_end_to_end_record_replay(tmp_path: Path, name: str) -> None:
     replay = run_plan_sync(plan, StoreBackend(tmp_path / "s.duckdb", strict=True))
     assert [r.answer for r in replay] == [r.answer for r in recorded]
     assert all(s.store_hit is not False for r in replay for s in r.trace.steps)
+
+
+def test_a_stored_source_is_reduced_in_the_table_form(tmp_path: Path, monkeypatch) -> None:
+    """A `drv` over a relation held in memory runs the plan's inline SQL (a window for `max`);
+    over a stored table, its table SQL (a scalar subquery): same rows, and the trace records
+    the text that ran."""
+    from edgedsl.runtime import executor
+
+    plan, recorded = _record(tmp_path / "s.duckdb")
+    drv = plan.trajectory("latest_filing").steps["latest"]
+    assert drv.table_sql is not None
+    assert " OVER ()" in drv.sql and " OVER ()" not in drv.table_sql
+    assert 'AS NOT MATERIALIZED (SELECT * FROM "filings"' in drv.table_sql
+    inline = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb", strict=True))
+    assert inline.trace.step("latest").sql == drv.sql
+    # no stored response is read into memory: the filings' three pages become one table
+    monkeypatch.setattr(executor, "PYTHON_SHRED_MAX_CELLS", -1)
+    stored = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb", strict=True))
+    assert stored.ok, stored.diagnostics
+    assert stored.trace.step("latest").sql == drv.table_sql
+    assert stored.answer == inline.answer == recorded.answer

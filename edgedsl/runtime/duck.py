@@ -84,7 +84,7 @@ from edgedsl.coerce import (
     sql_type,
     storage_of,
 )
-from edgedsl.reducers import ReduceStep, reduce_sql
+from edgedsl.reducers import ReduceForm, ReduceStep, reduce_sql
 from edgedsl.sqlquote import ident_key, qualified, quote_ident
 from edgedsl.types import FieldType, is_date, is_numeric
 
@@ -441,12 +441,15 @@ class Relation:
         """Number of rows."""
         return self.row_count
 
-    def reduce(self, steps: Sequence[ReduceStep], *, name: str | None = None) -> Relation:
+    def reduce(self, steps: Sequence[ReduceStep], *, name: str | None = None,
+               form: ReduceForm = "table") -> Relation:
         """Apply reducer steps left to right in DuckDB; the result is a new temp table.
 
-        One statement: ``CREATE TEMP TABLE … AS`` reports the number of rows it wrote.
+        One statement, in the reduction's ``form`` (:data:`~edgedsl.reducers.ReduceForm`; the
+        ``"table"`` form suits a table): ``CREATE TEMP TABLE … AS`` reports the number of rows
+        it wrote.
         """
-        sql, params = reduce_sql(self.table, steps, self.types)
+        sql, params = reduce_sql(self.table, steps, self.types, form=form)
         self.ensure()
         target = name or _fresh_name()
         return Relation(self.con, target, self.types, create_table_as(self.con, target, sql,

@@ -659,7 +659,9 @@ class _Run:
         else:
             if src is not None:
                 src.ensure()
-            rel = Relation(self.con, name, types, create_table_as(self.con, name, s.sql, params))
+            # a stored table: the reduction's table form (see ReduceForm), recorded as run
+            st.sql = s.table_sql or s.sql
+            rel = Relation(self.con, name, types, create_table_as(self.con, name, st.sql, params))
         self.rels[name] = rel
         st.records = rel.count()
 
