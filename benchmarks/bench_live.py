@@ -65,16 +65,23 @@ WARMUP = 3
 """Runs of each trajectory before the timed ones."""
 
 
-def critical_path(traj: TrajectoryPlan, trace: Trace, latency: float) -> tuple[float, float]:
+def critical_path(plan: Plan, traj: TrajectoryPlan, trace: Trace,
+                  latency: float) -> tuple[float, float]:
     """``(bound, serial)``: the longest dependency chain of latencies, and their plain sum.
 
-    Data dependencies are the plan's ``deps``; a step inside an ``if`` branch or a ``parallel``
-    group also waits for what its container waits for (the predicate's or the shared
-    arguments' sources), and a container finishes when the last of its steps that ran does."""
+    Only calls of tools with an HTTP part carry the injected latency: a tool without one (such
+    as ``std.utmk_to_wgs84``) runs in process and weighs nothing. Data dependencies are the
+    plan's ``deps``; a step inside an ``if`` branch or a ``parallel`` group also waits for what
+    its container waits for (the predicate's or the shared arguments' sources), and a container
+    finishes when the last of its steps that ran does."""
     ran = {s.id: s for s in trace.steps}
     weight: dict[str, float] = {}
     serial = 0.0
     for sid, st in ran.items():
+        request = getattr(traj.steps.get(sid), "request", None)
+        tool = plan.tools.get(request.tool) if request is not None else None
+        if tool is not None and tool.method is None:  # in process: no latency injected
+            continue
         per_arm = Counter(c.arm for c in st.calls)
         weight[sid] = latency * max(per_arm.values(), default=0)
         serial += latency * len(st.calls)
@@ -203,7 +210,7 @@ def run_all(args: argparse.Namespace, plain_of: Callable[[Plan], Backend],
             if not res.ok or res.trace is None:
                 print(f"{traj.name:36} failed: {[d.message for d in res.diagnostics][:1]}")
                 continue
-            bound, serial = critical_path(traj, res.trace, args.latency)
+            bound, serial = critical_path(plan, traj, res.trace, args.latency)
             calls = sum(len(s.calls) for s in res.trace.steps)
             ratio = makespan / bound if bound else float("nan")
             worst = max(worst, ratio)
