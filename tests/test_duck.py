@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from edgedsl.reducers import ReduceStep, reduce_sql
 from edgedsl.runtime.duck import Relation, aggregate_sql, select_relation, shred
-from edgedsl.testing import reducer_cases
+from edgedsl.testing import reducer_cases, reference_reduce
 from edgedsl.types import DATE, FLOAT, INT, STR, FieldType, ListType
 
 HOSTILE = '"; drop table x; --'
@@ -217,6 +217,33 @@ def test_select_relation_from_memory_matches_sql(con: duckdb.DuckDBPyConnection,
                                                            TYPES))
     assert _table(again) == _table(ref2)
 
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_a_typed_arm_column_is_read_inline(con: duckdb.DuckDBPyConnection, lazy: bool) -> None:
+    """The relation of a ``compare`` (or of a call with a fan) holds ``__arm``; a ``drv`` over it
+    types ``__arm`` too (the compared parameter's type, for its answers). That typed column is
+    the source's own ``__arm``: the reduction still reads the in-memory source inline — it used
+    to write the whole source first — and the kept relation can be written and read back."""
+    from edgedsl.runtime.duck import lazy_columns, python_columns
+    from edgedsl.types import CodeType
+
+    arm = [f"20240{4 + i % 3}" for i in range(len(ROWS))]
+    cols = lazy_columns(ROWS, TYPES, arm) if lazy else python_columns(ROWS, TYPES, arm)
+    src = Relation(con, "arms_src", TYPES, len(ROWS), columns=cols, pending=True)
+    month = CodeType("codes.YearMonth", "^[0-9]{6}$", "")
+    types = {**TYPES, "__arm": month}
+    for chain, want in (
+        ([ReduceStep("max", "amt")], reference_reduce(ROWS, [ReduceStep("max", "amt")], TYPES)),
+        ([ReduceStep("eq", "__arm", "202405")], [i for i, a in enumerate(arm) if a == "202405"]),
+    ):
+        sql, params = reduce_sql("arms_src", chain, types)
+        kept = select_relation(con, "arms_kept", types, sql, params, source=src)
+        assert src.pending  # read inline: never written
+        assert kept.distinct("__arm") == list(dict.fromkeys(arm[i] for i in want))
+        kept.ensure()  # written with __arm as its text tag, once
+        assert kept.row_ids() == want
+        assert kept.arms() == [arm[i] for i in want]
+        kept.drop()
 
 # ------------------------------------------------------------- small reductions read inline
 

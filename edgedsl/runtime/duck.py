@@ -213,7 +213,9 @@ def _kept_plan(sql: str, table: str, types: Mapping[str, FieldType]
     if len(_KEPT_PLANS) >= STATEMENT_CACHE_SIZE:
         _KEPT_PLANS.clear()
     reader = _kept_tail(sql)
-    return ["__row", *(n for n in ("__arm", *types) if quote_ident(n) in reader)], {}
+    # ``types`` may hold ``__arm`` itself (a compare's or a fan's relation types it)
+    return list(dict.fromkeys(
+        ["__row", *(n for n in ("__arm", *types) if quote_ident(n) in reader)])), {}
 
 
 def _kept_text(sql: str, table: str, names: Sequence[str], nulls: Sequence[str | None]) -> str:
@@ -228,6 +230,15 @@ def _kept_text(sql: str, table: str, names: Sequence[str], nulls: Sequence[str |
     if _REDUCE_HEAD.match(query):
         return f"WITH {head},\n     {query[len('WITH '):]}"
     return f"WITH {head}\n{query}"
+
+
+def _fields_only(types: Mapping[str, FieldType]) -> Mapping[str, FieldType]:
+    """``types`` without the reserved columns: the relation of a ``compare`` or of a call with a
+    ``fan`` argument types ``__arm`` too (the compared or fanned parameter's type, for answers),
+    but the column is always written as the text tag it is."""
+    if any(r in types for r in RESERVED_COLUMNS):
+        return {f: t for f, t in types.items() if f not in RESERVED_COLUMNS}
+    return types
 
 
 def _fresh_name() -> str:
@@ -310,15 +321,16 @@ class Relation:
         if self._pending:
             cols = self._columns
             assert cols is not None and isinstance(self.table, str)
+            fields = _fields_only(self.types)
             if isinstance(cols, LazyColumns) and cols.ordinal and \
-                    self.row_count * (len(self.types) + 1) > PYTHON_SHRED_MAX_CELLS and \
-                    not any(cols.made(f) for f in self.types):
+                    self.row_count * (len(fields) + 1) > PYTHON_SHRED_MAX_CELLS and \
+                    not any(cols.made(f) for f in fields):
                 # large and unread: the SQL path coerces faster than Python (identical table)
                 arms = cols["__arm"]
-                _shred_sql(self.con, cols["__raw"], cols.back(), self.types,
+                _shred_sql(self.con, cols["__raw"], cols.back(), fields,
                            None if arms.count(None) == len(arms) else arms, self.table, True)
             else:
-                _write_columns(self.con, self.table, self.types, cols, temp=True)
+                _write_columns(self.con, self.table, fields, cols, temp=True)
             self._pending = False
         return self
 
@@ -363,7 +375,8 @@ class Relation:
         ids, unsorted, and runs on ``con`` (default: :func:`scratch_cursor`)."""
         cols = self._columns
         if cols is None or not isinstance(self.table, str) or any(
-                f not in cols or self.types.get(f) != t for f, t in types.items()):
+                f not in cols or (self.types.get(f) != t and f not in RESERVED_COLUMNS)
+                for f, t in types.items()):  # ``__arm`` may be typed (see _fields_only)
             return None
         query, inline = self._kept_query(sql)
         if con is None:  # the scratch connection plans without an optimizer: small sources only
