@@ -514,7 +514,7 @@ def _reduce_sql(
             _, wheres, qualify, _ = ctes[-1]
         (wheres if kind == "WHERE" else qualify).append(cond)
     named = []
-    inline = "NOT MATERIALIZED " if form == "table" else ""
+    not_materialized = "NOT MATERIALIZED " if form == "table" else ""
     for i, (src, wheres, qualify, opaque) in enumerate(ctes):
         name = quote_ident(f"__reduce_{i}")
         if opaque is not None:
@@ -527,7 +527,7 @@ def _reduce_sql(
         if qualify:
             text += f" QUALIFY {qualify[0]}"
         read_twice = i + 1 < len(ctes) and ctes[i + 1][3] is not None
-        named.append(f"{name} AS {inline if read_twice and not qualify else ''}({text})")
+        named.append(f"{name} AS {not_materialized if read_twice and not qualify else ''}({text})")
     last = quote_ident(f"__reduce_{len(named) - 1}")
     sql = (
         "WITH " + ",\n     ".join(named) + f"\nSELECT * FROM {last} ORDER BY {quote_ident('__row')}"

@@ -49,7 +49,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -396,23 +396,9 @@ def check_reducer_chain(
     """
     con = con or _shared_connection()
     want = reference_reduce(rows, steps, types)
-    # both shredding paths (SQL coercion for large responses, Python coercion for small ones)
-    # feed the same SQL reductions, in both of their forms; each must agree with the reference
-    form: ReduceForm = "inline"
-    for method in ("sql", "python"):
-        rel = shred(con, rows, types, method=method)
-        try:
-            for form in ("inline", "table"):
-                out = rel.reduce(steps, form=form)
-                got = out.row_ids()
-                out.drop()
-                if got != want:
-                    break
-        finally:
-            rel.drop()
-        if got != want:
-            break
-    if got != want:
+    for method, form, got in _duckdb_kept(con, rows, steps, types):
+        if got == want:
+            continue
         sql, params = reduce_sql("relation", steps, types, form=form)
         fields = list(dict.fromkeys(s.field for s in steps))
         raise AssertionError(
@@ -423,7 +409,31 @@ def check_reducer_chain(
             f"sql:\n{sql}\nparams: {params!r}\nrows:\n"
             + _table(rows, fields, types, set(want), set(got))
         )
-    return got
+    return want
+
+
+def _duckdb_kept(
+    con: duckdb.DuckDBPyConnection,
+    rows: Sequence[Mapping[str, Any]],
+    steps: Sequence[ReduceStep],
+    types: Mapping[str, FieldType],
+) -> Iterator[tuple[str, ReduceForm, list[int]]]:
+    """``(shredding path, form, kept row ids)`` of the chain run every way the runtime may run
+    it: both shredding paths (SQL coercion for large responses, Python coercion for small ones)
+    feed the same reduction, in both of its forms."""
+    forms: tuple[ReduceForm, ...] = ("inline", "table")
+    for method in ("sql", "python"):
+        rel = shred(con, rows, types, method=method)
+        try:
+            for form in forms:
+                out = rel.reduce(steps, form=form)
+                try:
+                    got = out.row_ids()
+                finally:
+                    out.drop()
+                yield method, form, got
+        finally:
+            rel.drop()
 
 
 def check_coercion(

@@ -213,9 +213,7 @@ def _kept_plan(sql: str, table: str, types: Mapping[str, FieldType]
     if len(_KEPT_PLANS) >= STATEMENT_CACHE_SIZE:
         _KEPT_PLANS.clear()
     reader = _kept_tail(sql)
-    # ``types`` may hold ``__arm`` itself (a compare's or a fan's relation types it)
-    return list(dict.fromkeys(
-        ["__row", *(n for n in ("__arm", *types) if quote_ident(n) in reader)])), {}
+    return ["__row", *(n for n in ("__arm", *_fields_only(types)) if quote_ident(n) in reader)], {}
 
 
 def _kept_text(sql: str, table: str, names: Sequence[str], nulls: Sequence[str | None]) -> str:
@@ -599,7 +597,7 @@ def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[obj
         cols = rel._columns
         if cols is None or not isinstance(rel.table, str):
             return None
-        names = ["__row", *(n for n in ("__arm", *rel.types, "__raw")
+        names = ["__row", *(n for n in ("__arm", *_fields_only(rel.types), "__raw")
                             if n in cols and quote_ident(n) in sql)]
         mask: list[str | None] = []
         for n in names:
