@@ -57,7 +57,14 @@ import duckdb
 from hypothesis import strategies as st
 
 from edgedsl.reducers import REDUCERS, ReduceForm, ReduceStep, check_step, coerce, reduce_sql
-from edgedsl.runtime.duck import RESERVED_COLUMNS, shred
+from edgedsl.runtime.bind import packing
+from edgedsl.runtime.duck import (
+    RESERVED_COLUMNS,
+    Relation,
+    python_columns,
+    select_relation,
+    shred,
+)
 from edgedsl.source import Source
 from edgedsl.sqlquote import ident_key
 from edgedsl.types import (
@@ -402,7 +409,7 @@ def check_reducer_chain(
         sql, params = reduce_sql("relation", steps, types, form=form)
         fields = list(dict.fromkeys(s.field for s in steps))
         raise AssertionError(
-            f"DuckDB ({method} shredding, {form} form) and the reference disagree\n"
+            f"DuckDB ({method}, {form} form) and the reference disagree\n"
             f"steps: {' | '.join(map(str, steps))}\n"
             f"types: { {f: str(types[f]) for f in fields} }\n"
             f"reference kept: {want}\nduckdb kept:    {got}\n"
@@ -418,9 +425,10 @@ def _duckdb_kept(
     steps: Sequence[ReduceStep],
     types: Mapping[str, FieldType],
 ) -> Iterator[tuple[str, ReduceForm, list[int]]]:
-    """``(shredding path, form, kept row ids)`` of the chain run every way the runtime may run
-    it: both shredding paths (SQL coercion for large responses, Python coercion for small ones)
-    feed the same reduction, in both of its forms."""
+    """``(path, form, kept row ids)`` of the chain run every way the runtime may run it, each
+    in both of the reduction's forms: a written table from either shredding path (SQL coercion
+    for large responses, Python coercion for small ones), and an in-memory relation read inline
+    by the ``drv`` step's statement, its columns bound as lists or packed into texts."""
     forms: tuple[ReduceForm, ...] = ("inline", "table")
     for method in ("sql", "python"):
         rel = shred(con, rows, types, method=method)
@@ -431,9 +439,19 @@ def _duckdb_kept(
                     got = out.row_ids()
                 finally:
                     out.drop()
-                yield method, form, got
+                yield f"{method} shredding", form, got
         finally:
             rel.drop()
+    cols = python_columns(rows, types)
+    for packed in (False, True):
+        for form in forms:
+            src = Relation(con, "relation", types, len(rows), columns=cols, pending=True)
+            sql, params = reduce_sql("relation", steps, types, form=form)
+            with packing(0 if packed else float("inf")):
+                kept = select_relation(con, "kept", types, sql, params, source=src)
+            assert kept._columns is not None
+            yield f"inline read ({'packed' if packed else 'lists'})", form, \
+                list(kept._columns["__row"])
 
 
 def check_coercion(

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgedsl.reducers import ReduceStep, reduce_sql
+from edgedsl.reducers import ReduceForm, ReduceStep, reduce_sql
+from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import Relation, aggregate_sql, select_relation, shred
 from edgedsl.testing import reducer_cases, reference_reduce
 from edgedsl.types import DATE, FLOAT, INT, STR, FieldType, ListType
@@ -252,7 +253,8 @@ _SHARED = duckdb.connect()  # the property tests' run connection (sources are wr
 
 def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
                  types: dict[str, FieldType], steps: list[ReduceStep], *, tagged: bool = False,
-                 written: bool = False, on_con: bool = False) -> tuple[list[int], Relation]:
+                 written: bool = False, on_con: bool = False, form: ReduceForm = "inline"
+                 ) -> tuple[list[int], Relation]:
     """The ``__row`` ids a chain keeps by the executor's small-``drv`` path (an in-memory source
     read inline by :func:`select_relation`), and the kept relation."""
     from edgedsl.reducers import reduce_sql
@@ -263,7 +265,7 @@ def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
     src = Relation(con, "src", types, len(rows), columns=cols, pending=True)
     if written:
         src.ensure()
-    sql, params = reduce_sql("src", steps, types)
+    sql, params = reduce_sql("src", steps, types, form=form)
     kept = select_relation(con, "kept", types, sql, params, source=src,
                            inline_on=con if on_con else None)
     assert src.pending != written and kept.pending and kept.in_memory
@@ -273,16 +275,19 @@ def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
     return got, kept
 
 
-@given(case=reducer_cases(), how=st.sampled_from(["scratch", "written", "run cursor"]))
-def test_inline_reduction_agrees_with_reference(case: Any, how: str) -> None:
-    """The small-``drv`` path (columns bound as uncast lists, a typed NULL for a column with no
-    value, the optimizer off on the scratch connection, the parsed statement cached) keeps the
-    rows the reference reducers keep."""
+@given(case=reducer_cases(), how=st.sampled_from(["scratch", "written", "run cursor"]),
+       form=st.sampled_from(["inline", "table"]), packed=st.booleans())
+def test_inline_reduction_agrees_with_reference(case: Any, how: str, form: ReduceForm,
+                                                packed: bool) -> None:
+    """The ``drv`` path over an in-memory source (columns bound as uncast lists or packed, a
+    typed NULL for a column with no value, the optimizer off on the scratch connection, the
+    parsed statement cached), in either form, keeps the rows the reference reducers keep."""
     from edgedsl.testing import reference_reduce
 
     types, rows, steps = case
-    got, _ = _inline_kept(_SHARED, rows, types, steps, written=how == "written",
-                          on_con=how == "run cursor")
+    with packing(0 if packed else float("inf")):
+        got, _ = _inline_kept(_SHARED, rows, types, steps, written=how == "written",
+                              on_con=how == "run cursor", form=form)
     assert got == reference_reduce(rows, steps, types)
 
 
@@ -480,17 +485,18 @@ def test_coerce_column_is_value_by_value(t: FieldType) -> None:
         assert _coerce_column(t, raw) == [_stored_value(t)(v) for v in raw]
 
 
-@pytest.mark.parametrize("op, n, scratch", [
-    ("max", 100, True), ("max", 500, False), ("min", 129, False),
-    ("ge", 500, True), ("most_frequent", 500, True), ("ge", 1001, False),
+@pytest.mark.parametrize("op, n, form, scratch", [
+    ("max", 100, "inline", True), ("max", 500, "inline", False), ("min", 129, "inline", False),
+    ("max", 5000, "table", True), ("ge", 500, "inline", True),
+    ("most_frequent", 500, "table", True), ("ge", 3001, "table", True),
 ])
 def test_which_connection_an_inline_reduction_runs_on(con: duckdb.DuckDBPyConnection, op: str,
-                                                      n: int, scratch: bool,
+                                                      n: int, form: ReduceForm, scratch: bool,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """Small sources are reduced on the scratch connection (no optimizer), larger ones on the
-    relation's own; a whole-relation window (``max``, ``min``) only up to
-    ``SCRATCH_MAX_WINDOW_ROWS`` rows, since without the optimizer its cost outgrows the rows.
-    The kept rows are the same either way."""
+    """An inline reduction runs on the scratch connection (no optimizer) at any size, except a
+    whole-relation window (the inline form of ``max``, ``min``) over more than
+    ``SCRATCH_MAX_WINDOW_ROWS`` rows, since without the optimizer its cost outgrows the rows:
+    that one runs on the relation's own connection. The kept rows are the same either way."""
     from edgedsl.runtime import duck
     from edgedsl.testing import reference_reduce
 
@@ -505,8 +511,11 @@ def test_which_connection_an_inline_reduction_runs_on(con: duckdb.DuckDBPyConnec
     rows: list[dict[str, object]] = [{"amt": (i * 7919) % 97} for i in range(n)]
     types: dict[str, FieldType] = {"amt": INT}
     steps = [ReduceStep(op, "amt", 50 if op == "ge" else None)]
-    got, _ = _inline_kept(con, rows, types, steps)
+    got, _ = _inline_kept(con, rows, types, steps, form=form)
     assert got == reference_reduce(rows, steps, types)
     assert (ran == [duck.scratch_cursor()]) if scratch else (ran == [con])
-    assert duck.scratch_max_rows("SELECT 1 QUALIFY a = max(a) OVER ()") \
-        == duck.SCRATCH_MAX_WINDOW_ROWS < duck.SCRATCH_MAX_ROWS == duck.scratch_max_rows("SELECT 1")
+    window = "SELECT 1 QUALIFY a = max(a) OVER ()"
+    limit = duck.SCRATCH_MAX_WINDOW_ROWS
+    assert duck.scratch_fits(window, limit) and not duck.scratch_fits(window, limit + 1)
+    assert duck.scratch_fits("SELECT 1", 10**9)
+    assert duck.reduction_form(limit) == "inline" and duck.reduction_form(limit + 1) == "table"

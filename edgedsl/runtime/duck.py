@@ -53,7 +53,11 @@ shorter road, with the same SQL semantics:
   property tests check the path against the reference reducers);
 * the lists are bound without a ``::T[]`` cast (DuckDB types them from the Python values, which
   are already the stored type; a column with no value at all is a typed ``NULL``), which DuckDB
-  binds markedly faster;
+  binds markedly faster; a large text, integer or date column is bound *packed*, as one text
+  (:mod:`edgedsl.runtime.bind`), since converting a list costs DuckDB a Python value at a time;
+* a source of more than :data:`SCRATCH_MAX_WINDOW_ROWS` rows is reduced in the reduction's
+  ``"table"`` form (:func:`reduction_form`), which has no window and so needs no optimizer: every
+  inline statement but a large window runs on the scratch connection (:func:`scratch_fits`);
 * only the kept ``__row`` ids are fetched, unsorted (sorted in Python);
 * the parsed statement is cached by its text (:func:`execute_cached`), so a reduction run again
   — the same ``drv`` in the next run of a plan — is not parsed again.
@@ -88,6 +92,8 @@ from edgedsl.reducers import ReduceForm, ReduceStep, reduce_sql
 from edgedsl.sqlquote import ident_key, qualified, quote_ident
 from edgedsl.types import FieldType, is_date, is_numeric
 
+from .bind import BindMode, bind_column, column_sql
+
 if TYPE_CHECKING:
     from .backends import ColumnSource
 
@@ -95,7 +101,6 @@ __all__ = [
     "AGGREGATES",
     "PYTHON_SHRED_MAX_CELLS",
     "RESERVED_COLUMNS",
-    "SCRATCH_MAX_ROWS",
     "SCRATCH_MAX_WINDOW_ROWS",
     "LazyColumns",
     "Relation",
@@ -105,8 +110,9 @@ __all__ = [
     "inline_query",
     "lazy_columns",
     "python_columns",
+    "reduction_form",
     "scratch_cursor",
-    "scratch_max_rows",
+    "scratch_fits",
     "select_relation",
     "shred",
     "source_columns",
@@ -124,17 +130,18 @@ _counter = itertools.count()
 #: The last line of :func:`edgedsl.reducers.reduce_sql` (``SELECT *`` of the last CTE).
 _REDUCE_TAIL = re.compile(r'\nSELECT \* FROM ("__reduce_[0-9]+") ORDER BY "__row"\Z')
 #: The first line of :func:`edgedsl.reducers.reduce_sql` (``WITH`` the first CTE).
-_REDUCE_HEAD = re.compile(r'WITH "__reduce_0" AS \(')
+_REDUCE_HEAD = re.compile(r'WITH "__reduce_0" AS (?:NOT MATERIALIZED )?\(')
 #: Parsed statements by SQL text (see :func:`execute_cached`); cleared when full.
 _STATEMENTS: dict[str, duckdb.Statement] = {}
 STATEMENT_CACHE_SIZE = 1024
-#: Sources of at most this many rows are reduced inline on the scratch connection (no
-#: optimizer); larger ones on the run's own connection: without the optimizer a window
-#: (``QUALIFY … OVER ()``) over 4,000 rows took ~100 ms instead of ~10 ms.
-SCRATCH_MAX_ROWS = 1_000
-#: … and of at most this many when the statement has a window over the whole relation
-#: (``max``/``min``: ``QUALIFY f = max(f) OVER ()``): without the optimizer its cost grows
-#: faster than the rows — 11 ms against 1.4 ms planned at 1,000 rows, even at about 130.
+#: An inline statement with a window over the whole relation (the inline form of ``max`` /
+#: ``min``: ``QUALIFY f = max(f) OVER ()``) runs on the scratch connection (no optimizer) only
+#: over at most this many rows: without the optimizer its cost grows faster than the rows —
+#: 11 ms against 1.4 ms planned at 1,000 rows, 3 s at 22,671. Any other inline statement runs
+#: there at any size: the table form of a reduction over 22,671 rows took 12–15 ms there
+#: against 26–99 ms planned (the optimizer inlines the source's CTE into each reader).
+#: It is also the largest source a ``drv`` reduces in the inline form (see
+#: :func:`reduction_form`).
 SCRATCH_MAX_WINDOW_ROWS = 128
 _WHOLE_WINDOW = " OVER ()"
 _SCRATCH: duckdb.DuckDBPyConnection | None = None
@@ -142,11 +149,19 @@ _SCRATCH_LOCK = threading.Lock()
 _SCRATCH_LOCAL = threading.local()
 
 
-def scratch_max_rows(sql: str) -> int:
-    """The most rows an inline statement ``sql`` reads on the scratch connection (no
-    optimizer) rather than on its relation's own: :data:`SCRATCH_MAX_WINDOW_ROWS` for a
-    statement with a whole-relation window, else :data:`SCRATCH_MAX_ROWS`."""
-    return SCRATCH_MAX_WINDOW_ROWS if _WHOLE_WINDOW in sql else SCRATCH_MAX_ROWS
+def scratch_fits(sql: str, rows: int) -> bool:
+    """True when the inline statement ``sql`` reading ``rows`` rows (its largest relation's)
+    should run on the scratch connection rather than on its relation's own: always, unless it
+    has a whole-relation window over more than :data:`SCRATCH_MAX_WINDOW_ROWS` rows."""
+    return rows <= SCRATCH_MAX_WINDOW_ROWS or _WHOLE_WINDOW not in sql
+
+
+def reduction_form(rows: int) -> ReduceForm:
+    """The form to reduce an in-memory source of ``rows`` rows in: ``"inline"`` (a window:
+    one scan, the cheapest plan for a few dozen rows — 0.70 against 1.05 ms at 27) up to
+    :data:`SCRATCH_MAX_WINDOW_ROWS`, ``"table"`` (subqueries, no window) above, on the scratch
+    connection either way (``benchmarks/bench_inline.py``)."""
+    return "inline" if rows <= SCRATCH_MAX_WINDOW_ROWS else "table"
 
 
 def execute_cached(con: duckdb.DuckDBPyConnection, sql: str,
@@ -197,7 +212,7 @@ def scratch_cursor() -> duckdb.DuckDBPyConnection:
 #: (reduction SQL, relation, field names) → (the columns the statement reads, its text by the
 #: columns that are typed NULLs — see :meth:`Relation._kept_query`)
 _KEPT_PLANS: dict[tuple[str, str, tuple[str, ...]],
-                  tuple[list[str], dict[tuple[str | None, ...], str]]] = {}
+                  tuple[list[str], dict[tuple[BindMode, ...], str]]] = {}
 
 
 def _kept_tail(sql: str) -> str:
@@ -209,25 +224,30 @@ def _kept_tail(sql: str) -> str:
 
 
 def _kept_plan(sql: str, table: str, types: Mapping[str, FieldType]
-               ) -> tuple[list[str], dict[tuple[str | None, ...], str]]:
+               ) -> tuple[list[str], dict[tuple[BindMode, ...], str]]:
     if len(_KEPT_PLANS) >= STATEMENT_CACHE_SIZE:
         _KEPT_PLANS.clear()
     reader = _kept_tail(sql)
     return ["__row", *(n for n in ("__arm", *_fields_only(types)) if quote_ident(n) in reader)], {}
 
 
-def _kept_text(sql: str, table: str, names: Sequence[str], nulls: Sequence[str | None]) -> str:
-    parts = []
-    for n, null in zip(names, nulls, strict=True):
-        if null is None:
-            parts.append(f"unnest(?) AS {quote_ident(n)}")
-        else:
-            parts.append(f"CAST(NULL AS {null}) AS {quote_ident(n)}")
+def _kept_text(sql: str, table: str, names: Sequence[str], modes: Sequence[BindMode],
+               stypes: Sequence[str]) -> str:
+    parts = [column_sql(m, t, n) for n, m, t in zip(names, modes, stypes, strict=True)]
     head = f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
     query = _kept_tail(sql)
     if _REDUCE_HEAD.match(query):
         return f"WITH {head},\n     {query[len('WITH '):]}"
     return f"WITH {head}\n{query}"
+
+
+def _stype(name: str, types: Mapping[str, FieldType]) -> str:
+    """The stored SQL type of column ``name`` (a reserved one or a field of ``types``)."""
+    if name == "__row":
+        return "BIGINT"
+    if name in RESERVED_COLUMNS:
+        return "VARCHAR"
+    return sql_type(types[name])
 
 
 def _fields_only(types: Mapping[str, FieldType]) -> Mapping[str, FieldType]:
@@ -344,19 +364,28 @@ class Relation:
             plan = _KEPT_PLANS[key] = _kept_plan(sql, self.table, self.types)
         names, texts = plan
         params: list[object] = []
-        mask: list[str | None] = []  # per column: None, or the SQL type of its typed NULL
-        for n in names:  # a column with no value at all binds nothing (a typed NULL)
-            values = cols[n]
-            if n == "__row" or values.count(None) != len(values):
-                mask.append(None)
-                params.append(values)
-            else:
-                mask.append("VARCHAR" if n == "__arm" else sql_type(self.types[n]))
-        key2 = tuple(mask)
+        modes: list[BindMode] = []
+        stypes = [_stype(n, self.types) for n in names]
+        for n, t in zip(names, stypes, strict=True):
+            mode, param = bind_column(cols[n], t, row=n == "__row",
+                                      ordinal=n == "__row" and self._is_ordinal())
+            modes.append(mode)
+            if mode != "null":
+                params.append(param)
+        key2 = tuple(modes)
         got = texts.get(key2)
         if got is None:
-            got = texts[key2] = _kept_text(sql, self.table, names, key2)
+            got = texts[key2] = _kept_text(sql, self.table, names, modes, stypes)
         return got, params
+
+    def _is_ordinal(self) -> bool:
+        """True when the in-memory ``__row`` is ``0 … n-1`` (worked out once)."""
+        if self._ordinal is None:
+            cols = self._columns
+            assert cols is not None
+            self._ordinal = (isinstance(cols, LazyColumns) and cols.ordinal) or all(
+                type(v) is int and v == i for i, v in enumerate(cols["__row"]))
+        return self._ordinal
 
     def _select_kept(self, name: str, types: Mapping[str, FieldType], sql: str,
                      params: Sequence[object], con: duckdb.DuckDBPyConnection | None
@@ -378,13 +407,10 @@ class Relation:
             return None
         query, inline = self._kept_query(sql)
         if con is None:  # the scratch connection plans without an optimizer: small sources only
-            con = scratch_cursor() if self.row_count <= scratch_max_rows(sql) else self.con
+            con = scratch_cursor() if scratch_fits(sql, self.row_count) else self.con
         rows = execute_cached(con, query, [*inline, *params]).fetchall()
         ids = sorted([r[0] for r in rows])
-        if self._ordinal is None:
-            self._ordinal = (isinstance(cols, LazyColumns) and cols.ordinal) or all(
-                type(v) is int and v == i for i, v in enumerate(cols["__row"]))
-        if self._ordinal:
+        if self._is_ordinal():
             idx = ids
         else:
             pos = {v: i for i, v in enumerate(cols["__row"])}
@@ -566,7 +592,7 @@ def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[st
 #: which an inline copy holding only the named columns would answer differently.
 _STAR = re.compile(r"(?:\bSELECT|\bDISTINCT|,|\.)\s*\*|\bCOLUMNS\s*\(", re.IGNORECASE)
 #: Inline CTE texts by (relation, field types, columns, typed-NULL mask); cleared when full.
-_INLINE_CTES: dict[tuple[str, tuple[tuple[str, str], ...], tuple[str | None, ...]], str] = {}
+_INLINE_CTES: dict[tuple[str, tuple[tuple[str, str], ...], tuple[BindMode, ...]], str] = {}
 #: SQL types that a list of Python values would not be typed as by itself (ints → INTEGER when
 #: they fit 32 bits, where the written table holds BIGINT: arithmetic could overflow).
 _CAST_LISTS = frozenset({"BIGINT"})
@@ -599,26 +625,19 @@ def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[obj
             return None
         names = ["__row", *(n for n in ("__arm", *_fields_only(rel.types), "__raw")
                             if n in cols and quote_ident(n) in sql)]
-        mask: list[str | None] = []
-        for n in names:
-            values = cols[n]
-            if n == "__row" or values.count(None) != len(values):
-                mask.append(None)
-                params.append(values)
-            else:  # no value at all: a typed NULL (a list of Nones has no type)
-                mask.append("VARCHAR" if n in ("__arm", "__raw") else sql_type(rel.types[n]))
-        key = (rel.table, tuple((n, "" if n not in rel.types else sql_type(rel.types[n]))
-                                for n in names), tuple(mask))
+        stypes = [_stype(n, rel.types) for n in names]
+        modes: list[BindMode] = []
+        for n, t in zip(names, stypes, strict=True):
+            mode, param = bind_column(cols[n], t, cast=n in rel.types and t in _CAST_LISTS,
+                                      row=n == "__row",
+                                      ordinal=n == "__row" and rel._is_ordinal())
+            modes.append(mode)
+            if mode != "null":
+                params.append(param)
+        key = (rel.table, tuple(zip(names, stypes, strict=True)), tuple(modes))
         text = _INLINE_CTES.get(key)
         if text is None:
-            parts = []
-            for (n, t), null in zip(key[1], mask, strict=True):
-                if null is not None:
-                    parts.append(f"CAST(NULL AS {null}) AS {quote_ident(n)}")
-                elif t in _CAST_LISTS:
-                    parts.append(f"unnest(?::{t}[]) AS {quote_ident(n)}")
-                else:
-                    parts.append(f"unnest(?) AS {quote_ident(n)}")
+            parts = [column_sql(m, t, n) for n, t, m in zip(names, stypes, modes, strict=True)]
             text = f"{quote_ident(rel.table)} AS (SELECT {', '.join(parts)})"
             if len(_INLINE_CTES) >= STATEMENT_CACHE_SIZE:
                 _INLINE_CTES.clear()

@@ -14,13 +14,14 @@ values read them from memory. An ``if`` predicate or an answer expression reads 
 relations it names inline (:func:`~edgedsl.runtime.duck.inline_query`: their named columns bound as
 lists in leading CTEs), so no table is written for it; the table is written (one statement) only
 when SQL needs one. A ``drv`` over an in-memory source runs its reduction in one statement that
-reads the source inline (its columns bound as lists, no table read or written) and fetches only the
-kept ``__row`` ids; for a source of at most ``SCRATCH_MAX_ROWS`` rows (``SCRATCH_MAX_WINDOW_ROWS``
-for a ``max`` or ``min``: :func:`~edgedsl.runtime.duck.scratch_max_rows`) it runs on the process's
-scratch connection (:func:`~edgedsl.runtime.duck.scratch_cursor`: one thread, no optimizer, parsed
-statements cached), so a small ``drv`` costs one cheap statement. The kept relation takes its
-columns from the source's and is pending in turn. A large stored response is a view over the
-store's rows (no copy); a large fresh one, when SQL needs its table, is shredded in SQL.
+reads the source inline (its columns bound as lists, large ones packed as one text each; no table
+read or written) and fetches only the kept ``__row`` ids, in the window form for a source of at
+most ``SCRATCH_MAX_WINDOW_ROWS`` rows and in the table form above
+(:func:`~edgedsl.runtime.duck.reduction_form`; the trace records the text that ran); it runs on
+the process's scratch connection (:func:`~edgedsl.runtime.duck.scratch_cursor`: one thread, no
+optimizer, parsed statements cached), so a ``drv`` costs one cheap statement. The kept relation
+takes its columns from the source's and is pending in turn. A large stored response is a view
+over the store's rows (no copy); a large fresh one, when SQL needs its table, is shredded in SQL.
 
 Concurrency: a step starts as soon as the steps it depends on (``deps``, within its scope) have
 finished — not when its whole layer's predecessors have — so independent chains overlap; the
@@ -87,8 +88,9 @@ from .duck import (
     inline_query,
     lazy_columns,
     python_columns,
+    reduction_form,
     scratch_cursor,
-    scratch_max_rows,
+    scratch_fits,
     select_relation,
     shred,
     source_columns,
@@ -567,8 +569,7 @@ class _Run:
             got = inline_query(sql, mem)
             if got is not None:
                 text, inline = got
-                limit = scratch_max_rows(text)
-                small = all(r.row_count <= limit for r in mem)
+                small = scratch_fits(text, max(r.row_count for r in mem))
                 con = scratch_cursor() if small and len(mem) == len(named) else self.con
                 try:
                     return execute_cached(con, text, [*inline, *params])
@@ -647,14 +648,17 @@ class _Run:
         name = s.relation or s.id
         src = self.rels.get(s.source)
         if src is not None and src.in_memory:
-            # small source: fetch the kept rows' ids (one statement reading the source inline,
-            # on the scratch connection unless the SQL names another relation of this run); the
-            # kept columns come from the source's, the table waits until needed
+            # fetch the kept rows' ids (one statement reading the source inline, on the scratch
+            # connection unless the SQL names another relation of this run), in the form that
+            # suits the source's size (recorded as run); the kept columns come from the
+            # source's, the table waits until needed
+            if s.table_sql is not None and reduction_form(src.row_count) == "table":
+                st.sql = s.table_sql
             others = [r for other, r in self.rels.items()
-                      if other != s.source and quote_ident(other) in s.sql]
+                      if other != s.source and quote_ident(other) in st.sql]
             for r in others:
                 r.ensure()
-            rel = select_relation(self.con, name, types, s.sql, params, source=src,
+            rel = select_relation(self.con, name, types, st.sql, params, source=src,
                                   inline_on=self.con if others else None)
         else:
             if src is not None:
