@@ -4,12 +4,17 @@ through httpx's ASGI transport by the ``world`` backend).
 Query parameters and form / JSON bodies are merged into one parameter mapping (the last value of
 a repeated parameter wins, as the services do); the path is matched by the engine. Latency from
 the fault plan is an ``asyncio.sleep`` before the answer, so concurrent calls overlap as they
-would against a real server.
+would against a real server. It is the call's latency, the world's own work included: the answer
+leaves ``latency`` seconds after the request arrived (or as soon as it is computed, if that took
+longer), as a remote server's answer arrives after its response time, which holds its work. The
+world runs in the client's process and thread when called in process, so its work would
+otherwise be paid twice: once as the injected latency, once on the client's clock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl
@@ -73,7 +78,9 @@ def make_app(world: World) -> ASGIApp:
                    for k, v in scope.get("headers", [])}
         body = await _body(receive)
         params = _params(scope, body, headers.get("content-type", ""))
+        started = time.perf_counter()
         resp, delay = world.respond(scope["method"], scope["path"], params, headers)
+        delay -= time.perf_counter() - started  # the world's work is part of the latency
         if delay > 0:
             await asyncio.sleep(delay)
         out_headers = [(b"content-type", resp.content_type.encode()),

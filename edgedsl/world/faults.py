@@ -5,8 +5,10 @@ and tool that fires (with probability ``rate``, decided by a hash of the world's
 and the call's sequence number — so a rerun injects the same faults at the same calls) decides
 the fault. Kinds:
 
-- ``latency``: answer normally after ``latency`` seconds;
-- ``timeout``: answer after ``timeout`` seconds (longer than any sane client timeout);
+- ``latency``: answer normally ``latency`` seconds after the request (the world's own work
+  counts toward them, as a server's work is part of its response time);
+- ``timeout``: answer ``timeout`` seconds after the request (longer than any sane client
+  timeout);
 - ``5xx``: HTTP 503 with an HTML page; ``429``: HTTP 429 with ``Retry-After``;
 - ``quota``: the family's daily-quota error; ``gateway``: the data.go.kr XML gateway error with
   HTTP 200 (even on a JSON request); ``truncated``: the right body cut in half.
@@ -39,9 +41,9 @@ FaultKind = Literal["latency", "timeout", "5xx", "429", "quota", "gateway", "tru
 class FaultRule:
     """Inject ``kind`` into calls of ``platform.tool`` (shell patterns) with probability ``rate``.
 
-    ``latency`` (seconds) is added before any answer of a matching rule, ``timeout`` is the
-    delay of a ``timeout`` fault. ``after`` skips the first N matching calls (a fault that starts
-    mid-run).
+    ``latency`` (seconds) is the time from the request to any answer of a matching rule (the
+    world's own work included), ``timeout`` that of a ``timeout`` fault. ``after`` skips the
+    first N matching calls (a fault that starts mid-run).
     """
 
     kind: FaultKind

@@ -197,3 +197,44 @@ def test_load(tmp_path: Path) -> None:
         FaultPlan.load(p)
     with pytest.raises(ValueError, match="cannot read fault plan"):
         FaultPlan.load(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("work", [0.05, 0.3])
+def test_the_worlds_work_is_part_of_the_latency(work: float,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Served, a latency fault is the call's latency: the app sleeps only what the world's own
+    work left of it (none when the work took longer), so an in-process world does not charge
+    its work to the client on top of the injected latency."""
+    import asyncio
+    import time
+
+    import httpx
+
+    from edgedsl.world import app as world_app
+
+    w = world(FaultRule("latency", platform="dart", latency=0.2))
+    real = w.respond
+
+    def slow(*a: Any, **kw: Any) -> Any:
+        time.sleep(work)  # the world's work, at least this long
+        return real(*a, **kw)
+
+    slept: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        slept.append(delay)
+
+    monkeypatch.setattr(w, "respond", slow)
+    monkeypatch.setattr(world_app.asyncio, "sleep", sleep)
+
+    async def call() -> httpx.Response:
+        transport = httpx.ASGITransport(app=world_app.make_app(w))
+        async with httpx.AsyncClient(transport=transport, base_url="http://world") as c:
+            return await c.get(LIST[1], params=LIST[2])
+
+    r = asyncio.run(call())
+    assert r.status_code == 200 and orjson.loads(r.content)["status"] == "000"
+    if work < 0.2:
+        assert len(slept) == 1 and 0 < slept[0] <= 0.2 - work
+    else:
+        assert slept == []
