@@ -1,15 +1,17 @@
 """Live-like makespan: with 100 ms of latency injected per call, how close a trajectory's
 wall-clock makespan comes to its critical-path bound.
 
-Each chain example of ``examples/world/`` runs on the world backend with a fault plan adding
-``--latency`` seconds to every call (the world sleeps on the event loop, as a slow server
-would). The bound is the sum of latencies along the longest dependency chain of the steps that
-ran: a call step weighs ``latency × pages`` of its slowest arm (fan arms, compare arms and
-parallel branches are concurrent), reductions weigh nothing. Each trajectory is warmed up
-(``WARMUP`` runs) and then run ``--repeat`` times with latency; the ratio of the median
-makespan to the bound is printed per trajectory (target ≤ 1.2); the baseline is the same
-trajectory with every call made one after another (the sum of all latencies), showing what
-concurrency saves. Never asserts on time.
+Each chain example of ``examples/world/`` runs on the world backend with a fault plan giving
+every call ``--latency`` seconds of latency (the world sleeps on the event loop, as a slow
+server would, for what its own work left of the latency: a remote server's work is part of its
+response time, and an in-process world's would otherwise be charged twice). The bound is the
+sum of latencies along the longest dependency chain of the steps that ran: a call step weighs
+``latency × pages`` of its slowest arm (fan arms, compare arms and parallel branches are
+concurrent), reductions weigh nothing. Each trajectory is warmed up (``WARMUP`` runs) and then
+run ``--repeat`` times with latency; the ratio of the median makespan to the bound is printed
+per trajectory (target ≤ 1.2); the baseline is the same trajectory with every call made one
+after another (the sum of all latencies), showing what concurrency saves. Never asserts on
+time.
 
 The world runs inside this process, so its datasets (~100,000 long-lived objects: 법정동, the
 company universe, bills, candidates …) are walked by every full cyclic-garbage collection of
@@ -24,9 +26,13 @@ own work (selecting, projecting and encoding thousands of rows) then happens whe
 service's would, on the other side of a socket, and the makespan holds only the client: HTTP,
 decoding, normalisation, shredding, reductions and scheduling.
 
+Each backend decodes a large flat XML answer it has decoded before from its
+:class:`~edgedsl.runtime.normalize.DecodeMemo` (DART's ``corpCode.xml``: the call is made,
+its bytes are hashed, ~60 ms of decoding is saved); ``--no-memo`` decodes every answer afresh.
+
     python benchmarks/bench_live.py [--latency 0.1] [--repeat 5]
                                     [--examples 'examples/world/*.edge']
-                                    [--gc-freeze] [--served]
+                                    [--gc-freeze] [--served] [--no-memo]
 """
 
 from __future__ import annotations
@@ -142,11 +148,11 @@ def served_world(latency: float, seed: int = 0) -> Iterator[str]:
             proc.wait(timeout=10)
 
 
-def loopback_backend(plan: Plan, url: str) -> HttpBackend:
+def loopback_backend(plan: Plan, url: str, options: HttpOptions) -> HttpBackend:
     """The ``http`` backend with every host ``plan``'s tools declare mapped to ``url``."""
     hosts = {urlsplit(t.base).hostname for t in plan.tools.values() if t.base}
     return HttpBackend(host_map={h: url for h in hosts if h}, default_key=WORLD_KEY,
-                       environ={}, options=HttpOptions(concurrency=8))
+                       environ={}, options=options)
 
 
 def main() -> None:
@@ -161,16 +167,22 @@ def main() -> None:
     ap.add_argument("--served", action="store_true",
                     help="run the world in its own process on 127.0.0.1 and the trajectories "
                          "on the http backend (the world's work off the client's clock)")
+    ap.add_argument("--no-memo", action="store_true",
+                    help="decode every answer afresh: no DecodeMemo (DART's corpCode.xml is "
+                         "then decoded on every call, ~60 ms of CPU each)")
     args = ap.parse_args()
+    if not glob.glob(args.examples):
+        ap.error(f"no example matches {args.examples!r}")
+    opts = HttpOptions(concurrency=8, **({"decode_memo": 0} if args.no_memo else {}))
     if args.served:
         with served_world(0.0) as fast_url, served_world(args.latency) as slow_url:
-            run_all(args, lambda plan: loopback_backend(plan, fast_url),
-                    lambda plan: loopback_backend(plan, slow_url))
+            run_all(args, lambda plan: loopback_backend(plan, fast_url, opts),
+                    lambda plan: loopback_backend(plan, slow_url, opts))
         return
     world = World(seed=0)
-    plain = make_world_backend(world=world, options=HttpOptions(concurrency=8))
+    plain = make_world_backend(world=world, options=opts)
     slow_world = World(seed=0, faults=FaultPlan((FaultRule("latency", latency=args.latency),)))
-    slow = make_world_backend(world=slow_world, options=HttpOptions(concurrency=8))
+    slow = make_world_backend(world=slow_world, options=opts)
     # the two worlds share one seed, hence their datasets and memoised selections
     run_all(args, lambda plan: plain, lambda plan: slow)
 
@@ -180,7 +192,8 @@ def run_all(args: argparse.Namespace, plain_of: Callable[[Plan], Backend],
     """Run every trajectory of ``args.examples`` warm on the plain backend (its time without
     latency: our own processing), then on the slow one, and print makespan against bound."""
     print(f"world: {'its own process, http backend' if args.served else 'in process'}; "
-          f"gc.freeze after warm-up: {'yes' if args.gc_freeze else 'no'}")
+          f"gc.freeze after warm-up: {'yes' if args.gc_freeze else 'no'}; "
+          f"decode memo: {'no' if args.no_memo else 'yes'}")
     print(f"{'trajectory':36} {'calls':>5} {'no-lat':>7} {'makespan':>9} {'bound':>7} "
           f"{'ratio':>6} {'serial':>7}")
     worst = 0.0

@@ -415,3 +415,43 @@ def test_response_head_of_columns_builds_only_what_it_returns(body: bytes) -> No
     assert resp._records is None  # the page was not materialised
     assert resp.head(10**6) == table.records() == resp.records
     assert Response(records=[{"a": 1}, {"a": 2}]).head(1) == [{"a": 1}]
+
+
+def test_decode_memo_decodes_the_same_bytes_once() -> None:
+    """The same large flat XML answer decodes to the same table once (a hit returns the table
+    already made, with the records of a fresh decode); other bytes, JSON answers and a memo of
+    no bytes decode afresh; the least recently used table leaves first."""
+    from edgedsl.runtime.normalize import DecodeMemo, FlatTable, normalize_columnar
+    from edgedsl.world.engine import World
+    from edgedsl.world.platforms.dart import corp_code_zip
+
+    tool = spec("dart", at=None, paging=None)
+    body = corp_code_zip(World(seed=0))
+    memo = DecodeMemo()
+    first, _ = normalize_columnar(tool, 200, "application/zip", body, memo=memo)
+    again, _ = normalize_columnar(tool, 200, "application/zip", body, memo=memo)
+    assert isinstance(first, FlatTable) and again is first and memo.hits == 1
+    assert again.records() == normalize(tool, 200, "application/zip", body)[0]
+    other = corp_zip(3000)
+    third, _ = normalize_columnar(tool, 200, "application/zip", other, memo=memo)
+    assert isinstance(third, FlatTable) and third is not first and memo.hits == 1
+    # a failure is still decided on every answer, memo or not
+    with pytest.raises(ToolFailure):
+        normalize_columnar(tool, 500, "application/zip", body, memo=memo)
+    # JSON is never remembered (it never decodes to a table)
+    big = orjson.dumps({"status": "000", "list": [{"corp_code": f"{i:08d}"}
+                                                 for i in range(3000)]})
+    for _ in range(2):
+        normalize_columnar(spec("dart"), 200, "application/json", big, memo=memo)
+    assert memo.hits == 1 and len(memo._tables) == 2
+    # bounded: a memo holding one document's bytes drops the older one for the newer
+    bigger = corp_zip(3001)
+    small = DecodeMemo(max_bytes=len(zipfile.ZipFile(io.BytesIO(bigger)).read("CORPCODE.xml")))
+    a, _ = normalize_columnar(tool, 200, "application/zip", other, memo=small)
+    b, _ = normalize_columnar(tool, 200, "application/zip", bigger, memo=small)
+    c, _ = normalize_columnar(tool, 200, "application/zip", other, memo=small)
+    assert c is not a and small.hits == 0 and len(small._tables) == 1
+    none = DecodeMemo(max_bytes=0)
+    x, _ = normalize_columnar(tool, 200, "application/zip", other, memo=none)
+    y, _ = normalize_columnar(tool, 200, "application/zip", other, memo=none)
+    assert x is not y and none.hits == 0 and not none._tables

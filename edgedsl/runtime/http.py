@@ -43,7 +43,7 @@ from .backends import (
     requires_http,
 )
 from .builtins import BUILTINS, is_builtin
-from .normalize import FlatTable, normalize_columnar
+from .normalize import DecodeMemo, FlatTable, normalize_columnar
 
 __all__ = ["HttpBackend", "HttpOptions", "build_request", "key_env_var", "make_world_backend"]
 
@@ -129,6 +129,7 @@ class HttpOptions:
     backoff: float = 0.25          # first backoff (s); doubles per attempt, ×[0.5, 1.5) jitter
     concurrency: int = 4           # concurrent calls per platform
     min_interval: float = 0.0      # seconds between request starts per platform (rate limit)
+    decode_memo: int = 64 << 20    # bytes of decoded flat XML kept by digest (0: none)
 
 
 class HttpBackend:
@@ -165,6 +166,8 @@ class HttpBackend:
         self._last_start: dict[str, float] = defaultdict(float)
         self._used: dict[tuple[str, str], int] = defaultdict(int)
         self.attempts = 0  # requests actually sent (tests and benchmarks read it)
+        # the same large flat XML answer (DART's corpCode.xml) is decoded once (see DecodeMemo)
+        self.decoded = DecodeMemo(self.options.decode_memo)
 
     # ------------------------------------------------------------ plumbing
 
@@ -292,7 +295,8 @@ class HttpBackend:
                     f"`{tool.qualname}`: {type(e).__name__}: {e}", hidden)) from None
         body = resp.content
         got, total = normalize_columnar(tool, resp.status_code,
-                                        resp.headers.get("content-type", ""), body)
+                                        resp.headers.get("content-type", ""), body,
+                                        memo=self.decoded)
         table = got if isinstance(got, FlatTable) else None
         if hidden:
             # walk the records only when a key can be in them: a text body that does not

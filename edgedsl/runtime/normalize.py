@@ -20,10 +20,12 @@ separators, units, ``YYYYMMDD``/``YYYY-MM-DD``/``YYYY.MM.DD``), so they are left
 
 from __future__ import annotations
 
+import hashlib
 import io
 import operator
 import re
 import zipfile
+from collections import OrderedDict
 from typing import Any
 from xml.etree import ElementTree
 
@@ -32,8 +34,8 @@ import orjson
 from ..plan import ToolSpec
 from .backends import ToolFailure, as_count, dig
 
-__all__ = ["FlatTable", "check_http", "check_status", "decode", "flat_table", "flat_xml",
-           "normalize", "normalize_columnar", "unwrap", "xml_to_obj"]
+__all__ = ["DecodeMemo", "FlatTable", "check_http", "check_status", "decode", "flat_table",
+           "flat_xml", "normalize", "normalize_columnar", "unwrap", "xml_to_obj"]
 
 # result codes that mean "no data" (an empty answer, not a failure)
 _NO_DATA = {"INFO-200", "INFO-3", "013", "03", "INFO-03", "ERROR-03", "4"}
@@ -239,15 +241,70 @@ def flat_xml(body: bytes) -> dict[str, Any] | None:
     return {root: {item: records if table.n > 1 else records[0]}}
 
 
+class DecodeMemo:
+    """The tables of the last few large flat record lists decoded (see :func:`flat_table`), by
+    a digest of the answer's bytes, so that the same bytes arriving again are not decoded again.
+
+    DART's ``corpCode.xml`` (a 1 MB ZIP of 5.8 MB of XML, 22,671 filers, the same all day) is
+    the first call of most DART chains, and decoding it costs ~60 ms of CPU per call: a client
+    running many trajectories (synthesis, refinement, an evaluation) reads the same bytes again
+    and again. The call is still made; only the decoding of identical bytes is shared (a
+    BLAKE2b digest of the body, ~1 ms per MB). A :class:`FlatTable` is never changed once made
+    (its columns are computed once and cached), and the executor never changes the records it
+    is handed, so one table can serve every answer with those bytes. Holds tables whose
+    documents total at most ``max_bytes`` (least recently used first out); 0 keeps none.
+    """
+
+    def __init__(self, max_bytes: int = 64 << 20) -> None:
+        """``max_bytes``: the most decoded document bytes held."""
+        self.max_bytes = max_bytes
+        self._tables: OrderedDict[bytes, tuple[str, str, FlatTable, int]] = OrderedDict()
+        self._held = 0
+        self.hits = 0
+
+    @staticmethod
+    def key(body: bytes) -> bytes:
+        """The digest an answer's bytes are remembered by."""
+        return hashlib.blake2b(body, digest_size=20).digest()
+
+    def get(self, key: bytes) -> tuple[str, str, FlatTable] | None:
+        """``(root, item, table)`` decoded from the bytes of ``key`` before, or None."""
+        got = self._tables.get(key)
+        if got is None:
+            return None
+        self._tables.move_to_end(key)
+        self.hits += 1
+        return got[:3]
+
+    def put(self, key: bytes, root: str, item: str, table: FlatTable, size: int) -> None:
+        """Remember ``table``, decoded from a ``size``-byte document."""
+        if size > self.max_bytes or key in self._tables:
+            return
+        self._tables[key] = (root, item, table, size)
+        self._held += size
+        while self._held > self.max_bytes:
+            _, (_, _, _, old) = self._tables.popitem(last=False)
+            self._held -= old
+
+
 def decode(tool: ToolSpec, content_type: str, body: bytes) -> tuple[str, Any]:
     """``(format, value)``: ``json`` / ``xml`` (as ``{root: value}``) / ``html`` (the text)."""
     return _decode(tool, content_type, body, columnar=False)
 
 
-def _decode(tool: ToolSpec, content_type: str, body: bytes, *, columnar: bool
-            ) -> tuple[str, Any]:
+def _decode(tool: ToolSpec, content_type: str, body: bytes, *, columnar: bool,
+            memo: DecodeMemo | None = None) -> tuple[str, Any]:
     """:func:`decode`; ``columnar``: a flat record list of several records is left as its
-    :class:`FlatTable` (``{root: {item: table}}``) instead of a list of records."""
+    :class:`FlatTable` (``{root: {item: table}}``) instead of a list of records, taken from
+    ``memo`` when the same bytes were decoded before (and remembered there)."""
+    key = None
+    if memo is not None and columnar and memo.max_bytes and len(body) >= FLAT_XML_MIN \
+            and body.lstrip()[:1] not in (b"{", b"["):  # JSON never decodes to a table
+        key = memo.key(body)
+        hit = memo.get(key)
+        if hit is not None:
+            tag, item, table = hit
+            return "xml", {tag: {item: table}}
     if body.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark some services send
         body = body[3:]
     head = body.lstrip()[:16]
@@ -271,6 +328,8 @@ def _decode(tool: ToolSpec, content_type: str, body: bytes, *, columnar: bool
             if flat is not None:
                 tag, item, table = flat
                 if columnar and table.n > 1:
+                    if key is not None and memo is not None:
+                        memo.put(key, tag, item, table, len(body))
                     return "xml", {tag: {item: table}}
                 records = table.records()
                 return "xml", {tag: {item: records if table.n > 1 else records[0]}}
@@ -478,16 +537,18 @@ def normalize(tool: ToolSpec, status: int, content_type: str,
     return _status_unwrap(tool, status, fmt, value)
 
 
-def normalize_columnar(tool: ToolSpec, status: int, content_type: str, body: bytes
+def normalize_columnar(tool: ToolSpec, status: int, content_type: str, body: bytes, *,
+                       memo: DecodeMemo | None = None
                        ) -> tuple[list[dict[str, Any]] | FlatTable, int | None]:
     """:func:`normalize`, except that records read from a flat record list (DART's
     ``corpCode.xml``, see :func:`flat_xml`) come as its :class:`FlatTable` — the same records,
     none built yet — whenever the family's status check and unwrap would hand that list over
     whole. They are decided on a stand-in of the same shape (a list of two records); any other
     outcome (a failure, "no data", records found elsewhere, a total) is decided again on the
-    real records, so the answer or failure is exactly :func:`normalize`'s."""
+    real records, so the answer or failure is exactly :func:`normalize`'s. ``memo``: the
+    table of bytes decoded before is taken from it (see :class:`DecodeMemo`)."""
     check_http(tool, status)
-    fmt, value = _decode(tool, content_type, body, columnar=True)
+    fmt, value = _decode(tool, content_type, body, columnar=True, memo=memo)
     table = None
     if fmt == "xml" and isinstance(value, dict) and len(value) == 1:
         (root, inner), = value.items()
