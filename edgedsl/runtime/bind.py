@@ -119,10 +119,10 @@ def _pack(values: Sequence[Any], stype: str, nulls: int) -> tuple[BindMode, str]
         elif stype == "BIGINT":  # int.__repr__: a bool prints 1/0, a float is refused
             text = _SEP.join(map(int.__repr__, values)) if not nulls else \
                 _SEP.join(["" if v is None else int.__repr__(v) for v in values])
-        elif stype == "DATE":
-            iso = datetime.date.isoformat
-            text = _SEP.join(map(iso, values)) if not nulls else \
-                _SEP.join(["" if v is None else iso(v) for v in values])
+        elif stype == "DATE":  # a date column repeats its values: each one printed once
+            iso = {v: "" if v is None else datetime.date.isoformat(v)
+                   for v in dict.fromkeys(values)}
+            text = _SEP.join(map(iso.__getitem__, values))
         else:
             return None
     except TypeError:

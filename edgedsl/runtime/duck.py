@@ -801,8 +801,10 @@ class LazyColumns(Mapping[str, list[Any]]):
             if name == "__raw":
                 got = [orjson.dumps(r).decode() for r in self.back()]
             elif name in self._types:
-                raw = self._source.column(name) if self._source is not None and \
-                    self._back is None else [r.get(name) for r in self._back or ()]
+                if self._source is not None and self._back is None:
+                    raw = self._source.column(name)
+                else:  # the records are dicts (JSON objects)
+                    raw = list(map(dict.get, self._back or (), itertools.repeat(name)))
                 got = _coerce_column(self._types[name], raw)
             else:
                 raise KeyError(name)
@@ -875,7 +877,7 @@ def lazy_columns(records: Sequence[Mapping[str, Any]], types: Mapping[str, Field
         raise ValueError(f"{len(arm)} arm tags for {len(records)} records")
     n = len(records)
     arms: list[Any] = [None] * n if arm is None else _arm_texts(arm)
-    if native and all(type(r) is dict for r in records):
+    if native and set(map(type, records)) <= {dict}:
         return LazyColumns(list(records), types, list(range(n)), arms, ordinal=True)
     raws, back = _serialise(records)
     return LazyColumns(back, types, list(range(n)), arms, raws=raws, ordinal=True)
