@@ -70,6 +70,12 @@ def distinct_sql(source: str, field: str) -> str:
             f"GROUP BY {c} ORDER BY min({quote_ident('__row')})")
 
 
+def count_sql(source: str) -> str:
+    """The scalar subquery counting a relation's rows (``count(x)``); as a whole answer field,
+    ``SELECT … AS value``, the executor recognises this exact text."""
+    return f"(SELECT count(*) FROM {quote_ident(source)})"
+
+
 def expr_sql(e: ir.ExprIR, params: list[object]) -> str:
     """SQL for a scalar expression (a field reference must have one value at run time)."""
     if isinstance(e, ir.LitE):
@@ -77,7 +83,7 @@ def expr_sql(e: ir.ExprIR, params: list[object]) -> str:
     if isinstance(e, ir.FieldE):
         return f"({distinct_sql(e.source, e.field)})"
     if isinstance(e, ir.CountE):
-        return f"(SELECT count(*) FROM {quote_ident(e.source)})"
+        return count_sql(e.source)
     if isinstance(e, ir.AggE):
         return f"(SELECT {e.fn}({quote_ident(e.field)}) FROM {quote_ident(e.source)})"
     if isinstance(e, ir.BinE):

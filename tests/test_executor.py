@@ -71,6 +71,27 @@ def test_seq_chain_drv_and_answer_formatting() -> None:
     assert "filings" in trace_summary(res.trace)
 
 
+def test_a_count_answer_field_is_read_from_the_relation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``count(x)`` as a whole answer field is the relation's row count, with no statement; a
+    count inside an expression still runs as SQL. The answer is the same either way."""
+    from edgedsl.runtime import duck, executor
+
+    ran: list[str] = []
+    real = duck.execute_cached
+
+    def spy(con, sql, params=()):  # type: ignore[no-untyped-def]
+        ran.append(sql)
+        return real(con, sql, params)
+
+    monkeypatch.setattr(executor, "execute_cached", spy)
+    res = go(latest_filing())
+    assert res.ok and res.answer["n"] == 7 and res.answer["twice"] == 4
+    assert not any('SELECT (SELECT count(*) FROM "filings") AS value' in q for q in ran)
+    assert any('(SELECT count(*) FROM "latest")' in q for q in ran)  # inside `twice`
+    monkeypatch.setattr(executor._Run, "_count_in_memory", lambda self, sql: None)
+    assert go(latest_filing()).answer == res.answer
+
+
 @pytest.mark.parametrize(("pages", "read", "records"), [(None, 1, 3), (2, 2, 6), ("all", 3, 7)])
 def test_pages(pages, read, records) -> None:
     res = go(latest_filing(pages=pages))

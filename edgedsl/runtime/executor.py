@@ -74,7 +74,7 @@ from ..plan import (
     TrajectoryPlan,
     decode_value,
 )
-from ..plan_compile import distinct_sql
+from ..plan_compile import count_sql, distinct_sql
 from ..reducers import decode_stored, is_json
 from ..source import Span
 from ..sqlquote import quote_ident as _quote_ident
@@ -182,6 +182,11 @@ def _types_of(owner: object, fields: Mapping[str, Any]) -> dict[str, FieldType]:
 #: that recur in every run of a plan; called for each relation a step or an answer might name).
 quote_ident = functools.lru_cache(maxsize=4096)(_quote_ident)
 _distinct_sql = functools.lru_cache(maxsize=4096)(distinct_sql)
+
+
+@functools.lru_cache(maxsize=4096)
+def _count_answer_sql(source: str) -> str:
+    return f"SELECT {count_sql(source)} AS value"
 
 _SPANS: dict[int, tuple[SpanInfo, dict[str, Any]]] = {}
 
@@ -697,6 +702,10 @@ class _Run:
             if hit is not None:
                 values = [format_value(v, t) for v in hit]
                 return None if not values else values[0] if len(values) == 1 else values
+        if f.shape == "scalar" and not f.params:
+            n = self._count_in_memory(f.sql)
+            if n is not None:
+                return format_value(n, t)
         params = [decode_value(p) for p in f.params]
         try:
             rows = self.query(f.sql, params).fetchall()
@@ -716,6 +725,14 @@ class _Run:
                 for field in rel.types:
                     if _distinct_sql(name, field) == sql:
                         return rel.distinct(field)
+        return None
+
+    def _count_in_memory(self, sql: str) -> int | None:
+        """The row count an answer's SQL asks for (``count(x)`` as a whole field), read from the
+        relation's handle when the SQL is exactly the compiler's text for it."""
+        for name, rel in self.rels.items():
+            if quote_ident(name) in sql and sql == _count_answer_sql(name):
+                return rel.count()
         return None
 
     def answer(self) -> Any:
