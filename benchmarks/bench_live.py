@@ -10,8 +10,11 @@ sum of latencies along the longest dependency chain of the steps that ran: a cal
 concurrent), reductions weigh nothing. Each trajectory is warmed up (``WARMUP`` runs) and then
 run ``--repeat`` times with latency; the ratio of the median makespan to the bound is printed
 per trajectory (target ≤ 1.2); the baseline is the same trajectory with every call made one
-after another (the sum of all latencies), showing what concurrency saves. Never asserts on
-time.
+after another (the sum of all latencies), showing what concurrency saves. Runs go through
+the synchronous :func:`~edgedsl.runtime.executor.run`, which reuses one event loop per thread
+(as a long-running client would; ``asyncio.run`` per run would add a loop, an HTTP client and a
+SIGINT handler — whose ``repr`` of the running task alone costs ~1 ms — to every makespan).
+Never asserts on time.
 
 The world runs inside this process, so its datasets (~100,000 long-lived objects: 법정동, the
 company universe, bills, candidates …) are walked by every full cyclic-garbage collection of
@@ -38,7 +41,6 @@ its bytes are hashed, ~60 ms of decoding is saved); ``--no-memo`` decodes every 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import gc
 import glob
@@ -61,7 +63,7 @@ from edgedsl.api import compile as compile_source
 from edgedsl.plan import Plan, TrajectoryPlan
 from edgedsl.resources import stdlib_dir
 from edgedsl.runtime.backends import Backend
-from edgedsl.runtime.executor import run_trajectory
+from edgedsl.runtime.executor import run
 from edgedsl.runtime.http import WORLD_KEY, HttpBackend, HttpOptions, make_world_backend
 from edgedsl.runtime.trace import Trace
 from edgedsl.world.engine import World
@@ -205,11 +207,11 @@ def run_all(args: argparse.Namespace, plain_of: Callable[[Plan], Backend],
             # the second run of a trajectory is still up to 2× slower than the third and later
             # ones (caches filled, the first run's garbage collected), so warm up three times
             for _ in range(WARMUP):
-                asyncio.run(run_trajectory(plan, traj.name, plain))
+                run(plan, traj.name, plain)
                 if args.served:  # the slow server is another process: warm it as well
-                    asyncio.run(run_trajectory(plan, traj.name, slow))
+                    run(plan, traj.name, slow)
             t = time.perf_counter()
-            asyncio.run(run_trajectory(plan, traj.name, plain))
+            run(plan, traj.name, plain)
             own = time.perf_counter() - t  # the run without latency: our own processing
             if args.gc_freeze:  # the world's datasets as a remote server's: out of our GC
                 gc.collect()
@@ -217,7 +219,7 @@ def run_all(args: argparse.Namespace, plain_of: Callable[[Plan], Backend],
             spans = []
             for _ in range(args.repeat):  # the median run: one run is as noisy as the machine
                 t = time.perf_counter()
-                res = asyncio.run(run_trajectory(plan, traj.name, slow))
+                res = run(plan, traj.name, slow)
                 spans.append(time.perf_counter() - t)
             makespan = statistics.median(spans)
             if not res.ok or res.trace is None:
