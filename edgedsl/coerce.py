@@ -62,6 +62,9 @@ _INTEGER_RE = re.compile(INTEGER_PATTERN)
 _NUMBER_CORE_RE = re.compile(NUMBER_CORE)
 _INTEGER_CORE_RE = re.compile(INTEGER_CORE)
 _DATE_RE = re.compile(DATE_PATTERN)
+#: A number text that is its own core (ASCII digits, no separator, space or unit): ``float``
+#: reads it as the full rule would, and it is always finite.
+_PLAIN_NUMBER_RE = re.compile(r"[+-]?[0-9]{1,300}(?:\.[0-9]+)?")
 _NON_DIGIT_RE = re.compile(r"[^0-9]")
 
 
@@ -94,6 +97,8 @@ def coerce_float(v: object) -> float | None:
             return None
     if isinstance(v, float):
         return v if math.isfinite(v) else None
+    if isinstance(v, str) and _PLAIN_NUMBER_RE.fullmatch(v):  # most texts: no separator or unit
+        return float(v)
     if isinstance(v, str) and _NUMBER_RE.fullmatch(v):
         m = _NUMBER_CORE_RE.search(v)
         assert m is not None

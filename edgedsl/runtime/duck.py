@@ -419,7 +419,7 @@ class Relation:
         if isinstance(cols, LazyColumns):
             kept = cols.rows(idx, types)
         else:
-            kept = {k: [cols[k][i] for i in idx] for k in ("__row", "__arm", *types, "__raw")}
+            kept = {k: _take(cols[k], idx) for k in ("__row", "__arm", *types, "__raw")}
         return Relation(self.con, name, types, len(idx), columns=kept, pending=True)
 
     def __repr__(self) -> str:
@@ -827,15 +827,13 @@ class LazyColumns(Mapping[str, list[Any]]):
     def rows(self, idx: Sequence[int], types: Mapping[str, FieldType]) -> LazyColumns:
         """The columns of the rows at positions ``idx`` (a reduction's kept rows), fields of
         ``types``: made columns are sliced, the others stay to be made from those rows."""
-        known = {n: [c[i] for i in idx] for n, c in self._cols.items()
-                 if n in types or n == "__raw"}
+        known = {n: _take(c, idx) for n, c in self._cols.items() if n in types or n == "__raw"}
         cols = self._cols
         if self._back is None and self._source is not None:
-            back = [self._source.record(i) for i in idx]
+            back = list(map(self._source.record, idx))
         else:
-            back = [self.back()[i] for i in idx]
-        return LazyColumns(back, types,
-                           [cols["__row"][i] for i in idx], [cols["__arm"][i] for i in idx],
+            back = _take(self.back(), idx)
+        return LazyColumns(back, types, _take(cols["__row"], idx), _take(cols["__arm"], idx),
                            known=known)
 
     def back(self) -> list[Any]:
@@ -844,6 +842,11 @@ class LazyColumns(Mapping[str, list[Any]]):
             assert self._source is not None
             self._back = self._source.records()
         return self._back
+
+
+def _take(values: Sequence[Any], idx: Sequence[int]) -> list[Any]:
+    """``[values[i] for i in idx]``, in C."""
+    return list(map(values.__getitem__, idx))
 
 
 #: Storage kinds whose coercion is worth doing once per distinct text (a date column of 4,000
