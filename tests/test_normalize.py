@@ -450,7 +450,7 @@ def test_decode_memo_decodes_the_same_bytes_once() -> None:
     a, _ = normalize_columnar(tool, 200, "application/zip", other, memo=small)
     b, _ = normalize_columnar(tool, 200, "application/zip", bigger, memo=small)
     c, _ = normalize_columnar(tool, 200, "application/zip", other, memo=small)
-    assert c is not a and small.hits == 0 and len(small._tables) == 1
+    assert b is not a and c is not a and small.hits == 0 and len(small._tables) == 1
     none = DecodeMemo(max_bytes=0)
     x, _ = normalize_columnar(tool, 200, "application/zip", other, memo=none)
     y, _ = normalize_columnar(tool, 200, "application/zip", other, memo=none)

@@ -129,7 +129,7 @@ class HttpOptions:
     backoff: float = 0.25          # first backoff (s); doubles per attempt, ×[0.5, 1.5) jitter
     concurrency: int = 4           # concurrent calls per platform
     min_interval: float = 0.0      # seconds between request starts per platform (rate limit)
-    decode_memo: int = 64 << 20    # bytes of decoded flat XML kept by digest (0: none)
+    decode_memo: int = 16 << 20    # bytes of flat XML documents kept decoded (0: none)
 
 
 class HttpBackend:
