@@ -422,7 +422,10 @@ def test_lazy_relation_writes_the_table_shred_writes(con: duckdb.DuckDBPyConnect
     assert _table_rows(con, "lazy") == _table_rows(con, "eager")
 
 
-def test_inline_query_answers_as_the_tables(con: duckdb.DuckDBPyConnection) -> None:
+@pytest.mark.parametrize("packed", [False, True])
+def test_inline_query_answers_as_the_tables(con: duckdb.DuckDBPyConnection, packed: bool) -> None:
+    """An answer reading a relation inline — its columns bound as lists, or packed — answers
+    as the written table does (a BIGINT sum beyond 32 bits, a typed NULL, distinct values)."""
     from edgedsl.runtime.duck import inline_query, lazy_columns, scratch_cursor
 
     big = [{"v": str(2_000_000_000), "name": "x"}, {"v": "2,000,000,000", "name": "y"}]
@@ -439,9 +442,11 @@ def test_inline_query_answers_as_the_tables(con: duckdb.DuckDBPyConnection) -> N
     ]
     inline = []
     for q in queries:
-        got = inline_query(q, [rel])
+        with packing(0 if packed else float("inf")):
+            got = inline_query(q, [rel])
         assert got is not None
         text, params = got
+        assert ("string_split" in text) is (packed and ('"v"' in q or '"name"' in q))
         inline.append(scratch_cursor().execute(text, params).fetchall())
     assert inline_query('SELECT * FROM "r"', [rel]) is None
     rel.ensure()
