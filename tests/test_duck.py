@@ -336,6 +336,16 @@ def test_inline_reduction_columns_with_no_value_and_arms(con: duckdb.DuckDBPyCon
     assert kept._columns is not None and kept._columns["__row"] == [0, 2]
 
 
+def test_an_inline_statement_text_follows_the_fields_types(con: duckdb.DuckDBPyConnection) -> None:
+    """The same reduction text over a relation and field of the same names but another type
+    reads the column as that type (packed columns are cast to it)."""
+    steps = [ReduceStep("max", "amt")]
+    with packing(0):
+        for t, rows, want in ((INT, [{"amt": 3}, {"amt": 9}, {"amt": 9}], [1, 2]),
+                              (DATE, [{"amt": "20240105"}, {"amt": "20231231"}], [0])):
+            assert _inline_kept(con, rows, {"amt": t}, steps, form="table")[0] == want
+
+
 def python_columns_of(rows: list[dict[str, object]], types: dict[str, FieldType],
                       arm: list[str | None]) -> dict[str, list[object]]:
     from edgedsl.runtime.duck import python_columns

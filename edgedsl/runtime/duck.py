@@ -212,7 +212,7 @@ def scratch_cursor() -> duckdb.DuckDBPyConnection:
 #: (reduction SQL, relation, field names) → (the columns the statement reads, its text by the
 #: columns that are typed NULLs — see :meth:`Relation._kept_query`)
 _KEPT_PLANS: dict[tuple[str, str, tuple[str, ...]],
-                  tuple[list[str], dict[tuple[BindMode, ...], str]]] = {}
+                  tuple[list[str], dict[tuple[str, ...], str]]] = {}
 
 
 def _kept_tail(sql: str) -> str:
@@ -224,7 +224,7 @@ def _kept_tail(sql: str) -> str:
 
 
 def _kept_plan(sql: str, table: str, types: Mapping[str, FieldType]
-               ) -> tuple[list[str], dict[tuple[BindMode, ...], str]]:
+               ) -> tuple[list[str], dict[tuple[str, ...], str]]:
     if len(_KEPT_PLANS) >= STATEMENT_CACHE_SIZE:
         _KEPT_PLANS.clear()
     reader = _kept_tail(sql)
@@ -372,7 +372,7 @@ class Relation:
             modes.append(mode)
             if mode != "null":
                 params.append(param)
-        key2 = tuple(modes)
+        key2 = (*modes, *stypes)  # the same SQL may read a field of another type elsewhere
         got = texts.get(key2)
         if got is None:
             got = texts[key2] = _kept_text(sql, self.table, names, modes, stypes)
