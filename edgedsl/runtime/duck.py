@@ -210,7 +210,7 @@ def scratch_cursor() -> duckdb.DuckDBPyConnection:
 
 
 #: (reduction SQL, relation, field names) → (the columns the statement reads, its text by the
-#: columns that are typed NULLs — see :meth:`Relation._kept_query`)
+#: columns' bind modes and stored types — see :meth:`Relation._kept_query`)
 _KEPT_PLANS: dict[tuple[str, str, tuple[str, ...]],
                   tuple[list[str], dict[tuple[str, ...], str]]] = {}
 
