@@ -25,10 +25,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import random
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import duckdb
+from bench_drv import median_seconds  # benchmarks/ is the script's directory
 
 from edgedsl.reducers import ReduceForm, ReduceStep, reduce_sql
 from edgedsl.runtime.bind import packing
@@ -67,17 +65,6 @@ def cases(seed: int = 0) -> list[Case]:
     ]
 
 
-def median_ms(fn: Callable[[], object], runs: int) -> float:
-    """Median wall time of ``fn`` in milliseconds (one untimed warm-up call)."""
-    fn()
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=21)
@@ -107,7 +94,7 @@ def main() -> None:
                     "+packed": ("inline", True, n <= 1_000), "ours": new}
         kept = {k: run(*v) for k, v in variants.items()}
         assert len({tuple(v) for v in kept.values()}) == 1, f"{label}: the variants disagree"
-        ms = {k: median_ms(lambda v=v: run(*v), args.runs)  # type: ignore[misc]
+        ms = {k: median_seconds(lambda v=v: run(*v), args.runs) * 1e3  # type: ignore[misc]
               for k, v in variants.items()}
         print(f"{label:<11} {n:>6}  {ms['baseline']:>7.2f}ms  {ms['+table form']:>9.2f}ms  "
               f"{ms['+packed']:>6.2f}ms  {ms['ours']:>5.2f}ms  "

@@ -46,3 +46,21 @@ def fake(llm_served: tuple[Any, str]) -> Iterator[Any]:
     app.reset()
     yield app
     app.reset()
+
+
+@pytest.fixture
+def statements(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, str]]:
+    """Every ``(connection, SQL text)`` run through ``execute_cached`` during the test, by the
+    executor or by :mod:`edgedsl.runtime.duck` (both names are patched)."""
+    from edgedsl.runtime import duck, executor
+
+    ran: list[tuple[Any, str]] = []
+    real = duck.execute_cached
+
+    def spy(con: Any, sql: str, params: Any = ()) -> Any:
+        ran.append((con, sql))
+        return real(con, sql, params)
+
+    monkeypatch.setattr(duck, "execute_cached", spy)
+    monkeypatch.setattr(executor, "execute_cached", spy)
+    return ran

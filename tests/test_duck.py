@@ -507,7 +507,8 @@ def test_coerce_column_is_value_by_value(t: FieldType) -> None:
 ])
 def test_which_connection_an_inline_reduction_runs_on(con: duckdb.DuckDBPyConnection, op: str,
                                                       n: int, form: ReduceForm, scratch: bool,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+                                                      statements: list[tuple[object, str]]
+                                                      ) -> None:
     """An inline reduction runs on the scratch connection (no optimizer) at any size, except a
     whole-relation window (the inline form of ``max``, ``min``) over more than
     ``SCRATCH_MAX_WINDOW_ROWS`` rows, since without the optimizer its cost outgrows the rows:
@@ -515,19 +516,12 @@ def test_which_connection_an_inline_reduction_runs_on(con: duckdb.DuckDBPyConnec
     from edgedsl.runtime import duck
     from edgedsl.testing import reference_reduce
 
-    ran: list[object] = []
-    real = duck.execute_cached
-
-    def spy(c, sql, params=()):  # type: ignore[no-untyped-def]
-        ran.append(c)
-        return real(c, sql, params)
-
-    monkeypatch.setattr(duck, "execute_cached", spy)
     rows: list[dict[str, object]] = [{"amt": (i * 7919) % 97} for i in range(n)]
     types: dict[str, FieldType] = {"amt": INT}
     steps = [ReduceStep(op, "amt", 50 if op == "ge" else None)]
     got, _ = _inline_kept(con, rows, types, steps, form=form)
     assert got == reference_reduce(rows, steps, types)
+    ran = [c for c, _ in statements]
     assert (ran == [duck.scratch_cursor()]) if scratch else (ran == [con])
     window = "SELECT 1 QUALIFY a = max(a) OVER ()"
     limit = duck.SCRATCH_MAX_WINDOW_ROWS
