@@ -51,6 +51,10 @@ shorter road, with the same SQL semantics:
   hand-off to a worker thread), whose per-thread cursors have the query optimizer switched off
   (planning cost more than it saved on relations this small; results never depend on it, and the
   property tests check the path against the reference reducers);
+* the statement is *flattened* (:func:`edgedsl.runtime.sqlshape.flatten`): each CTE read once
+  becomes a subquery where it is read, and the last reduction step's ``SELECT *`` merges into
+  the ``SELECT "__row"`` that reads it — with the optimizer off DuckDB plans every CTE and
+  ``SELECT`` layer it is given (the 27-record step: ~0.98 → ~0.87 ms warm, 2.1 → 1.3 ms cold);
 * the lists are bound without a ``::T[]`` cast (DuckDB types them from the Python values, which
   are already the stored type; a column with no value at all is a typed ``NULL``), which DuckDB
   binds markedly faster; a large text, integer or date column is bound *packed*, as one text
@@ -93,6 +97,7 @@ from edgedsl.sqlquote import ident_key, qualified, quote_ident
 from edgedsl.types import FieldType, is_date, is_numeric
 
 from .bind import BindMode, bind_column, column_sql
+from .sqlshape import flatten
 
 if TYPE_CHECKING:
     from .backends import ColumnSource
@@ -237,8 +242,8 @@ def _kept_text(sql: str, table: str, names: Sequence[str], modes: Sequence[BindM
     head = f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
     query = _kept_tail(sql)
     if _REDUCE_HEAD.match(query):
-        return f"WITH {head},\n     {query[len('WITH '):]}"
-    return f"WITH {head}\n{query}"
+        return flatten(f"WITH {head},\n     {query[len('WITH '):]}")
+    return flatten(f"WITH {head}\n{query}")
 
 
 def _stype(name: str, types: Mapping[str, FieldType]) -> str:
@@ -645,8 +650,8 @@ def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[obj
         pieces.append(text)
     ctes = ",\n     ".join(pieces)
     if head[:5].upper() == "WITH ":
-        return f"WITH {ctes},\n     {head[5:].lstrip()}", params
-    return f"WITH {ctes}\n{sql}", params
+        return flatten(f"WITH {ctes},\n     {head[5:].lstrip()}"), params
+    return flatten(f"WITH {ctes}\n{sql}"), params
 
 
 def create_table_as(con: duckdb.DuckDBPyConnection, name: str, sql: str,
