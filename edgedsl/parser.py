@@ -414,8 +414,12 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
             if "|".join(alts) != mres[0].pattern:
                 raise _Unsupported  # pragma: no cover - lark builds its scanner differently
             # whitespace is skipped by the prefix; the rest is tried in lark's order
-            alts = [a for a, t in zip(alts, scanner.terminals, strict=True) if t.name != "WS"]
-            pattern = re.compile(f"{ws_class}*(?:{'|'.join(alts)})")
+            # each terminal's group is an empty marker at the end of its alternative, so the
+            # alternative starts with its first character or class, which ``re`` checks before
+            # entering it (a leading group would be entered, and left, for every alternative)
+            alts = [f"{t.pattern.to_regexp()}(?P<{t.name}>)" for t in scanner.terminals
+                    if t.name != "WS"]
+            pattern = re.compile(f"({ws_class}*)(?:{'|'.join(alts)})")
             compiled[key] = (pattern.match, unless)
         state_lex[state] = compiled[key]
     ws_match = re.compile(f"{ws_class}*").match
@@ -487,13 +491,14 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
                     tok = None
                     break
                 typ = m.lastgroup
-                s, e = m.span(typ)
+                s = m.end(1)  # after the whitespace
+                e = m.end()
                 k = get_special(typ)
                 pos = e
                 if k is None:
                     tok = None
                     break
-                value = m.group(typ)
+                value: Any = text[s:e]
                 if k == 2 and typ in unless:
                     typ = unless[typ].get(value, typ)
                     if typ not in kept:
