@@ -14,12 +14,13 @@ file's compile is therefore timed in every pass, and three figures are printed: 
 the best pass, and the corpus at each file's fastest compile (the sum of per-file minima, what
 ``timeit`` recommends for one operation: noise only ever adds time).
 
-    python benchmarks/bench_compile.py [--n 2000] [--repeat 3]
+    python benchmarks/bench_compile.py [--n 2000] [--repeat 5] [--cpu N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -150,7 +151,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=2000, help="corpus size (default 2000)")
     ap.add_argument("--repeat", type=int, default=5, help="passes over the corpus (default 5)")
+    ap.add_argument("--cpu", type=int, default=None,
+                    help="pin the process to this CPU (os.sched_setaffinity): the target is "
+                         "for one core, and a process moved between cores pays for it")
     args = ap.parse_args()
+    if args.cpu is not None:
+        os.sched_setaffinity(0, {args.cpu})
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -176,7 +182,9 @@ def main() -> None:
         stages = _stage_medians(sources[:200])
 
     n = args.n
-    print(f"corpus: {n} trajectories, {min(lines)}–{max(lines)} lines each")
+    cpus = sorted(os.sched_getaffinity(0))
+    print(f"corpus: {n} trajectories, {min(lines)}–{max(lines)} lines each; "
+          f"CPU {cpus[0] if len(cpus) == 1 else 'any of ' + str(cpus)}")
     print(f"baseline (parse only):        {n / base:10.0f} per second (best pass), "
           f"{n / statistics.median(base_passes):.0f} (median pass), "
           f"{n / sum(base_min):.0f} (per-file minima)")

@@ -456,9 +456,7 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
         for symbol, target in row.items():
             if symbol in gotos:
                 gotos[symbol][state] = target
-    # … and the slice of its values at the top of the stack (made once, not per reduction)
-    rules_t = tuple((size, gotos[origin], *rest, slice(-size, None) if size > 0 else None)
-                    for size, origin, *rest in rules)
+    rules_t = tuple((size, gotos[origin], *rest) for size, origin, *rest in rules)
     if MAX_DEPTH >= _DEPTH_MASK:  # pragma: no cover - depths are packed below starts
         raise _Unsupported
     new_str = str.__new__
@@ -472,10 +470,14 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
         line = 1
         lstart = 0  # offset where the current line starts
         last_end = 0  # end of the last token shifted: the end of every rule reduced next
-        st = [start_state]  # states
-        vals: list[Any] = []  # values: rule results, kept tokens, None
-        sp: list[int] = []  # start << _DEPTH_BITS | nesting depth, per value
-        st_push, vals_push, sp_push = st.append, vals.append, sp.append
+        # the stacks are preallocated and never shrink (a list shrinking below half its size
+        # is reallocated; popping a stack and pushing it again did so all the time): ``n``
+        # values, ``st[n]`` the current state; the depth is at most one value per character
+        cap = len(text) + 2
+        n = 0
+        st = [start_state] * (cap + 1)  # states
+        vals: list[Any] = [None] * cap  # values: rule results, kept tokens, None
+        sp = [0] * cap  # start << _DEPTH_BITS | nesting depth, per value
         match, unless, acts = info[start_state]
         get_special = special.get
         while True:
@@ -540,42 +542,43 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
                 except KeyError:
                     raise NoParse(pos) from None
                 if a >= 0:
-                    st_push(a)
-                    vals_push(tok)
-                    sp_push(s << bits)
+                    vals[n] = tok
+                    sp[n] = s << bits
+                    n += 1
+                    st[n] = a
                     last_end = e
                     match, unless, acts = info[a]
                     break
-                size, goto, select, method, expand1, depth_at, top = rules_t[~a]
+                size, goto, select, method, expand1, depth_at = rules_t[~a]
                 if size < 0:  # `?a: b`: the child itself, extent and depth unchanged
-                    st[-1] = a = goto[st[-2]]
+                    st[n] = a = goto[st[n - 1]]
                     if typ == "$END" and a == end_state:  # pragma: no cover - `start` is a rule
-                        return vals[-1]
+                        return vals[n - 1]
                     acts = acts_of[a]
                     continue
                 if size == 1:
-                    children = [vals.pop()]
-                    packed = sp.pop()
-                    del st[-1]
+                    n -= 1
+                    children = [vals[n]]
+                    packed = sp[n]
                     start = packed >> bits
                     depth = packed & mask
                     if select is not None:
                         children = select(children)
                 elif size:
-                    children = vals[top]
-                    start = sp[-size] >> bits
+                    children = vals[n - size:n]
+                    start = sp[n - size] >> bits
                     if depth_at is None:
                         depth = 0
                     elif depth_at.__class__ is int:
-                        depth = sp[depth_at] & mask
+                        depth = sp[n + depth_at] & mask
                     elif depth_at.__class__ is _max2:
-                        depth = sp[depth_at.a] & mask
-                        other = sp[depth_at.b] & mask
+                        depth = sp[n + depth_at.a] & mask
+                        other = sp[n + depth_at.b] & mask
                         if other > depth:
                             depth = other
                     else:
-                        depth = max([sp[i] & mask for i in depth_at])
-                    del vals[top], sp[top], st[top]
+                        depth = max([sp[n + i] & mask for i in depth_at])
+                    n -= size
                     if select is not None:
                         children = select(children)
                 else:  # the empty file: `start` with no item
@@ -583,7 +586,7 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
                     depth = 0
                     builder.pos = (None, None)
                     value = method(children)
-                    a = goto[st[-1]]
+                    a = goto[st[n]]
                     if typ == "$END" and a == end_state:
                         return value
                     raise NoParse(pos)  # pragma: no cover - only `start` is empty
@@ -597,10 +600,11 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
                     value = children[0]
                 else:
                     value = children  # `_rule`: spliced into its parent
-                a = goto[st[-1]]
-                st_push(a)
-                vals_push(value)
-                sp_push(start << bits | depth)
+                a = goto[st[n]]
+                vals[n] = value
+                sp[n] = start << bits | depth
+                n += 1
+                st[n] = a
                 if a == end_state and typ == "$END":
                     return value
                 acts = acts_of[a]
