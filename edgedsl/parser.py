@@ -472,8 +472,9 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
         last_end = 0  # end of the last token shifted: the end of every rule reduced next
         # the stacks are preallocated and never shrink (a list shrinking below half its size
         # is reallocated; popping a stack and pushing it again did so all the time): ``n``
-        # values, ``st[n]`` the current state; the depth is at most one value per character
-        cap = len(text) + 2
+        # values, ``st[n]`` the current state; doubled when a shift would fill them (only a
+        # shift, and the empty file's one reduction, push more than they pop)
+        cap = 64
         n = 0
         st = [start_state] * (cap + 1)  # states
         vals: list[Any] = [None] * cap  # values: rule results, kept tokens, None
@@ -542,6 +543,11 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
                 except KeyError:
                     raise NoParse(pos) from None
                 if a >= 0:
+                    if n + 2 >= cap:
+                        vals += [None] * cap
+                        sp += [0] * cap
+                        st += [0] * cap
+                        cap *= 2
                     vals[n] = tok
                     sp[n] = s << bits
                     n += 1
