@@ -24,7 +24,58 @@ from lark.exceptions import UnexpectedInput
 from . import nodes as n
 from .diagnostics import CompileError, Diagnostic, Diagnostics, diag
 from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse
-from .source import Source, Span
+from .source import Source, Span, maker
+
+# Node constructors without ``type.__call__`` (:func:`~edgedsl.source.maker`): the builder
+# makes every node of every compiled file.
+_AnswerField = maker(n.AnswerField)
+_AnswerStmt = maker(n.AnswerStmt)
+_Arg = maker(n.Arg)
+_BaseDecl = maker(n.BaseDecl)
+_BinOp = maker(n.BinOp)
+_Binding = maker(n.Binding)
+_BoolLit = maker(n.BoolLit)
+_Branch = maker(n.Branch)
+_Call = maker(n.Call)
+_Compare = maker(n.Compare)
+_DateLit = maker(n.DateLit)
+_DictLit = maker(n.DictLit)
+_Drv = maker(n.Drv)
+_EnumTypeExpr = maker(n.EnumTypeExpr)
+_EnvelopeDecl = maker(n.EnvelopeDecl)
+_FanArg = maker(n.FanArg)
+_FieldDecl = maker(n.FieldDecl)
+_FuncCall = maker(n.FuncCall)
+_IfStmt = maker(n.IfStmt)
+_ListLit = maker(n.ListLit)
+_ListTypeExpr = maker(n.ListTypeExpr)
+_Module = maker(n.Module)
+_NameExpr = maker(n.NameExpr)
+_NamedTypeExpr = maker(n.NamedTypeExpr)
+_Neg = maker(n.Neg)
+_NumberLit = maker(n.NumberLit)
+_PagedOpt = maker(n.PagedOpt)
+_Parallel = maker(n.Parallel)
+_ParamDecl = maker(n.ParamDecl)
+_PlatformDecl = maker(n.PlatformDecl)
+_PredAnd = maker(n.PredAnd)
+_PredCmp = maker(n.PredCmp)
+_PredExists = maker(n.PredExists)
+_PredNot = maker(n.PredNot)
+_PredOr = maker(n.PredOr)
+_QuotaDecl = maker(n.QuotaDecl)
+_RecordDecl = maker(n.RecordDecl)
+_Reducer = maker(n.Reducer)
+_Ref = maker(n.Ref)
+_SayStmt = maker(n.SayStmt)
+_SecretDecl = maker(n.SecretDecl)
+_SeqArg = maker(n.SeqArg)
+_SharedArg = maker(n.SharedArg)
+_StringLit = maker(n.StringLit)
+_ToolDecl = maker(n.ToolDecl)
+_Trajectory = maker(n.Trajectory)
+_TypeDecl = maker(n.TypeDecl)
+_UseDecl = maker(n.UseDecl)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,10 +183,10 @@ class _ToAst:
 
     # ------------------------------------------------------------ module and catalogs
     def start(self, children: list[Any]) -> n.Module:
-        return n.Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
+        return _Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
 
     def use_decl(self, children: list[Token]) -> n.UseDecl:
-        return n.UseDecl(names=tuple(map(str, children)), span=self._span())
+        return _UseDecl(names=tuple(map(str, children)), span=self._span())
 
     def type_decl(self, children: list[Any]) -> n.TypeDecl:
         name, regex, doc = children
@@ -149,18 +200,18 @@ class _ToAst:
                 diag("E101", f"invalid regular expression: {err}", self._tok_span(regex),
                      "this pattern", hints=["code patterns use Python regular expression syntax"])
             )
-        return n.TypeDecl(
+        return _TypeDecl(
             name=str(name), pattern=pattern, doc=None if doc is None else self._unquote(doc),
             span=self._span(),
         )
 
     def record_decl(self, children: list[Any]) -> n.RecordDecl:
         name, *fields = children
-        return n.RecordDecl(name=str(name), fields=tuple(fields), span=self._span())
+        return _RecordDecl(name=str(name), fields=tuple(fields), span=self._span())
 
     def field_decl(self, children: list[Any]) -> n.FieldDecl:
         name, texpr = children
-        return n.FieldDecl(name=str(name), type=texpr, span=self._span())
+        return _FieldDecl(name=str(name), type=texpr, span=self._span())
 
     def type_expr(self, children: list[Any]) -> n.TypeExpr:
         base, optional = children
@@ -170,10 +221,10 @@ class _ToAst:
 
     def named_type(self, children: list[Any]) -> n.NamedTypeExpr:
         name = ".".join(map(str, _items(children)))
-        return n.NamedTypeExpr(name=name, span=self._span())
+        return _NamedTypeExpr(name=name, span=self._span())
 
     def enum_type(self, children: list[Any]) -> n.EnumTypeExpr:
-        return n.EnumTypeExpr(members=tuple(children), span=self._span())
+        return _EnumTypeExpr(members=tuple(children), span=self._span())
 
     def enum_member(self, children: list[Token]) -> str:
         (tok,) = children
@@ -181,23 +232,23 @@ class _ToAst:
 
     def list_type(self, children: list[Any]) -> n.ListTypeExpr:
         (item,) = children
-        return n.ListTypeExpr(item=item, span=self._span())
+        return _ListTypeExpr(item=item, span=self._span())
 
     def platform_decl(self, children: list[Any]) -> n.PlatformDecl:
         name, doc, *items = children
-        return n.PlatformDecl(
+        return _PlatformDecl(
             name=str(name), doc=None if doc is None else self._unquote(doc), items=tuple(items),
             span=self._span(),
         )
 
     def base_decl(self, children: list[Token]) -> n.BaseDecl:
-        return n.BaseDecl(url=self._unquote(children[0]), span=self._span())
+        return _BaseDecl(url=self._unquote(children[0]), span=self._span())
 
     def envelope_decl(self, children: list[Token]) -> n.EnvelopeDecl:
-        return n.EnvelopeDecl(name=str(children[0]), span=self._span())
+        return _EnvelopeDecl(name=str(children[0]), span=self._span())
 
     def secret_decl(self, children: list[Token]) -> n.SecretDecl:
-        return n.SecretDecl(name=str(children[0]), span=self._span())
+        return _SecretDecl(name=str(children[0]), span=self._span())
 
     def quota_decl(self, children: list[Token]) -> n.QuotaDecl:
         amount, per = children
@@ -206,13 +257,13 @@ class _ToAst:
             self.diags.add(diag("E102", "a quota is a whole number of calls",
                                 self._tok_span(amount), "not a whole number"))
             value = int(value)
-        return n.QuotaDecl(amount=value, per=str(per), span=self._span())
+        return _QuotaDecl(amount=value, per=str(per), span=self._span())
 
     def tool_decl(self, children: list[Any]) -> n.ToolDecl:
         name, doc, http, *rest = children
         params = tuple(p for p in rest[:-3] if p is not None)
         returns, at, paged = rest[-3:]
-        return n.ToolDecl(
+        return _ToolDecl(
             name=str(name),
             doc=None if doc is None else self._unquote(doc),
             method=None if http is None else http.method,
@@ -234,7 +285,7 @@ class _ToAst:
 
     def param_decl(self, children: list[Any]) -> n.ParamDecl:
         name, texpr = children
-        return n.ParamDecl(name=str(name), type=texpr, span=self._span())
+        return _ParamDecl(name=str(name), type=texpr, span=self._span())
 
     def returns_many(self, children: list[Token]) -> _Returns:
         return _Returns(str(children[0]), True)
@@ -255,23 +306,23 @@ class _ToAst:
             self.diags.add(diag("E102", "a page-size limit is a whole number",
                                 self._tok_span(limit), "not a whole number"))
             lim = int(lim)
-        return n.PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span())
+        return _PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span())
 
     # ------------------------------------------------------------ trajectories
     def trajectory(self, children: list[Any]) -> n.Trajectory:
         name, query, *body = children
-        return n.Trajectory(
+        return _Trajectory(
             name=str(name), query=self._unquote(query), body=tuple(body), span=self._span()
         )
 
     def binding(self, children: list[Any]) -> n.Binding:
         name, node = children
-        return n.Binding(name=str(name), node=node, span=self._span())
+        return _Binding(name=str(name), node=node, span=self._span())
 
     def call(self, children: list[Any]) -> n.Call:
         (platform, tool), *rest = children
         pages = rest.pop()
-        return n.Call(
+        return _Call(
             platform=platform, tool=tool, args=tuple(_items(rest)), pages=pages,
             span=self._span(),
         )
@@ -281,17 +332,17 @@ class _ToAst:
 
     def arg(self, children: list[Any]) -> n.Arg:
         name, value = children
-        return n.Arg(name=str(name), value=value, span=self._span())
+        return _Arg(name=str(name), value=value, span=self._span())
 
     def shared(self, children: list[Any]) -> n.Arg:
         return self.arg(children)
 
     def seq_arg(self, children: list[Any]) -> n.SeqArg:
-        return n.SeqArg(ref=children[0], span=self._span())
+        return _SeqArg(ref=children[0], span=self._span())
 
     def fan_arg(self, children: list[Any]) -> n.FanArg:
         bound, ref = children
-        return n.FanArg(ref=ref, bound=bound, span=self._span())
+        return _FanArg(ref=ref, bound=bound, span=self._span())
 
     def fan_bound(self, children: list[Token]) -> int:
         (tok,) = children
@@ -303,7 +354,7 @@ class _ToAst:
         return value
 
     def shared_arg(self, children: list[Token]) -> n.SharedArg:
-        return n.SharedArg(name=str(children[0]), span=self._span())
+        return _SharedArg(name=str(children[0]), span=self._span())
 
     def pages_all(self, children: list[Any]) -> str:
         return "all"
@@ -318,27 +369,27 @@ class _ToAst:
         return value
 
     def ref(self, children: list[Token]) -> n.Ref:
-        return n.Ref(parts=tuple(map(str, children)), span=self._span())
+        return _Ref(parts=tuple(map(str, children)), span=self._span())
 
     def rel_ref(self, children: list[Any]) -> tuple[str, ...]:
         return tuple(map(str, _items(children)))
 
     def drv(self, children: list[Any]) -> n.Drv:
         source, *steps = children
-        return n.Drv(source=source, steps=tuple(steps), span=self._span())
+        return _Drv(source=source, steps=tuple(steps), span=self._span())
 
     def red_max(self, children: list[Token]) -> n.Reducer:
-        return n.Reducer(op="max", field=str(children[0]), span=self._span())
+        return _Reducer(op="max", field=str(children[0]), span=self._span())
 
     def red_min(self, children: list[Token]) -> n.Reducer:
-        return n.Reducer(op="min", field=str(children[0]), span=self._span())
+        return _Reducer(op="min", field=str(children[0]), span=self._span())
 
     def red_most_frequent(self, children: list[Token]) -> n.Reducer:
-        return n.Reducer(op="most_frequent", field=str(children[0]), span=self._span())
+        return _Reducer(op="most_frequent", field=str(children[0]), span=self._span())
 
     def red_where(self, children: list[Any]) -> n.Reducer:
         fld, op, pivot = children
-        return n.Reducer(
+        return _Reducer(
             op=n.SURFACE_REDUCER[op],  # type: ignore[arg-type]
             field=str(fld), pivot=pivot, span=self._span(),
         )
@@ -349,15 +400,15 @@ class _ToAst:
     def parallel(self, children: list[Any]) -> n.Parallel:
         shared = tuple(c for c in children if isinstance(c, n.Arg))
         branches = tuple(c for c in children if isinstance(c, n.Branch))
-        return n.Parallel(shared=shared, branches=branches, span=self._span())
+        return _Parallel(shared=shared, branches=branches, span=self._span())
 
     def branch(self, children: list[Any]) -> n.Branch:
         name, call = children
-        return n.Branch(name=str(name), call=call, span=self._span())
+        return _Branch(name=str(name), call=call, span=self._span())
 
     def compare(self, children: list[Any]) -> n.Compare:
         call, param, values = children
-        return n.Compare(call=call, param=str(param), values=values, span=self._span())
+        return _Compare(call=call, param=str(param), values=values, span=self._span())
 
     def if_stmt(self, children: list[Any]) -> n.IfStmt:
         cond, then, orelse = children
@@ -367,7 +418,7 @@ class _ToAst:
             orelse_block = orelse.stmts
         else:
             orelse_block = None
-        node = n.IfStmt(cond=cond, then=then.stmts, orelse=orelse_block, span=self._span())
+        node = _IfStmt(cond=cond, then=then.stmts, orelse=orelse_block, span=self._span())
         # remember block spans for comment attachment (not part of the AST)
         else_span = orelse.span if isinstance(orelse, _Block) else None
         self.block_spans[id(node)] = (then.span, else_span)
@@ -379,46 +430,46 @@ class _ToAst:
     def answer_stmt(self, children: list[Any]) -> n.AnswerStmt:
         (value,) = children
         if isinstance(value, list):
-            return n.AnswerStmt(fields=tuple(value), span=self._span())
-        return n.AnswerStmt(expr=value, span=self._span())
+            return _AnswerStmt(fields=tuple(value), span=self._span())
+        return _AnswerStmt(expr=value, span=self._span())
 
     def answer_block(self, children: list[Any]) -> list[n.AnswerField]:
         return _items(children)
 
     def answer_field(self, children: list[Any]) -> n.AnswerField:
         name, expr = children
-        return n.AnswerField(name=str(name), expr=expr, span=self._span())
+        return _AnswerField(name=str(name), expr=expr, span=self._span())
 
     def say_stmt(self, children: list[Token]) -> n.SayStmt:
-        return n.SayStmt(template=self._unquote(children[0]), span=self._span())
+        return _SayStmt(template=self._unquote(children[0]), span=self._span())
 
     # ------------------------------------------------------------ predicates and expressions
     def pred_or(self, children: list[Any]) -> n.Pred:
         if len(children) == 1:
             return children[0]
-        return n.PredOr(operands=tuple(children), span=self._span())
+        return _PredOr(operands=tuple(children), span=self._span())
 
     def pred_and(self, children: list[Any]) -> n.Pred:
         if len(children) == 1:
             return children[0]
-        return n.PredAnd(operands=tuple(children), span=self._span())
+        return _PredAnd(operands=tuple(children), span=self._span())
 
     def pred_not(self, children: list[Any]) -> n.PredNot:
-        return n.PredNot(operand=children[0], span=self._span())
+        return _PredNot(operand=children[0], span=self._span())
 
     def pred_cmp(self, children: list[Any]) -> n.PredCmp:
         left, op, right = children
-        return n.PredCmp(op=op, left=left, right=right, span=self._span())
+        return _PredCmp(op=op, left=left, right=right, span=self._span())
 
     def cmp_op(self, children: list[Token]) -> str:
         return str(children[0])
 
     def pred_exists(self, children: list[Token]) -> n.PredExists:
-        return n.PredExists(name=str(children[0]), span=self._span())
+        return _PredExists(name=str(children[0]), span=self._span())
 
     def binop(self, children: list[Any]) -> n.BinOp:
         left, op, right = children
-        return n.BinOp(op=op, left=left, right=right, span=self._span())
+        return _BinOp(op=op, left=left, right=right, span=self._span())
 
     def add_op(self, children: list[Token]) -> str:
         return str(children[0])
@@ -429,25 +480,25 @@ class _ToAst:
     def neg(self, children: list[Any]) -> n.Expr:
         (operand,) = children
         if isinstance(operand, n.NumberLit):
-            return n.NumberLit(value=-operand.value, span=self._span())
-        return n.Neg(operand=operand, span=self._span())
+            return _NumberLit(value=-operand.value, span=self._span())
+        return _Neg(operand=operand, span=self._span())
 
     def name_expr(self, children: list[Token]) -> n.NameExpr:
-        return n.NameExpr(name=str(children[0]), span=self._span())
+        return _NameExpr(name=str(children[0]), span=self._span())
 
     def func_call(self, children: list[Any]) -> n.FuncCall:
         name, *args = children
-        return n.FuncCall(name=str(name), args=tuple(args), span=self._span())
+        return _FuncCall(name=str(name), args=tuple(args), span=self._span())
 
     # ------------------------------------------------------------ literals
     def string_lit(self, children: list[Token]) -> n.StringLit:
-        return n.StringLit(value=self._unquote(children[0]), span=self._span())
+        return _StringLit(value=self._unquote(children[0]), span=self._span())
 
     def number_lit(self, children: list[Token]) -> n.NumberLit:
-        return n.NumberLit(value=self._number(children[0]), span=self._span())
+        return _NumberLit(value=self._number(children[0]), span=self._span())
 
     def neg_number_lit(self, children: list[Token]) -> n.NumberLit:
-        return n.NumberLit(value=-self._number(children[0]), span=self._span())
+        return _NumberLit(value=-self._number(children[0]), span=self._span())
 
     def date_lit(self, children: list[Token]) -> n.DateLit:
         (tok,) = children
@@ -457,16 +508,16 @@ class _ToAst:
             self.diags.add(diag("E010", f"`{tok}` is not a calendar date", self._tok_span(tok),
                                 "no such day", hints=["dates are written YYYY-MM-DD"]))
             value = dt.date(1970, 1, 1)
-        return n.DateLit(value=value, span=self._span())
+        return _DateLit(value=value, span=self._span())
 
     def true_lit(self, children: list[Any]) -> n.BoolLit:
-        return n.BoolLit(value=True, span=self._span())
+        return _BoolLit(value=True, span=self._span())
 
     def false_lit(self, children: list[Any]) -> n.BoolLit:
-        return n.BoolLit(value=False, span=self._span())
+        return _BoolLit(value=False, span=self._span())
 
     def list_lit(self, children: list[Any]) -> n.ListLit:
-        return n.ListLit(items=tuple(_items(children)), span=self._span())
+        return _ListLit(items=tuple(_items(children)), span=self._span())
 
     def dict_lit(self, children: list[Any]) -> n.DictLit:
         entries = tuple(_items(children))
@@ -475,7 +526,7 @@ class _ToAst:
             dup = next(k for k in keys if keys.count(k) > 1)
             self.diags.add(diag("E012", f"key `{dup}` appears twice in an object literal",
                                 self._span(), "duplicate key"))
-        return n.DictLit(entries=entries, span=self._span())
+        return _DictLit(entries=entries, span=self._span())
 
     def dict_entry(self, children: list[Any]) -> tuple[str, Any]:
         key, value = children

@@ -25,11 +25,37 @@ from .. import ir
 from .. import nodes as n
 from ..catalog import Param
 from ..reducers import ReduceStep
+from ..source import maker
 from ..types import STR, FieldType
 from .context import CheckContext, Group, Rel, TrajInfo
 from .typerules import LITERALS, literal_type, pivot_value
 
 AggFn = Literal["sum", "avg", "min", "max"]
+
+# IR constructors without ``type.__call__`` (:func:`~edgedsl.source.maker`)
+_AggE = maker(ir.AggE)
+_AndP = maker(ir.AndP)
+_AnswerIR = maker(ir.AnswerIR)
+_ArgIR = maker(ir.ArgIR)
+_BinE = maker(ir.BinE)
+_CallIR = maker(ir.CallIR)
+_CmpP = maker(ir.CmpP)
+_CompareIR = maker(ir.CompareIR)
+_CountE = maker(ir.CountE)
+_DrvIR = maker(ir.DrvIR)
+_ExistsP = maker(ir.ExistsP)
+_FieldE = maker(ir.FieldE)
+_IfIR = maker(ir.IfIR)
+_Junction = maker(ir.Junction)
+_LitE = maker(ir.LitE)
+_NegE = maker(ir.NegE)
+_NotP = maker(ir.NotP)
+_OrP = maker(ir.OrP)
+_ParallelIR = maker(ir.ParallelIR)
+_ProgramIR = maker(ir.ProgramIR)
+_RoundE = maker(ir.RoundE)
+_TrajectoryIR = maker(ir.TrajectoryIR)
+_ReduceStep = maker(ReduceStep)
 
 
 class _Lower:
@@ -58,7 +84,7 @@ class _Lower:
                 self.ifs += 1
                 sid = f"if#{self.ifs}"
                 steps.append(
-                    ir.IfIR(
+                    _IfIR(
                         id=sid,
                         cond=self.pred(s.cond),
                         then=self.block(s.then),
@@ -80,11 +106,11 @@ class _Lower:
             assert isinstance(value, Rel)
             src = self.t.drv_sources[id(node)]
             self.rel(value)
-            return ir.DrvIR(
+            return _DrvIR(
                 id=b.name,
                 source=src.id,
                 steps=tuple(
-                    ReduceStep(
+                    _ReduceStep(
                         s.op, s.field, None if s.pivot is None else self.literal(s.pivot, None)
                     )
                     for s in node.steps
@@ -103,7 +129,7 @@ class _Lower:
                 assert rel is not None
                 self.rel(rel)
                 branches.append(self.call(rel.id, br.call, shared))
-            return ir.ParallelIR(
+            return _ParallelIR(
                 id=b.name, shared=tuple(shared.values()), branches=tuple(branches), span=node.span
             )
         assert isinstance(value, Rel)
@@ -111,7 +137,7 @@ class _Lower:
         call = self.call(b.name, node.call, {}, skip=node.param)
         tool = self.t.tools[id(node.call)]
         param = tool.param(node.param)
-        return ir.CompareIR(
+        return _CompareIR(
             id=b.name,
             call=call,
             param=node.param,
@@ -124,7 +150,7 @@ class _Lower:
         if isinstance(v, n.SeqArg):
             info = self.t.refs[id(v.ref)]
             assert info.type is not None and info.field is not None
-            j = ir.Junction(
+            j = _Junction(
                 kind="seq",
                 source=info.rel.id,
                 field=info.field,
@@ -132,9 +158,9 @@ class _Lower:
                 bound=1,
                 span=v.span,
             )
-            return ir.ArgIR(name=arg.name, type=info.type, junction=j, span=arg.span)
+            return _ArgIR(name=arg.name, type=info.type, junction=j, span=arg.span)
         assert isinstance(v, LITERALS)
-        return ir.ArgIR(
+        return _ArgIR(
             name=arg.name,
             type=literal_type(v),
             literal=self.literal(v, None),
@@ -152,7 +178,7 @@ class _Lower:
                 continue
             param: Param = self.t.params[id(a)]
             args.append(self.arg(a, param, shared))
-        return ir.CallIR(id=cid, tool=tool, args=tuple(args), pages=call.pages, span=call.span)
+        return _CallIR(id=cid, tool=tool, args=tuple(args), pages=call.pages, span=call.span)
 
     def arg(self, a: n.Arg, param: Param, shared: dict[str, ir.ArgIR]) -> ir.ArgIR:
         v = a.value
@@ -161,7 +187,7 @@ class _Lower:
             assert info.type is not None and info.field is not None
             fan = isinstance(v, n.FanArg)
             bound = (v.bound or self.ctx.phi) if isinstance(v, n.FanArg) else 1
-            j = ir.Junction(
+            j = _Junction(
                 kind="fan" if fan else "seq",
                 source=info.rel.id,
                 field=info.field,
@@ -169,10 +195,10 @@ class _Lower:
                 bound=bound,
                 span=v.span,
             )
-            return ir.ArgIR(name=a.name, type=param.type, junction=j, span=a.span)
+            return _ArgIR(name=a.name, type=param.type, junction=j, span=a.span)
         if isinstance(v, n.SharedArg):
-            return ir.ArgIR(name=a.name, type=param.type, shared=v.name, span=a.span)
-        return ir.ArgIR(
+            return _ArgIR(name=a.name, type=param.type, shared=v.name, span=a.span)
+        return _ArgIR(
             name=a.name,
             type=param.type,
             literal=self.literal(v, param.type),
@@ -183,25 +209,25 @@ class _Lower:
     # ------------------------------------------------------------ expressions
     def expr(self, e: n.Expr) -> ir.ExprIR:
         if isinstance(e, LITERALS):
-            return ir.LitE(value=self.literal(e, None), span=e.span)
+            return _LitE(value=self.literal(e, None), span=e.span)
         if isinstance(e, n.Ref):
             info = self.t.refs[id(e)]
             assert info.field is not None and info.type is not None
-            return ir.FieldE(source=info.rel.id, field=info.field, type=info.type, span=e.span)
+            return _FieldE(source=info.rel.id, field=info.field, type=info.type, span=e.span)
         if isinstance(e, n.BinOp):
-            return ir.BinE(op=e.op, left=self.expr(e.left), right=self.expr(e.right), span=e.span)
+            return _BinE(op=e.op, left=self.expr(e.left), right=self.expr(e.right), span=e.span)
         if isinstance(e, n.Neg):
-            return ir.NegE(operand=self.expr(e.operand), span=e.span)
+            return _NegE(operand=self.expr(e.operand), span=e.span)
         assert isinstance(e, n.FuncCall), e
         if e.name == "round":
             digits = e.args[1]
             assert isinstance(digits, n.NumberLit) and isinstance(digits.value, int)
-            return ir.RoundE(operand=self.expr(e.args[0]), digits=digits.value, span=e.span)
+            return _RoundE(operand=self.expr(e.args[0]), digits=digits.value, span=e.span)
         if e.name == "count":
-            return ir.CountE(source=self.t.refs[id(e.args[0])].rel.id, span=e.span)
+            return _CountE(source=self.t.refs[id(e.args[0])].rel.id, span=e.span)
         info = self.t.refs[id(e.args[0])]
         assert info.field is not None and info.type is not None
-        return ir.AggE(
+        return _AggE(
             fn=cast(AggFn, e.name),
             source=info.rel.id,
             field=info.field,
@@ -211,15 +237,15 @@ class _Lower:
 
     def pred(self, p: n.Pred) -> ir.PredIR:
         if isinstance(p, n.PredCmp):
-            return ir.CmpP(op=p.op, left=self.expr(p.left), right=self.expr(p.right), span=p.span)
+            return _CmpP(op=p.op, left=self.expr(p.left), right=self.expr(p.right), span=p.span)
         if isinstance(p, n.PredExists):
-            return ir.ExistsP(source=self.t.refs[id(p)].rel.id, span=p.span)
+            return _ExistsP(source=self.t.refs[id(p)].rel.id, span=p.span)
         if isinstance(p, n.PredNot):
-            return ir.NotP(operand=self.pred(p.operand), span=p.span)
+            return _NotP(operand=self.pred(p.operand), span=p.span)
         ops = tuple(self.pred(q) for q in p.operands)
         if isinstance(p, n.PredAnd):
-            return ir.AndP(operands=ops, span=p.span)
-        return ir.OrP(operands=ops, span=p.span)
+            return _AndP(operands=ops, span=p.span)
+        return _OrP(operands=ops, span=p.span)
 
     def trajectory(self) -> ir.TrajectoryIR:
         traj = self.t.ast
@@ -228,7 +254,7 @@ class _Lower:
         say = None
         for s in traj.body:
             if isinstance(s, n.AnswerStmt) and answer is None:
-                answer = ir.AnswerIR(
+                answer = _AnswerIR(
                     expr=None if s.expr is None else self.expr(s.expr),
                     fields=None
                     if s.fields is None
@@ -237,7 +263,7 @@ class _Lower:
                 )
             elif isinstance(s, n.SayStmt) and say is None:
                 say = s.template
-        return ir.TrajectoryIR(
+        return _TrajectoryIR(
             name=traj.name,
             query=traj.query,
             steps=steps,
@@ -254,4 +280,4 @@ def lower_program(ctx: CheckContext) -> None:
     if ctx.diags.has_errors():
         return
     trajs = tuple(_Lower(ctx, t).trajectory() for t in ctx.trajs)
-    ctx.program = ir.ProgramIR(catalog=ctx.catalog, trajectories=trajs, source_name=ctx.source.name)
+    ctx.program = _ProgramIR(catalog=ctx.catalog, trajectories=trajs, source_name=ctx.source.name)
