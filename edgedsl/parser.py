@@ -264,11 +264,28 @@ class _Unsupported(Exception):
     """lark's tables are not laid out as :func:`_fused` expects."""
 
 
-def _selector(rule: Rule) -> tuple[Callable[[list[Any]], list[Any]] | None, bool, bool]:
+def _transparent(rules: list[Rule]) -> frozenset[str]:
+    """``_rule``s whose every alternative is one rule that is not inlined itself (``_stmt:
+    binding | if_stmt | …``): each stands for exactly one value, so the fused loop passes it
+    through like ``?a: b`` instead of wrapping it in a list for its parent to splice."""
+    alts: dict[str, list[Rule]] = {}
+    for r in rules:
+        alts.setdefault(str(r.origin.name), []).append(r)
+    return frozenset(
+        name for name, rs in alts.items()
+        if name.startswith("_") and not name.startswith("__") and all(
+            len(r.expansion) == 1 and not r.expansion[0].is_term and not r.alias
+            and not r.expansion[0].name.startswith("_") and not r.options.empty_indices
+            for r in rs))
+
+
+def _selector(rule: Rule, transparent: frozenset[str] = frozenset()) -> tuple[
+        Callable[[list[Any]], list[Any]] | None, bool, bool]:
     """How one rule turns its ``len(expansion)`` stack values into its children (lark's filter:
-    anonymous tokens dropped, ``[x]`` placeholders, ``_rule`` lists spliced in): a function
-    (``None`` when the values are the children as they are), whether the rule is ``?rule``
-    passing one child through, and whether it is exactly ``?a: b`` (nothing to do at all)."""
+    anonymous tokens dropped, ``[x]`` placeholders, ``_rule`` lists spliced in, a
+    ``transparent`` rule's one value taken as it is): a function (``None`` when the values are
+    the children as they are), whether the rule is ``?rule`` passing one child through, and
+    whether it is exactly ``?a: b`` (nothing to do at all)."""
     expansion = rule.expansion
     keep_all = rule.options.keep_all_tokens
     expand1 = bool(rule.options.expand1 and not rule.alias)
@@ -284,7 +301,7 @@ def _selector(rule: Rule) -> tuple[Callable[[list[Any]], list[Any]] | None, bool
             parts += ["None"] * runs[i]
             plain = False
         if keep_all or not (isinstance(sym, Terminal) and sym.filter_out):
-            if not sym.is_term and sym.name.startswith("_"):
+            if not sym.is_term and sym.name.startswith("_") and sym.name not in transparent:
                 parts.append(f"*c[{i}]")
                 plain = False
             else:
@@ -350,10 +367,11 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
     rule_index: dict[Rule, int] = {}
     rules: list[tuple[int, str, Any, Any, bool, Any]] = []
     kept: set[str] = set()
+    transparent = _transparent(lark.rules)
     for rule in lark.rules:
-        select, expand1, passthrough = _selector(rule)
+        select, expand1, passthrough = _selector(rule, transparent)
         method = getattr(builder, str(rule.alias or rule.origin.name)) if _builds(rule) else None
-        size = -1 if passthrough else len(rule.expansion)
+        size = -1 if passthrough or str(rule.origin.name) in transparent else len(rule.expansion)
         rule_index[rule] = len(rules)
         # where the children that are rules sit on the stack (tokens have depth 0)
         inner = tuple(i - len(rule.expansion) for i, sym in enumerate(rule.expansion)
