@@ -273,7 +273,11 @@ class _Compiler:
                 elif p != key and p not in ds:
                     ds.append(p)
             self.steps[key][1]["deps"] = ds
-            level[key] = 1 + max((level[d] for d in ds if d in level), default=-1)
+            lv = 0  # one past the deepest dependency in this scope
+            for d in ds:
+                if d in level and level[d] >= lv:
+                    lv = level[d] + 1
+            level[key] = lv
         layers: list[list[str]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
         for key in order:
             layers[level[key]].append(key)
