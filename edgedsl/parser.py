@@ -335,7 +335,10 @@ def _fused(lark: Lark, builder: Any, trace: list[Token] | None = None) -> Callab
     sets), preceded by the ignored whitespace; positions, line and column are counted as lark
     counts them. The parser acts on lark's parse table; reductions filter children, propagate
     positions and call the builder exactly as :func:`_reduction` does. Tokens that no rule
-    keeps are never made into :class:`lark.Token` objects. Any syntax error raises
+    keeps are never made into :class:`lark.Token` objects; a ``_rule`` that stands for one
+    value (:func:`_transparent`) passes it through instead of a one-item list, and the stacks
+    grow but never shrink (``benchmarks/bench_compile_instructions.py`` counts what each of
+    these saves). Any syntax error raises
     :class:`NoParse`. With ``trace``, every token (comments included) is appended to it
     (tests compare it with lark's own token stream).
     """

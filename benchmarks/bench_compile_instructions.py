@@ -1,0 +1,121 @@
+"""Compile cost in instructions per file, under callgrind: a figure that load does not move.
+
+Wall-clock compile throughput on a shared machine varies by up to 2× between passes of the same
+code (``bench_compile.py``); the number of instructions executed does not. This script runs
+itself under ``valgrind --tool=callgrind --instr-atstart=no`` once per stage; the child warms
+up on 100 files of the ``bench_compile`` corpus, switches instrumentation on
+(``callgrind_control -i on``), runs the stage over the next ``--n`` files, switches it off, and
+the parent prints the instructions callgrind collected per file. Stages: ``all`` (what
+``edgedsl.compile`` does), ``parse`` (parse + build), ``check``, ``plan``, and ``loop`` (the
+fused lex + LALR loop with a builder doing nothing: the parser's own cost)::
+
+    python benchmarks/bench_compile_instructions.py [--n 100] [--stages all,parse,check,plan]
+
+Needs valgrind (with ``callgrind_control``) on the PATH; about 20 s per stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+STAGES = ("all", "parse", "check", "plan", "loop")
+
+
+def child(stage: str, n: int) -> None:
+    """Run ``stage`` over ``n`` files with callgrind's instrumentation on (under valgrind)."""
+    import bench_compile as bc
+
+    from edgedsl.api import compile as compile_source
+    from edgedsl.build import parse_module
+    from edgedsl.check import check
+    from edgedsl.parser import direct_parser, rule_names
+    from edgedsl.plan_compile import compile_program
+    from edgedsl.source import Source
+
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        (d / "fin.edge").write_text(bc.CATALOG, encoding="utf-8")
+        sources = []
+        for i in range(100 + n):
+            path = d / f"t{i}.edge"
+            path.write_text(bc.trajectory(i, rng), encoding="utf-8")
+            sources.append(Source.from_path(path))
+        for s in sources[:100]:  # warm: parsers built, modules and catalogs memoised
+            compile_source(s)
+        work = sources[100:]
+        modules = [parse_module(s) for s in work]
+        programs = [check(m, s).program for m, s in zip(modules, work, strict=True)]
+
+        class Nothing:
+            """A builder whose every rule method returns None."""
+
+            def comment(self, tok: object) -> object:
+                return tok
+
+        for name in rule_names():
+            setattr(Nothing, name, lambda self, children: None)
+        loop = direct_parser(Nothing())
+        texts = [s.text for s in work]
+        control = ["callgrind_control", "-i"]
+        subprocess.run([*control, "on", str(os.getpid())], check=True, capture_output=True)
+        if stage == "all":
+            for s in work:
+                compile_source(s)
+        elif stage == "parse":
+            for s in work:
+                parse_module(s)
+        elif stage == "check":
+            for m, s in zip(modules, work, strict=True):
+                check(m, s)
+        elif stage == "plan":
+            for p in programs:
+                compile_program(p)
+        else:
+            for t in texts:
+                loop(t)
+        subprocess.run([*control, "off", str(os.getpid())], check=True, capture_output=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=100, help="files per stage (default 100)")
+    ap.add_argument("--stages", default="all,parse,check,plan",
+                    help=f"comma-separated, of {', '.join(STAGES)}")
+    ap.add_argument("--child", choices=STAGES, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args.child, args.n)
+        return
+    stages = [s.strip() for s in args.stages.split(",") if s.strip()]
+    bad = [s for s in stages if s not in STAGES]
+    if bad or not stages:
+        ap.error(f"unknown stages {bad}; choose from {', '.join(STAGES)}")
+    missing = [t for t in ("valgrind", "callgrind_control") if shutil.which(t) is None]
+    if missing:
+        sys.exit(f"needs {' and '.join(missing)} on the PATH (valgrind's callgrind)")
+    for stage in stages:
+        out = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=/dev/null",
+             sys.executable, __file__, "--child", stage, "--n", str(args.n)],
+            capture_output=True, text=True)
+        m = re.search(r"Collected : (\d+)", out.stderr)
+        if out.returncode != 0 or m is None:
+            sys.exit(f"{stage}: callgrind failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
+        print(f"{stage:6s} {int(m.group(1)) / args.n / 1e6:7.3f} M instructions per file")
+
+
+if __name__ == "__main__":
+    main()
