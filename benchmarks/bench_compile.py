@@ -111,6 +111,19 @@ def trajectory(i: int, rng: random.Random) -> str:
     return "use fin\n\n" + "\n".join(lines) + "\n"
 
 
+def write_corpus(d: Path, n: int) -> list[Source]:
+    """The catalog ``fin.edge`` and ``n`` trajectory files ``t0.edge`` … written to ``d``
+    (always the same corpus), read back as sources."""
+    rng = random.Random(7)
+    (d / "fin.edge").write_text(CATALOG, encoding="utf-8")
+    sources = []
+    for i in range(n):
+        path = d / f"t{i}.edge"
+        path.write_text(trajectory(i, rng), encoding="utf-8")
+        sources.append(Source.from_path(path))
+    return sources
+
+
 def _per_file(fn: Callable[[Source], object], sources: list[Source], repeat: int
               ) -> tuple[list[float], list[float]]:
     """``(pass times, per-file minima)`` of ``repeat`` passes of ``fn`` over ``sources``."""
@@ -157,15 +170,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.cpu is not None:
         os.sched_setaffinity(0, {args.cpu})
-    rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        (d / "fin.edge").write_text(CATALOG, encoding="utf-8")
-        sources = []
-        for i in range(args.n):
-            path = d / f"t{i}.edge"
-            path.write_text(trajectory(i, rng), encoding="utf-8")
-            sources.append(Source.from_path(path))
+        sources = write_corpus(Path(tmp), args.n)
         lines = [s.line_count for s in sources]
         compile_source(sources[0])  # warm the parsers and the module / catalog memos
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import re
 import shutil
 import subprocess
@@ -42,17 +41,9 @@ def child(stage: str, n: int) -> None:
     from edgedsl.check import check
     from edgedsl.parser import direct_parser, rule_names
     from edgedsl.plan_compile import compile_program
-    from edgedsl.source import Source
 
-    rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        (d / "fin.edge").write_text(bc.CATALOG, encoding="utf-8")
-        sources = []
-        for i in range(100 + n):
-            path = d / f"t{i}.edge"
-            path.write_text(bc.trajectory(i, rng), encoding="utf-8")
-            sources.append(Source.from_path(path))
+        sources = bc.write_corpus(Path(tmp), 100 + n)
         for s in sources[:100]:  # warm: parsers built, modules and catalogs memoised
             compile_source(s)
         work = sources[100:]

@@ -242,8 +242,10 @@ def _kept_text(sql: str, table: str, names: Sequence[str], modes: Sequence[BindM
     head = f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
     query = _kept_tail(sql)
     if _REDUCE_HEAD.match(query):
-        return flatten(f"WITH {head},\n     {query[len('WITH '):]}")
-    return flatten(f"WITH {head}\n{query}")
+        query = f"WITH {head},\n     {query[len('WITH '):]}"
+    else:
+        query = f"WITH {head}\n{query}"
+    return flatten(query)
 
 
 def _stype(name: str, types: Mapping[str, FieldType]) -> str:
