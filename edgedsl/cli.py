@@ -284,7 +284,7 @@ def _make_backend(args: argparse.Namespace) -> Any:
             )
         backend = backends.make_backend(name)
     if args.record:  # buffered; flushed in one transaction per batch and at close
-        from .runtime.store import RecordingBackend
+        from .runtime.store_record import RecordingBackend
 
         backend = RecordingBackend(backend, Path(args.record))
     return backend
@@ -298,7 +298,15 @@ def _close_backend(backend: Any) -> str | None:
     try:
         fn()
     except Exception as err:
+        from .runtime.store_file import StoreError
+
+        if isinstance(err, StoreError):  # R510 (the write failed), R511 (the file)
+            return f"{err.code}: {err}"
         return f"{type(err).__name__}: {err}"
+    refused = getattr(backend, "refused", None)  # a recorder: responses the store refused
+    if refused:
+        return (f"R512: {len(refused)} response(s) not recorded in {backend.path} (listed "
+                "above); every other response is recorded")
     return None
 
 
@@ -356,7 +364,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         close_error = _close_backend(backend)
     status = EXIT_OK
     if close_error:
-        sys.stderr.write(f"edgedsl: error: closing the backend failed: {close_error}\n")
+        sys.stderr.write(f"edgedsl: error: closing the backend: {close_error}\n")
         status = EXIT_ERRORS
     traces = []
     for res in results:
@@ -543,6 +551,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         import traceback
 
         from .runtime.redact import scrub
+        from .runtime.store_file import StoreError
+
+        if isinstance(err, StoreError):  # a store file that cannot be used: bad input
+            _print_diagnostics([err.diagnostic()], {}, as_json=getattr(args, "json", False))
+            return EXIT_ERRORS
 
         sys.stderr.write(scrub(
             f"edgedsl: internal error ({type(err).__name__}): {err}\n"
