@@ -100,6 +100,14 @@ def _query(scope: Scope, limits: Limits) -> dict[str, str]:
     return dict(_fields(raw.decode("utf-8", "replace"), limits.params, "query"))
 
 
+def _glimpse(scope: Scope, limits: Limits) -> dict[str, str]:
+    """The parameters of the query's first ``url_bytes`` bytes, at most ``params`` of them: what
+    a refusal of a query too long or with too many parameters reads to route the request and
+    find the format it asks for (bounded work, whatever the query's length)."""
+    raw = scope.get("query_string", b"")[:limits.url_bytes].decode("utf-8", "replace")
+    return dict(parse_qsl(raw, keep_blank_values=True)[:limits.params])
+
+
 def _params(query: dict[str, str], body: bytes, content_type: str,
             room: int) -> dict[str, str]:
     """The query's and the body's parameters merged (the body's last); :class:`_Refused`
@@ -137,7 +145,7 @@ def make_app(world: World) -> ASGIApp:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
         limits = world.limits
-        query: dict[str, str] = {}
+        query: dict[str, str] | None = None
         try:
             query = _query(scope, limits)
             declared = _declared_length(headers)
@@ -149,6 +157,8 @@ def make_app(world: World) -> ASGIApp:
         except _Gone:
             return
         except _Refused as r:
+            if query is None:
+                query = _glimpse(scope, limits)
             resp = world.refuse(scope["method"], scope["path"], query, r.status, r.detail)
             await _send(send, resp)
             return

@@ -179,3 +179,22 @@ def test_a_max_body_that_is_not_positive_is_a_usage_error(
 
     assert main(["world", "serve", "--max-body", bad]) == 2
     assert "--max-body must be a positive number of bytes" in capsys.readouterr().err
+
+
+def test_a_long_url_is_414_in_the_envelope(
+        served: tuple[subprocess.Popen[bytes], str]) -> None:
+    _, base = served
+    url = base + BASE + "nwvrqwxyaytdsfvhu"
+    r = httpx.get(url, params={"KEY": "k", "Type": "json", "HG_NM": "x" * (10 << 10)},
+                  timeout=60)
+    assert r.status_code == 414 and r.json()["RESULT"]["CODE"] == "ERROR-413"
+    # a 1 MiB request line (longer than httpx sends): the app's 414, or uvicorn's own 400 for
+    # a request head it will not parse
+    port = int(base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(f"GET {BASE}nwvrqwxyaytdsfvhu?KEY=k&Type=json&HG_NM=".encode()
+                  + b"x" * (1 << 20) + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        head = s.recv(64)
+    assert head.startswith((b"HTTP/1.1 400", b"HTTP/1.1 414")), head
+    assert httpx.get(url, params={"KEY": "k", "Type": "json", "pSize": "1"},
+                     timeout=60).status_code == 200
