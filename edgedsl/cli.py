@@ -331,9 +331,13 @@ def _world_backend(args: argparse.Namespace) -> Any:
 
 def cmd_world_serve(args: argparse.Namespace) -> int:
     """``edgedsl world serve``: the simulated platforms as an HTTP server on 127.0.0.1."""
+    from .world.limits import Limits
     from .world.serve import serve
 
-    serve(host=args.host, port=args.port, seed=args.seed, faults=_fault_plan(args.faults))
+    if args.max_body < 1:
+        raise UsageError(f"--max-body must be a positive number of bytes, not {args.max_body}")
+    serve(host=args.host, port=args.port, seed=args.seed, faults=_fault_plan(args.faults),
+          limits=Limits(body_bytes=args.max_body))
     return EXIT_OK
 
 
@@ -501,6 +505,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="address to bind (default 127.0.0.1; loopback only by default)")
     wp.add_argument("--seed", type=int, default=0, help="the world's seed (default 0)")
     wp.add_argument("--faults", metavar="PLAN.json", help="a fault plan (JSON)")
+    from .world.limits import BODY_BYTES
+
+    wp.add_argument("--max-body", type=int, default=BODY_BYTES, metavar="BYTES",
+                    help=f"refuse request bodies larger than this with 413 (default "
+                         f"{BODY_BYTES}, 1 MiB)")
     wp.set_defaults(func=cmd_world_serve)
 
     from .store_cli import add_store_parser
