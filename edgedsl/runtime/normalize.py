@@ -356,14 +356,36 @@ def _code_failure(tool: ToolSpec, dialect: str, code: str, msg: str) -> ToolFail
     return _fail(kind, tool, f"the service answered {code} {msg}".rstrip())
 
 
-def check_http(tool: ToolSpec, status: int) -> None:
-    """Raise the failure an HTTP status means: 429 and 5xx environmental, other 4xx structural."""
+def check_http(tool: ToolSpec, status: int, content_type: str = "", body: bytes = b"") -> None:
+    """Raise the failure an HTTP status means: 429 and 5xx environmental, other 4xx structural
+    — with what the refusal's own envelope says, when its body is one (``body``)."""
     if status == 429:
         raise _fail("environmental", tool, "HTTP 429 Too Many Requests")
     if status >= 500:
         raise _fail("environmental", tool, f"HTTP {status}")
     if status >= 400:
-        raise _fail("structural", tool, f"HTTP {status}")
+        raise _fail("structural", tool, f"HTTP {status}{_refusal(tool, content_type, body)}")
+
+
+_REFUSAL_BYTES = 64 << 10
+"""The largest refusal body looked into for its envelope's words."""
+
+
+def _refusal(tool: ToolSpec, content_type: str, body: bytes) -> str:
+    """``": <the envelope's words>"`` of a 4xx answer in the family's envelope (a world limit
+    names itself there), or ``""``."""
+    if not body or len(body) > _REFUSAL_BYTES:
+        return ""
+    try:
+        fmt, value = decode(tool, content_type, body)
+        if fmt == "html":
+            return ""
+        check_status(tool, 200, fmt, value)
+    except ToolFailure as f:
+        return ": " + f.message.removeprefix(f"`{tool.qualname}`: ")
+    except Exception:  # not an envelope of the family: the status says enough
+        return ""
+    return ""
 
 
 def check_status(tool: ToolSpec, status: int, fmt: str, value: Any) -> bool:
@@ -536,7 +558,7 @@ def unwrap(tool: ToolSpec, fmt: str, value: Any, no_data: bool) -> tuple[list[di
 def normalize(tool: ToolSpec, status: int, content_type: str,
               body: bytes) -> tuple[list[dict[str, Any]], int | None]:
     """Records and total of one wire answer, or the classified ToolFailure it carries."""
-    check_http(tool, status)
+    check_http(tool, status, content_type, body)
     fmt, value = decode(tool, content_type, body)
     return _status_unwrap(tool, status, fmt, value)
 
@@ -551,7 +573,7 @@ def normalize_columnar(tool: ToolSpec, status: int, content_type: str, body: byt
     outcome (a failure, "no data", records found elsewhere, a total) is decided again on the
     real records, so the answer or failure is exactly :func:`normalize`'s. ``memo``: the
     table of bytes decoded before is taken from it (see :class:`DecodeMemo`)."""
-    check_http(tool, status)
+    check_http(tool, status, content_type, body)
     fmt, value = _decode(tool, content_type, body, columnar=True, memo=memo)
     table = None
     if fmt == "xml" and isinstance(value, dict) and len(value) == 1:

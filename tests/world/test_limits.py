@@ -243,6 +243,13 @@ def test_each_family_refuses_in_its_envelope_and_the_runtime_calls_it_structural
         assert resp.status == status and ("Connection", "close") in resp.headers
         f = structural(tool, resp)
         assert (f.kind, f.code) == ("structural", "R503")
+        assert f"HTTP {status}" in f.message
+        # the envelope's words: the data.go.kr gateway has a reason code only, law.go.kr an
+        # HTML page (the status says enough)
+        said = {"data_go_kr": "INVALID_REQUEST_PARAMETER_ERROR",
+                "mois": "INVALID_REQUEST_PARAMETER_ERROR", "law": ""}.get(fam,
+                                                                          "more than 1 bytes")
+        assert said in f.message, f.message
     # the in-body codes, should a gateway answer them with HTTP 200, are structural too
     for kind in ("too_large", "too_long", "state_full"):
         for fmt in ("json", "xml"):
