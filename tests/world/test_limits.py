@@ -126,41 +126,39 @@ def result_rows(r: httpx.Response) -> list[dict[str, Any]]:
     return list(orjson.loads(r.content)["lgsltpaOpnRegist"][1]["row"])
 
 
-def test_a_client_gone_before_its_body_ends_is_not_answered_and_writes_nothing() -> None:
-    w = a_world()
-    bill = notice_bill(w)
-    form = httpx.QueryParams(opinion(bill)).__str__().encode()
-    msgs = iter([{"type": "http.request", "body": form, "more_body": True},
-                 {"type": "http.disconnect"}])
+def drive(w: World, scope: dict[str, Any], messages: list[dict[str, Any]]) -> list[Any]:
+    """Run the world's ASGI app on one request whose body arrives as ``messages``; what it
+    sent back."""
+    incoming = iter(messages)
     sent: list[Any] = []
 
     async def receive() -> Any:
-        return next(msgs)
+        return next(incoming)
 
     async def send(msg: Any) -> None:
         sent.append(msg)
 
+    asyncio.run(make_app(w)(scope, receive, send))
+    return sent
+
+
+def test_a_client_gone_before_its_body_ends_is_not_answered_and_writes_nothing() -> None:
+    w = a_world()
+    bill = notice_bill(w)
+    form = httpx.QueryParams(opinion(bill)).__str__().encode()
     scope = {"type": "http", "method": "POST", "path": REGIST, "query_string": b"",
              "headers": [(b"content-type", b"application/x-www-form-urlencoded")]}
-    asyncio.run(make_app(w)(scope, receive, send))
+    sent = drive(w, scope, [{"type": "http.request", "body": form, "more_body": True},
+                            {"type": "http.disconnect"}])
     assert sent == [] and w.state == {}
 
 
 @pytest.mark.parametrize("declared", [b"\xb2", b"-1", b"1e9", b""])
 def test_a_content_length_that_is_not_a_number_is_ignored(declared: bytes) -> None:
     w = a_world(body_bytes=64)
-    msgs = iter([{"type": "http.request", "body": b"x" * 65, "more_body": False}])
-    sent: list[Any] = []
-
-    async def receive() -> Any:
-        return next(msgs)
-
-    async def send(msg: Any) -> None:
-        sent.append(msg)
-
     scope = {"type": "http", "method": "POST", "path": REGIST, "query_string": b"Type=json",
              "headers": [(b"content-length", declared)]}
-    asyncio.run(make_app(w)(scope, receive, send))
+    sent = drive(w, scope, [{"type": "http.request", "body": b"x" * 65, "more_body": False}])
     assert sent[0]["status"] == 413  # the body itself is measured
 
 
