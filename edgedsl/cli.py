@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from . import __version__
+from .cliargs import positive_int, seconds
 from .diagnostics import CompileError, Diagnostic
 from .source import Source
 
@@ -68,28 +69,6 @@ def _read(path: str) -> Source:
         raise UsageError(f"no such file: {path}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise UsageError(f"cannot read {path}: {err}") from None
-
-
-def _positive_int(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} is not positive (at least 1)")
-    return n
-
-
-def _seconds(text: str) -> float:
-    """An argparse type: a positive number of seconds."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < x < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
-    return x
 
 
 def _bases(args: argparse.Namespace) -> dict[str, str]:
@@ -430,7 +409,7 @@ def _parser() -> argparse.ArgumentParser:
             metavar="DIR",
             help="extra directory searched by `use` (after the file's own directory)",
         )
-        sp.add_argument("--phi", type=_positive_int, default=5,
+        sp.add_argument("--phi", type=positive_int, default=5,
                         help="fan-out budget φ (default 5)")
 
     sp = sub.add_parser("parse", help="parse a file and print its AST as JSON")
@@ -480,11 +459,11 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-strict", action="store_true", help="store backend: tolerate misses")
     sp.add_argument("--record", metavar="STORE", help="record every response into STORE")
     sp.add_argument(
-        "--max-pages", type=_positive_int, default=100,
+        "--max-pages", type=positive_int, default=100,
         help="bound for `pages all` (default 100)"
     )
     sp.add_argument(
-        "--timeout", type=_seconds, metavar="SECONDS",
+        "--timeout", type=seconds, metavar="SECONDS",
         help="per-call timeout of every backend (default: 10 s per attempt over HTTP and on the "
         "world, 60 s for a python tool); a call past it is an environmental failure (R504)",
     )

@@ -15,6 +15,8 @@ from typing import IO, Any
 
 import orjson
 
+from .cliargs import positive_int
+
 __all__ = ["add_store_parser", "export_responses", "store_stats"]
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -271,10 +273,11 @@ def add_store_parser(sub: Any) -> None:
     p.add_argument("--tools", metavar="PATH.py", help="python backend: file defining TOOLS")
     p.add_argument("--trajectories", nargs="+", metavar="FILE.edge",
                    help="also run these on the store and on the backend; list changed answers")
-    p.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
+    p.add_argument("--concurrency", type=positive_int, default=8,
+                   help="calls in flight (default 8)")
     p.add_argument("--fail-on-drift", action="store_true", help="exit 1 when anything drifted")
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.add_argument("--lib", action="append", metavar="DIR",
                    help="extra directory searched by `use` (trajectory files)")
-    p.add_argument("--phi", type=int, default=5, help="fan-out budget φ (default 5)")
+    p.add_argument("--phi", type=positive_int, default=5, help="fan-out budget φ (default 5)")
     p.set_defaults(func=_guarded(cmd_store_drift))

@@ -282,3 +282,19 @@ def test_store_commands_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["store"]) == 2
     (tmp_path / "junk.duckdb").write_bytes(b"not a database")
     assert main(["store", "stats", str(tmp_path / "junk.duckdb")]) == 1
+
+
+@pytest.mark.parametrize("argv", [["--concurrency", "0"], ["--concurrency", "-2"],
+                                  ["--phi", "0"]])
+def test_drift_refuses_bounds_below_one(argv: list[str], cli_store: tuple[Path, Path],
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    # --concurrency 0 used to wait forever on a semaphore of 0
+    store, tools = cli_store
+    assert main(["store", "drift", str(store), "--backend", "python", "--tools", str(tools),
+                 *argv]) == 2
+    assert argv[0] in capsys.readouterr().err
+    from edgedsl.runtime.backends import PythonBackend
+    from edgedsl.runtime.drift import drift
+
+    with pytest.raises(ValueError, match="concurrency"):
+        drift(store, PythonBackend({}), concurrency=0)

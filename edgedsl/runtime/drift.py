@@ -281,7 +281,9 @@ def drift(store: str | Path, backend: Backend, *, backend_name: str | None = Non
     """Re-fetch every stored call through ``backend`` and compare (module docstring).
 
     ``plans`` are ``(file name, plan)`` pairs whose trajectories are run on the store (strict
-    replay) and on ``backend``."""
+    replay) and on ``backend``. ``concurrency`` (≥ 1) bounds the calls in flight."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a whole number of at least 1, not {concurrency!r}")
     report = DriftReport(str(store), str(backend_name or getattr(backend, "name", "backend")))
     with Store(store, read_only=True) as st:
         specs = st.specs()
