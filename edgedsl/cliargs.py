@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["positive_int", "seconds"]
+__all__ = ["non_negative", "positive", "positive_int", "probability", "seconds"]
 
 
 def positive_int(text: str) -> int:
@@ -29,4 +29,38 @@ def seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not (x > 0 and math.isfinite(x)):
         raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return x
+
+
+def _number(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(x):
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number")
+    return x
+
+
+def probability(text: str) -> float:
+    """An argparse type: a number from 0 to 1."""
+    x = _number(text)
+    if not 0 <= x <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a probability (0 … 1)")
+    return x
+
+
+def positive(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    x = _number(text)
+    if x <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not positive")
+    return x
+
+
+def non_negative(text: str) -> float:
+    """An argparse type: a finite number of at least 0."""
+    x = _number(text)
+    if x < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
     return x

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from ..cliargs import non_negative, positive, positive_int, probability
 from ..resources import stdlib_dir
 
 __all__ = ["DEFAULT_MODULES", "add_graph_parser", "default_modules"]
@@ -170,8 +171,6 @@ def cmd_graph_refine(args: argparse.Namespace) -> int:
                        strength=args.strength, seed=args.seed,
                        evidence=Evidence(environmental=args.env_weight),
                        prune=PruneRule(theta=args.theta, delta=args.delta, n_min=args.n_min))
-    if cfg.iterations < 1 or cfg.paths < 1:
-        raise _usage("--iterations and --paths must be at least 1")
     out = Path(args.output)
     ckpt = out.with_name(out.name + ".ckpt")
     if ckpt.exists() and not args.resume:
@@ -304,14 +303,17 @@ def add_graph_parser(sub: Any) -> None:
     p = gsub.add_parser("refine", help="refine G by execution → G*")
     p.add_argument("graph", metavar="G.json")
     p.add_argument("-o", "--output", default="GSTAR.json", help="output (default GSTAR.json)")
-    p.add_argument("--iterations", type=int, default=100, help="at most this many (100)")
-    p.add_argument("--paths", type=int, default=16, help="paths per iteration (16)")
-    p.add_argument("--epsilon", type=float, default=0.2, help="exploration floor ε (0.2)")
-    p.add_argument("--strength", type=float, default=2.0, help="prior strength α+β (2)")
-    p.add_argument("--theta", type=float, default=0.3, help="prune threshold θ (0.3)")
-    p.add_argument("--delta", type=float, default=0.1, help="prune when P(p > θ) < δ (0.1)")
-    p.add_argument("--n-min", type=int, default=3, help="trials before pruning (3)")
-    p.add_argument("--env-weight", type=float, default=0.0,
+    p.add_argument("--iterations", type=positive_int, default=100,
+                   help="at most this many (100)")
+    p.add_argument("--paths", type=positive_int, default=16, help="paths per iteration (16)")
+    p.add_argument("--epsilon", type=probability, default=0.2,
+                   help="exploration floor ε (0.2)")
+    p.add_argument("--strength", type=positive, default=2.0, help="prior strength α+β (2)")
+    p.add_argument("--theta", type=probability, default=0.3, help="prune threshold θ (0.3)")
+    p.add_argument("--delta", type=probability, default=0.1,
+                   help="prune when P(p > θ) < δ (0.1)")
+    p.add_argument("--n-min", type=positive_int, default=3, help="trials before pruning (3)")
+    p.add_argument("--env-weight", type=non_negative, default=0.0,
                    help="failure evidence of an environmental failure (0: none)")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from OUTPUT.ckpt")
@@ -321,8 +323,9 @@ def add_graph_parser(sub: Any) -> None:
 
     p = gsub.add_parser("report", help="success rates of skeleton, G* and pruned edges")
     p.add_argument("graph", metavar="GSTAR.json")
-    p.add_argument("--runs", type=int, default=2, help="fresh executions per edge (2)")
-    p.add_argument("--max-edges", type=int, default=300, help="edges sampled per set (300)")
+    p.add_argument("--runs", type=positive_int, default=2, help="fresh executions per edge (2)")
+    p.add_argument("--max-edges", type=positive_int, default=300,
+                   help="edges sampled per set (300)")
     p.add_argument("--report-seed", type=int, default=1,
                    help="seed of the fresh executions (1; refinement's default is 0)")
     p.add_argument("--plot", metavar="FILE.svg", help="draw pass and step rates per iteration")

@@ -112,3 +112,16 @@ def test_build_probes_and_writes_g(tmp_path: Path, capsys: pytest.CaptureFixture
                  "3", "--tools", TOOLS]) == 0
     assert main(["graph", "build", "--modules", "nope", "-o", str(out)]) == 2
     assert "cannot load the catalog" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("knob", [["--iterations", "0"], ["--paths", "-1"],
+                                  ["--epsilon", "5"], ["--theta", "-1"], ["--delta", "nan"],
+                                  ["--strength", "0"], ["--n-min", "0"],
+                                  ["--env-weight", "-0.5"]])
+def test_refine_refuses_knobs_out_of_range(knob: list[str], g_file: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # a probability above 1 or a negative threshold used to run, meaning nothing
+    out = tmp_path / "GSTAR.json"
+    assert main(["graph", "refine", str(g_file), "-o", str(out), "--tools", TOOLS,
+                 *knob]) == 2
+    assert knob[0] in capsys.readouterr().err and not out.exists()
