@@ -38,6 +38,8 @@ import httpx
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from .runtime.redact import Redactor, excerpt, remember
+
 __all__ = [
     "DEFAULT_KEY_ENV",
     "ChatClient",
@@ -230,8 +232,7 @@ def _json_candidates(content: str) -> list[str]:
 
 
 def _short(value: object, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return excerpt(value, limit)  # a live key masked before the text is cut
 
 
 def _format_validation(exc: ValidationError) -> str:
@@ -331,6 +332,11 @@ class LLMClient:
         self.config = config
         env = os.environ if environ is None else environ
         self.__key: str | None = env.get(config.key_env) or None
+        if self.__key is not None and not (self.__key.isascii() and self.__key.isprintable()):
+            raise ValueError(f"{config.key_env} holds characters an HTTP header cannot carry "
+                             "(a key is printable ASCII)")
+        remember(self.__key)  # whatever edgedsl writes hides it (edgedsl.runtime.redact)
+        self._hidden = Redactor([self.__key] if self.__key else [])
         self._url = config.base_url.rstrip("/") + "/chat/completions"
         self._shown_url = _safe_url(self._url)
         self._rand = random.Random(seed)
@@ -379,8 +385,7 @@ class LLMClient:
     # -- helpers --------------------------------------------------------------------------
 
     def _scrub(self, text: str) -> str:
-        key = self.__key
-        return text.replace(key, "***") if key else text
+        return self._hidden.text(text)  # in every form an endpoint may echo it
 
     def _error(self, message: str, *, kind: ErrorKind, tally: _Tally,
                status: int | None = None) -> LLMError:
@@ -457,7 +462,7 @@ class LLMClient:
                                 f"{type(data).__name__}, not a chat completion object",
                                 kind="protocol", tally=tally, status=status)
                         return data
-                    problem = f"HTTP {status}: {_short(resp.text[:300])}"
+                    problem = f"HTTP {status}: {_short(self._scrub(resp.text)[:300])}"
                     if status != 429 and status < 500:
                         hint = ""
                         if status in (401, 403):

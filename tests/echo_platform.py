@@ -74,9 +74,12 @@ def echo_refused(world, params: Mapping[str, str]) -> WireResponse:  # type: ign
 
 
 def echo_page(world, params: Mapping[str, str]) -> WireResponse:  # type: ignore[no-untyped-def]
-    """A gateway's HTML page quoting the request URL, the key percent-encoded."""
+    """A gateway's HTML page quoting the request URL, the key percent-encoded (``form=plain``:
+    as itself) after ``pad`` characters of text."""
     key = params.get("crtfc_key", "")
-    html = f"<html><body>blocked: /api/x?crtfc_key={quote(key, safe='')}</body></html>"
+    pad = "x" * int(params.get("pad", "0") or 0)  # where the key falls in the page's text
+    form = key if params.get("form") == "plain" else quote(key, safe="")
+    html = f"<html><body>{pad}blocked: /api/x?crtfc_key={form}</body></html>"
     return WireResponse(200, "text/html", html.encode())
 
 

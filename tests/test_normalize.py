@@ -272,11 +272,19 @@ def test_hub_top_level_result_with_unknown_code_is_structural() -> None:
     ("seoul", {"a": 1, "b": 2}),
     ("hub", [1, 2, 3]),                 # a list where an object was expected
     ("dart", {"status": "000", "list": [1, 2]}),  # non-record items
+    ("dart", {"status": "000", "list": [{"a": 1}, None]}),  # a null among records
     ("dart", {"status": "000", "list": "text"}),
 ])
 def test_unexpected_shapes_are_structural_failures(envelope: str, body: Any) -> None:
     f = failure(spec(envelope), env.WireResponse(200, "application/json", orjson.dumps(body)))
     assert f.kind == "structural"
+
+
+def test_a_null_among_records_is_named_by_its_index() -> None:
+    # next(…, None) over the records used to find the None item and take it for "none found"
+    body = orjson.dumps({"status": "000", "list": [{"a": 1}, None]})
+    f = failure(spec("dart", at="list"), env.WireResponse(200, "application/json", body))
+    assert "a non-record item None at `list[1]`" in f.message
 
 
 # ------------------------------------------------------------------ stages directly

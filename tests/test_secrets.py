@@ -196,6 +196,17 @@ def test_a_key_echoed_in_a_failure_is_hidden_from_its_message(tool: ToolSpec) ->
     assert_hidden(str(info.value), where="failure")
 
 
+@pytest.mark.parametrize("pad", range(125, 160, 3))
+def test_a_key_cut_off_at_the_end_of_a_message_leaves_no_part(pad: int) -> None:
+    # a message quotes the first 160 characters of an HTML page: masked before it is cut
+    with pytest.raises(ToolFailure) as info:
+        call(echo_backend(), spec("echo_page", "/echo_page.json"), {"pad": pad, "form": "plain"})
+    message = info.value.message
+    assert message.endswith("…") or "***" in message
+    for n in range(6, len(KEY) + 1):
+        assert KEY[:n] not in message, f"{n} characters of the key survive"
+
+
 def test_a_real_key_is_remembered_and_the_default_key_is_not() -> None:
     be = echo_backend()
     call(be, spec("echo_forms", "/echo_forms.json"), {})

@@ -37,7 +37,7 @@ import inspect
 import re
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -47,7 +47,7 @@ import orjson
 
 from ..plan import ToolSpec
 from . import interrupt
-from .redact import Redactor, remember
+from .redact import Redactor, excerpt, remember, scrub
 
 if TYPE_CHECKING:
     from .duck import Relation
@@ -361,21 +361,19 @@ def parse_result(tool: ToolSpec, out: Any) -> tuple[list[dict[str, Any]], int | 
     if not isinstance(out, list | tuple):
         raise ToolFailure("structural", "R503",
                           f"`{tool.qualname}` returned {type(out).__name__}, expected records")
-    for i, r in enumerate(out):
-        if not isinstance(r, dict):
-            raise ToolFailure("structural", "R503",
-                              f"`{tool.qualname}` returned a non-record item at [{i}]: "
-                              f"{_shown(r)}")
+    i = first_non_record(out)
+    if i is not None:
+        raise ToolFailure("structural", "R503", f"`{tool.qualname}` returned a non-record item "
+                                                f"at [{i}]: {excerpt(out[i])}")
     return list(out), total
 
 
-def _shown(v: Any) -> str:
-    """A short, safe description of a value for a message."""
-    try:
-        text = repr(v)
-    except Exception:  # a value whose repr fails or recurses
-        text = f"<{type(v).__name__}>"
-    return text if len(text) <= 60 else text[:57] + "..."
+def first_non_record(items: Sequence[Any]) -> int | None:
+    """The index of the first item that is not a record (a dict), or None — also when that
+    item is itself None."""
+    if not set(map(type, items)) - {dict}:  # in C: decoders make plain dicts
+        return None
+    return next((i for i, r in enumerate(items) if not isinstance(r, dict)), None)
 
 
 def json_problem(value: Any) -> tuple[str, str] | None:
@@ -409,7 +407,7 @@ def json_problem(value: Any) -> tuple[str, str] | None:
         if isinstance(v, dict):
             for k in v:
                 if not isinstance(k, str):
-                    return f"{path}[{_shown(k)}]", f"a key of type {type(k).__name__} " \
+                    return f"{path}[{excerpt(k)}]", f"a key of type {type(k).__name__} " \
                         "(keys must be text)"
             items: Iterable[tuple[str, Any]] = ((f"{path}.{k}" if path else k, x)
                                                 for k, x in v.items())
@@ -522,8 +520,8 @@ class PythonBackend:
         if raw is None:
             problem = json_problem(out)
             if problem is not None:
-                path = problem[0] if len(problem[0]) <= 80 else \
-                    f"{problem[0][:38]}…{problem[0][-38:]}"
+                path = hidden.text(scrub(problem[0]))  # masked before it is cut
+                path = path if len(path) <= 80 else f"{path[:38]}…{path[-38:]}"
                 where = f"at `{path}`" if path else "as its answer"
                 raise ToolFailure("structural", "R503", hidden.text(
                     f"`{tool.qualname}` returned {problem[1]} {where}"))

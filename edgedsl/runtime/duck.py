@@ -97,6 +97,7 @@ from edgedsl.sqlquote import ident_key, qualified, quote_ident
 from edgedsl.types import FieldType, is_date, is_numeric
 
 from .bind import BindMode, bind_column, column_sql
+from .redact import excerpt
 from .sqlshape import flatten
 
 if TYPE_CHECKING:
@@ -698,9 +699,9 @@ def _serialise(records: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[An
     except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
         raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
     back = orjson.loads("[" + ",".join(raws) + "]") if raws else []
-    bad = next((r for r in back if not isinstance(r, dict)), None)
-    if bad is not None:
-        raise ValueError(f"a record must be a JSON object, not {bad!r:.60}")
+    bad = next((i for i, r in enumerate(back) if not isinstance(r, dict)), None)
+    if bad is not None:  # by index: the item may itself be None
+        raise ValueError(f"a record must be a JSON object, not {excerpt(back[bad])}")
     return raws, back
 
 

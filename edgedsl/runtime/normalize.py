@@ -32,7 +32,8 @@ from xml.etree import ElementTree
 import orjson
 
 from ..plan import ToolSpec
-from .backends import ToolFailure, dig, reported_total
+from .backends import ToolFailure, dig, first_non_record, reported_total
+from .redact import excerpt
 
 __all__ = ["DecodeMemo", "FlatTable", "check_http", "check_status", "decode", "flat_table",
            "flat_xml", "normalize", "normalize_columnar", "unwrap", "xml_to_obj"]
@@ -393,8 +394,8 @@ def check_status(tool: ToolSpec, status: int, fmt: str, value: Any) -> bool:
     check_http(tool, status)
     d = _dialect(tool)
     if fmt == "html":
-        text = " ".join(str(value).split())[:160]
-        raise _fail("structural", tool, f"an HTML page instead of data: {text}")
+        raise _fail("structural", tool,
+                    f"an HTML page instead of data: {excerpt(value, 160, as_text=True)}")
     if not isinstance(value, dict):
         return False
     gw = value.get("OpenAPI_ServiceResponse")
@@ -547,11 +548,10 @@ def unwrap(tool: ToolSpec, fmt: str, value: Any, no_data: bool) -> tuple[list[di
     else:
         raise _fail("structural", tool, f"records expected at `{tool.at}`, found "
                                         f"{type(found).__name__}")
-    bad = None
-    if set(map(type, records)) - {dict}:  # in C: decoders make plain dicts
-        bad = next((r for r in records if not isinstance(r, dict)), None)
-    if bad is not None:
-        raise _fail("structural", tool, f"a non-record item {bad!r:.60} at `{tool.at}`")
+    i = first_non_record(records)
+    if i is not None:
+        raise _fail("structural", tool, f"a non-record item {excerpt(records[i])} at "
+                                        f"`{tool.at}[{i}]`")
     return records, total
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "MASK",
     "KeyForms",
     "Redactor",
+    "excerpt",
     "forget_all",
     "remember",
     "remember_environment",
@@ -242,6 +243,18 @@ def scrub(obj: Any) -> Any:
     """``obj`` (text, bytes or a JSON-shaped value) with every live key hidden."""
     r = _CURRENT
     return r.value(obj) if r else obj
+
+
+def excerpt(value: Any, limit: int = 60, *, as_text: bool = False) -> str:
+    """A short form of ``value`` for a message — its ``repr``, or (``as_text``) its text with
+    runs of white space folded — with every live key masked *before* it is cut, so that a key
+    cannot survive half cut off at the end."""
+    try:
+        shown = scrub(value)
+        text = " ".join(str(shown).split()) if as_text else repr(shown)
+    except Exception:  # a value whose text or repr fails or recurses
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def forget_all() -> None:

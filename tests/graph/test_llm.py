@@ -241,6 +241,22 @@ def test_key_never_leaks(fake: FakeLLM, url: str, caplog: pytest.LogCaptureFixtu
     assert not leaks
 
 
+def test_a_key_echoed_json_escaped_never_leaks(fake: FakeLLM, url: str) -> None:
+    import json
+
+    key = "sk-FAKE+a/b==<>&'"
+    fake.script(*[fail(500, json.dumps({"error": f"bad key {key}"}).replace("/", "\\/"))] * 2)
+    with pytest.raises(LLMError) as info:
+        ask(client(url, key=key, retries=1))
+    text = str(info.value) + repr(info.value)
+    for form in (key, json.dumps(key)[1:-1], json.dumps(key)[1:-1].replace("/", "\\/")):
+        assert form not in text
+    assert "***" in text
+    with pytest.raises(ValueError, match="printable ASCII") as bad:
+        client(url, key="sk-열쇠")
+    assert "열쇠" not in str(bad.value)
+
+
 def test_no_key_sends_no_authorization(fake: FakeLLM, url: str) -> None:
     fake.script(ok({"score": 0.5}), fail(401))
     c = client(url, key=None)
