@@ -45,13 +45,15 @@ def _print_diagnostics(
     diags: Sequence[Diagnostic], sources: dict[str, Source], *, as_json: bool
 ) -> None:
     from .render import render_json, render_text
+    from .runtime.redact import scrub
 
     if as_json:
-        sys.stdout.write(render_json(list(diags)) + "\n")
+        sys.stdout.write(scrub(render_json(list(diags))) + "\n")
         return
-    if diags:
+    if diags:  # a quoted line of the program may hold a key (see redact.remember_environment)
         color = sys.stderr.isatty()
-        sys.stderr.write(render_text(list(diags), _sources_for(diags, sources), color=color))
+        sys.stderr.write(scrub(render_text(list(diags), _sources_for(diags, sources),
+                                           color=color)))
 
 
 def _dump(data: Any, *, indent: bool = True) -> str:
@@ -66,6 +68,45 @@ def _read(path: str) -> Source:
         raise UsageError(f"no such file: {path}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise UsageError(f"cannot read {path}: {err}") from None
+
+
+def _positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} is not positive (at least 1)")
+    return n
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < x < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return x
+
+
+def _bases(args: argparse.Namespace) -> dict[str, str]:
+    """``--base PLATFORM=URL`` options as a mapping (UsageError for a malformed one)."""
+    from .runtime.http import check_base
+
+    out: dict[str, str] = {}
+    for item in getattr(args, "base", None) or []:
+        platform, sep, url = item.partition("=")
+        if not sep or not platform.strip():
+            raise UsageError(f"--base {item!r}: write PLATFORM=URL, e.g. "
+                             "law=http://127.0.0.1:8088/DRF")
+        try:
+            out[platform.strip()] = check_base(url)
+        except ValueError as err:
+            raise UsageError(f"--base {platform.strip()}: {err}") from None
+    return out
 
 
 def _search_paths(args: argparse.Namespace) -> list[Path]:
@@ -210,6 +251,10 @@ def _make_backend(args: argparse.Namespace) -> Any:
     from .runtime import backends
 
     name = args.backend or ("python" if args.tools else "store" if args.store else "world")
+    timeout = getattr(args, "timeout", None)
+    bases = _bases(args)
+    if bases and name != "http":
+        raise UsageError("--base points the http backend elsewhere; add `--backend http`")
     if name == "world":
         backend: Any = _world_backend(args)
     elif name == "python":
@@ -219,13 +264,19 @@ def _make_backend(args: argparse.Namespace) -> Any:
             tools = backends.load_python_tools(Path(args.tools))
         except (OSError, ImportError, ValueError, TypeError, SyntaxError) as err:
             raise UsageError(f"cannot load tools from {args.tools}: {err}") from None
-        backend = backends.PythonBackend(tools)
+        backend = backends.PythonBackend(
+            tools, **({} if timeout is None else {"timeout": timeout}))
     elif name == "store":
         if not args.store:
             raise UsageError("the store backend needs `--store FILE`")
         from .runtime.store import StoreBackend
 
         backend = StoreBackend(Path(args.store), strict=not args.no_strict)
+    elif name == "http":
+        from .runtime.http import HttpOptions
+
+        options = HttpOptions() if timeout is None else HttpOptions(timeout=timeout)
+        backend = backends.make_backend("http", bases=bases, options=options)
     else:
         if name not in backends.backend_names():
             raise UsageError(
@@ -233,7 +284,7 @@ def _make_backend(args: argparse.Namespace) -> Any:
             )
         backend = backends.make_backend(name)
     if args.record:  # buffered; flushed in one transaction per batch and at close
-        from .runtime.store import RecordingBackend
+        from .runtime.store_record import RecordingBackend
 
         backend = RecordingBackend(backend, Path(args.record))
     return backend
@@ -247,7 +298,15 @@ def _close_backend(backend: Any) -> str | None:
     try:
         fn()
     except Exception as err:
+        from .runtime.store_file import StoreError
+
+        if isinstance(err, StoreError):  # R510 (the write failed), R511 (the file)
+            return f"{err.code}: {err}"
         return f"{type(err).__name__}: {err}"
+    refused = getattr(backend, "refused", None)  # a recorder: responses the store refused
+    if refused:
+        return (f"R512: {len(refused)} response(s) not recorded in {backend.path} (listed "
+                "above); every other response is recorded")
     return None
 
 
@@ -263,16 +322,22 @@ def _fault_plan(path: str | None) -> Any:
 
 
 def _world_backend(args: argparse.Namespace) -> Any:
-    from .runtime.http import make_world_backend
+    from .runtime.http import HttpOptions, make_world_backend
 
-    return make_world_backend(seed=args.seed, faults=_fault_plan(args.faults))
+    timeout = getattr(args, "timeout", None)
+    options = None if timeout is None else HttpOptions(timeout=timeout, backoff=0.01)
+    return make_world_backend(seed=args.seed, faults=_fault_plan(args.faults), options=options)
 
 
 def cmd_world_serve(args: argparse.Namespace) -> int:
     """``edgedsl world serve``: the simulated platforms as an HTTP server on 127.0.0.1."""
+    from .world.limits import Limits
     from .world.serve import serve
 
-    serve(host=args.host, port=args.port, seed=args.seed, faults=_fault_plan(args.faults))
+    if args.max_body < 1:
+        raise UsageError(f"--max-body must be a positive number of bytes, not {args.max_body}")
+    serve(host=args.host, port=args.port, seed=args.seed, faults=_fault_plan(args.faults),
+          limits=Limits(body_bytes=args.max_body))
     return EXIT_OK
 
 
@@ -303,7 +368,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         close_error = _close_backend(backend)
     status = EXIT_OK
     if close_error:
-        sys.stderr.write(f"edgedsl: error: closing the backend failed: {close_error}\n")
+        sys.stderr.write(f"edgedsl: error: closing the backend: {close_error}\n")
         status = EXIT_ERRORS
     traces = []
     for res in results:
@@ -365,7 +430,8 @@ def _parser() -> argparse.ArgumentParser:
             metavar="DIR",
             help="extra directory searched by `use` (after the file's own directory)",
         )
-        sp.add_argument("--phi", type=int, default=5, help="fan-out budget φ (default 5)")
+        sp.add_argument("--phi", type=_positive_int, default=5,
+                        help="fan-out budget φ (default 5)")
 
     sp = sub.add_parser("parse", help="parse a file and print its AST as JSON")
     sp.add_argument("file")
@@ -414,7 +480,19 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-strict", action="store_true", help="store backend: tolerate misses")
     sp.add_argument("--record", metavar="STORE", help="record every response into STORE")
     sp.add_argument(
-        "--max-pages", type=int, default=100, help="bound for `pages all` (default 100)"
+        "--max-pages", type=_positive_int, default=100,
+        help="bound for `pages all` (default 100)"
+    )
+    sp.add_argument(
+        "--timeout", type=_seconds, metavar="SECONDS",
+        help="per-call timeout of every backend (default: 10 s per attempt over HTTP and on the "
+        "world, 60 s for a python tool); a call past it is an environmental failure (R504)",
+    )
+    sp.add_argument(
+        "--base", action="append", metavar="PLATFORM=URL",
+        help="http backend: send PLATFORM's requests to URL instead of the catalog's base (a "
+        "mirror, a proxy, `edgedsl world serve`); repeatable; also EDGEDSL_BASE_<PLATFORM>. "
+        "The platform's key goes there too",
     )
     common(sp)
     sp.set_defaults(func=cmd_run)
@@ -427,6 +505,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="address to bind (default 127.0.0.1; loopback only by default)")
     wp.add_argument("--seed", type=int, default=0, help="the world's seed (default 0)")
     wp.add_argument("--faults", metavar="PLAN.json", help="a fault plan (JSON)")
+    from .world.limits import BODY_BYTES
+
+    wp.add_argument("--max-body", type=int, default=BODY_BYTES, metavar="BYTES",
+                    help=f"refuse request bodies larger than this with 413 (default "
+                         f"{BODY_BYTES}, 1 MiB)")
     wp.set_defaults(func=cmd_world_serve)
 
     from .store_cli import add_store_parser
@@ -449,13 +532,18 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``edgedsl`` console script; returns the exit code."""
+    from .runtime.interrupt import watching
+    from .runtime.redact import remember_environment
+
+    remember_environment()
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or usage error (2)
         return int(exc.code or 0)
     try:
-        return int(args.func(args))
+        with watching():  # Ctrl-C told apart from a tool raising KeyboardInterrupt
+            return int(args.func(args))
     except UsageError as err:
         sys.stderr.write(f"edgedsl: error: {err}\n")
         return EXIT_USAGE
@@ -471,10 +559,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
         import traceback
 
-        sys.stderr.write(
+        from .runtime.redact import scrub
+        from .runtime.store_file import StoreError
+
+        if isinstance(err, StoreError):  # a store file that cannot be used: bad input
+            _print_diagnostics([err.diagnostic()], {}, as_json=getattr(args, "json", False))
+            return EXIT_ERRORS
+
+        sys.stderr.write(scrub(
             f"edgedsl: internal error ({type(err).__name__}): {err}\n"
             "this is a bug in edgedsl; set EDGEDSL_DEBUG=1 for the traceback\n"
-        )
+        ))
         if os.environ.get("EDGEDSL_DEBUG"):
-            traceback.print_exc()
+            sys.stderr.write(scrub(traceback.format_exc()))
         return EXIT_USAGE

@@ -766,6 +766,35 @@ succeeded.
 Fix: free space or choose another `--store` path, then run again.
 """,
     ),
+    "R511": _c(
+        "store file cannot be used",
+        """
+A store file given to `--backend store --store`, `--record` or `edgedsl store stats | export |
+drift` is not a store that can be opened: no such file (replay never creates one), a directory,
+an empty file, a SQLite database or another file that is not DuckDB's, a truncated or damaged
+DuckDB file, or a DuckDB database that is not an edgedsl store. Nothing is written to it and no
+DuckDB extension is loaded or downloaded to read it. The same code reports a store held by
+another process past `EDGEDSL_STORE_TIMEOUT` seconds; that one may succeed later.
+
+    $ edgedsl run lunch.edge --backend store --store lunch.sqlite
+
+Fix: give the path of a store recorded with `--record`, or record one.
+""",
+    ),
+    "R512": _c(
+        "response not recorded",
+        """
+`--record` could not store one response for a reason of that response: its tool declares a
+field named like one of the store's own columns (`__key`, `__row`, `__arm`, `__raw`, `__seq`, in
+any case), its reported total does not fit a 64-bit integer, its arguments or records cannot be
+written as JSON, or DuckDB refuses one of its values. Every other response of the run is
+recorded; running again records the same problem again. The run's answers are unaffected; the
+exit code is 1 because the recording is incomplete.
+
+Fix: correct the tool (its declaration or what it returns); replaying that call fails (`R505`)
+until it is recorded.
+""",
+    ),
     # ------------------------------------------------------------ warnings
     "W001": _c(
         "unused binding",

@@ -1,7 +1,7 @@
 """``edgedsl store stats | export | drift``: looking into a store file (see ``docs/store.md``).
 
-Exit codes as everywhere: 0 ok (drift found is still 0 unless ``--fail-on-drift``), 1 failure,
-2 usage.
+Exit codes as everywhere: 0 ok (drift found is still 0 unless ``--fail-on-drift``), 1 failure
+(a store that cannot be used is ``R511``: missing, foreign, damaged, locked), 2 usage.
 """
 
 from __future__ import annotations
@@ -27,24 +27,29 @@ def _usage(msg: str) -> Exception:
 
 
 def _existing(path: str) -> Path:
+    """A store path that exists (R511 otherwise: replay never creates one)."""
+    from .runtime.store_file import check_path
+
     p = Path(path)
-    if not p.is_file():
-        raise _usage(f"no such store: {path}")
+    check_path(p, create=False)
     return p
 
 
 def _guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Report a store that cannot be opened or read as a failure (exit 1), not a bug."""
+    """Report a store that cannot be opened (R511, by the command line) or read as a failure
+    (exit 1), not a bug."""
 
     @functools.wraps(fn)
     def run(args: argparse.Namespace) -> int:
         import duckdb
 
-        from .runtime.store_lock import StoreLocked
+        from .runtime.store_file import unreadable
 
         try:
             return fn(args)
-        except (StoreLocked, duckdb.Error, ValueError) as err:
+        except duckdb.Error as err:  # opened, then a query failed: a damaged file
+            raise unreadable(Path(args.store), err) from None
+        except ValueError as err:
             sys.stderr.write(f"edgedsl: error: {err}\n")
             return EXIT_ERRORS
 

@@ -6,18 +6,23 @@ records ``t.items(n=k, size=SIZE)`` for k in START..STOP-1 through a :class:`Rec
 given the store's *path* (buffered, one transaction per flush), printing ``flushed N`` after each
 flush and ``done N`` after closing. With ``forever`` it loops over START..STOP-1 again and again
 (re-recording the same keys) until killed. With ``EDGEDSL_TEST_WAIT=1`` it prints ``ready`` and
-waits for a line on stdin before recording (so that two processes start together).
+waits for a line on stdin before recording (so that two processes start together). With
+``EDGEDSL_TEST_KILL=POINT:K`` it kills itself with SIGKILL at POINT of its K-th flush:
+``begin`` (the transaction begun, nothing written), ``records`` (the responses and records of
+the flush written, not committed) or ``commit`` (committed, the file not yet closed: the
+transaction only in the write-ahead log).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from typing import Any
 
 from edgedsl.plan import ToolSpec
-from edgedsl.runtime import PythonBackend, RecordingBackend
+from edgedsl.runtime import PythonBackend, RecordingBackend, Store
 
 TOOL = ToolSpec.model_validate({
     "qualname": "t.items", "platform": "t", "name": "items", "declaration_hash": "ab12cd34ef56ab78",
@@ -30,6 +35,39 @@ def items(n: int, size: int) -> list[dict[str, Any]]:
     """``size`` records for call ``n`` (the same for the same arguments, in every process)."""
     return [{"i": n * 100_000 + j, "name": f"item {n}/{j}", "day": f"2024-01-{1 + j % 28:02d}",
              "tags": [f"n{n}", f"j{j % 5}"]} for j in range(size)]
+
+
+def arm_kill(spec: str) -> None:
+    """Make this process SIGKILL itself at a point of its K-th flush (``POINT:K``)."""
+    point, k = spec.split(":")
+    flushes = 0
+
+    def die() -> None:
+        sys.stdout.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    commit, write_group, insert_records = Store._commit, Store._write_group, Store._insert_records
+
+    def counted_commit(self: Store, groups: Any) -> None:
+        nonlocal flushes
+        flushes += 1
+        commit(self, groups)
+        if point == "commit" and flushes == int(k):
+            die()
+
+    def killing_write_group(self: Store, *args: Any) -> None:
+        if point == "begin" and flushes == int(k):
+            die()
+        write_group(self, *args)
+
+    def killing_insert_records(self: Store, *args: Any) -> None:
+        insert_records(self, *args)
+        if point == "records" and flushes == int(k):
+            die()
+
+    Store._commit = counted_commit  # type: ignore[method-assign]
+    Store._write_group = killing_write_group  # type: ignore[method-assign]
+    Store._insert_records = killing_insert_records  # type: ignore[method-assign]
 
 
 async def main(path: str, start: int, stop: int, size: int, flush_every: int,
@@ -51,6 +89,8 @@ async def main(path: str, start: int, stop: int, size: int, flush_every: int,
 
 if __name__ == "__main__":
     a = sys.argv[1:]
+    if os.environ.get("EDGEDSL_TEST_KILL"):
+        arm_kill(os.environ["EDGEDSL_TEST_KILL"])
     if os.environ.get("EDGEDSL_TEST_WAIT"):
         print("ready", flush=True)
         sys.stdin.readline()

@@ -28,7 +28,9 @@ from edgedsl.runtime.http import (
     WORLD_KEY,
     HttpBackend,
     HttpOptions,
+    base_env_var,
     build_request,
+    check_base,
     key_env_var,
     make_world_backend,
 )
@@ -592,6 +594,64 @@ def test_loopback_successive_loops_and_unmapped_host(loopback: tuple[str, World]
                          options=HttpOptions(retries=0))
     f = fails(lonely, LIST, page=1)
     assert "599" in f.message
+
+
+# ------------------------------------------------------------------ a platform pointed elsewhere
+
+
+def test_check_base() -> None:
+    assert check_base(" http://127.0.0.1:8088/api/ ") == "http://127.0.0.1:8088/api"
+    for bad in ("ftp://x/api", "127.0.0.1:8088", "http://", "http://u:p@host/api",
+                "http://host/api?x=1", "http://host/api#f", ""):
+        with pytest.raises(ValueError):
+            check_base(bad)
+
+
+def test_a_base_points_a_platform_at_another_server(loopback: tuple[str, World]) -> None:
+    url, _ = loopback
+    be = HttpBackend(bases={"dart": url + "/api"}, keys={"dart": SECRET}, environ={},
+                     options=FAST)
+    r = call(be, LIST, {"corp_name": "회사1"}, 1)
+    inproc = call(backend(keys={"dart": SECRET}), LIST, {"corp_name": "회사1"}, 1)
+    assert r.records == inproc.records and r.total == inproc.total
+    # the same from the environment, which a given base overrides
+    env = {"EDGEDSL_BASE_DART": url + "/api", "EDGEDSL_KEY_DART": SECRET}
+    assert base_env_var("dart") == "EDGEDSL_BASE_DART"
+    assert call(HttpBackend(environ=env, options=FAST), LIST, {"corp_name": "회사1"},
+                1).records == r.records
+    nowhere = HttpBackend(environ=env, bases={"dart": "http://127.0.0.1:9/api"},
+                          options=HttpOptions(retries=0, timeout=2))
+    assert fails(nowhere, LIST, page=1).kind == "environmental"
+
+
+def test_a_malformed_base_variable_fails_the_call_and_names_it() -> None:
+    be = HttpBackend(environ={"EDGEDSL_BASE_DART": "not a url", "EDGEDSL_KEY_DART": SECRET},
+                     options=FAST)
+    f = fails(be, LIST, page=1)
+    assert f.kind == "structural" and "EDGEDSL_BASE_DART" in f.message
+    with pytest.raises(ValueError):
+        HttpBackend(bases={"dart": "file:///etc/passwd"})
+
+
+def test_cli_base_flag(loopback: tuple[str, World], tmp_path: Path,
+                       monkeypatch: pytest.MonkeyPatch,
+                       capsys: pytest.CaptureFixture[str]) -> None:
+    from edgedsl import cli
+
+    url, _ = loopback
+    prog = tmp_path / "p.edge"
+    prog.write_text(PROGRAM, encoding="utf-8")
+    monkeypatch.setenv("EDGEDSL_KEY_DART", SECRET)
+    code = cli.main(["run", str(prog), "--backend", "http", "--base", f"dart={url}/api",
+                     "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert orjson.loads(out.out)["ok"] is True
+    for argv, message in ((["--base", f"dart={url}/api"], "add `--backend http`"),
+                          (["--backend", "http", "--base", "dart"], "write PLATFORM=URL"),
+                          (["--backend", "http", "--base", "dart=ftp://x"], "not an http(s)")):
+        assert cli.main(["run", str(prog), *argv]) == 2
+        assert message in capsys.readouterr().err
 
 
 def test_serve_wires_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:

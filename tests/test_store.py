@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import duckdb
 import pytest
 from plan_fixtures import TOOLS, latest_filing, program
 
@@ -65,6 +66,7 @@ def test_store_hit_carries_shredded_rows(tmp_path: Path) -> None:
 
 def test_strict_miss_names_the_call(tmp_path: Path) -> None:
     plan = _plan()
+    Store(tmp_path / "empty.duckdb").close()  # an empty store (replay never creates one)
     res = run(plan, "latest_filing", StoreBackend(tmp_path / "empty.duckdb"))
     assert not res.ok
     (d,) = res.diagnostics
@@ -85,6 +87,7 @@ def test_strict_miss_on_a_later_page(tmp_path: Path) -> None:
 
 def test_non_strict_falls_through_to_inner(tmp_path: Path) -> None:
     plan = _plan()
+    Store(tmp_path / "x.duckdb").close()
     backend = make_backend(
         "store", path=tmp_path / "x.duckdb", strict=False, inner=PythonBackend(TOOLS)
     )
@@ -124,8 +127,8 @@ def test_a_failed_write_leaves_nothing_visible(tmp_path: Path, monkeypatch) -> N
     plan = _plan()
     path = tmp_path / "s.duckdb"
 
-    def crash(self, *args):
-        raise RuntimeError("crash mid-write")
+    def crash(self, *args):  # the disk fails mid-write: environmental, rolled back
+        raise duckdb.IOException("IO Error: crash mid-write")
 
     monkeypatch.setattr(Store, "_insert_records", crash)
     with Store(path) as store:
@@ -152,6 +155,7 @@ def test_rerecording_replaces(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("strict", [True, False])
 def test_store_backend_from_registry(tmp_path: Path, strict: bool) -> None:
+    Store(tmp_path / "r.duckdb").close()
     b = make_backend("store", path=tmp_path / "r.duckdb", strict=strict)
     assert isinstance(b, StoreBackend) and b.strict is strict
 

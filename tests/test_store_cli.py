@@ -276,8 +276,9 @@ def test_drift_command(cli_store: tuple[Path, Path], tmp_path: Path,
 
 
 def test_store_commands_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["store", "stats", str(tmp_path / "missing.duckdb")]) == 2
-    assert "no such store" in capsys.readouterr().err
+    assert main(["store", "stats", str(tmp_path / "missing.duckdb")]) == 1  # bad input: R511
+    assert "error[R511]: no store at" in capsys.readouterr().err
+    assert not (tmp_path / "missing.duckdb").exists()
     assert main(["store"]) == 2
     (tmp_path / "junk.duckdb").write_bytes(b"not a database")
     assert main(["store", "stats", str(tmp_path / "junk.duckdb")]) == 1

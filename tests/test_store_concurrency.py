@@ -8,6 +8,9 @@ assertion depends on time: waits are for lines a process prints, timeouts only g
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
+import json
 import os
 import random
 import signal
@@ -31,8 +34,8 @@ GUARD = 600  # seconds: only against a hang
 
 
 def recorder(path: Path, start: int, stop: int, size: int, flush_every: int, *extra: str,
-             wait: bool = False) -> subprocess.Popen[str]:
-    env = {**os.environ, "EDGEDSL_TEST_WAIT": "1" if wait else ""}
+             wait: bool = False, kill: str = "") -> subprocess.Popen[str]:
+    env = {**os.environ, "EDGEDSL_TEST_WAIT": "1" if wait else "", "EDGEDSL_TEST_KILL": kill}
     return subprocess.Popen(
         [sys.executable, str(SCRIPT), str(path), str(start), str(stop), str(size),
          str(flush_every), *extra],
@@ -71,6 +74,26 @@ def assert_consistent(path: Path) -> int:
         con.close()
 
 
+def assert_stats(path: Path, responses: int) -> None:
+    """``edgedsl store stats --json`` succeeds and counts ``responses``."""
+    from edgedsl.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["store", "stats", str(path), "--json"]) == 0
+    assert json.loads(out.getvalue())["responses"] == responses
+
+
+def assert_replays(path: Path, ns: range, size: int, absent: range = range(0)) -> None:
+    """Each call of ``ns`` replays its records exactly; none of ``absent`` is recorded."""
+    with StoreBackend(path) as replay:
+        for n in ns:
+            hit = replay.store.get(TOOL, {"n": n, "size": size}, None)
+            assert hit is not None and hit.records == items(n, size), n
+        for n in absent:
+            assert replay.store.get(TOOL, {"n": n, "size": size}, None) is None, n
+
+
 def test_two_processes_record_at_once(tmp_path: Path) -> None:
     path = tmp_path / "s.duckdb"
     size = 40
@@ -87,6 +110,7 @@ def test_two_processes_record_at_once(tmp_path: Path) -> None:
         assert p.returncode == 0, err
         assert out.strip().splitlines()[-1] == "done 60"
     assert assert_consistent(path) == 90
+    assert_stats(path, 90)
     with Store(path, read_only=True) as store:
         for n in range(90):
             hit = store.get(TOOL, {"n": n, "size": size}, None)
@@ -112,6 +136,8 @@ def test_a_killed_recorder_leaves_a_consistent_store(tmp_path: Path, rounds: int
         assert p.returncode == -signal.SIGKILL
         n = assert_consistent(path)
         assert n >= 2 * (2 + r)  # every flush reported before the kill is there
+        assert_replays(path, range(1000 * r, 1000 * r + 2 * (2 + r)), 1500)
+        assert_stats(path, n)
     # a new recorder appends (the killed process's locks died with it)
     before = assert_consistent(path)
     with RecordingBackend(PythonBackend({"t.items": items}), path, flush_every=2,
@@ -124,6 +150,35 @@ def test_a_killed_recorder_leaves_a_consistent_store(tmp_path: Path, rounds: int
     assert assert_consistent(path) == before + 5
     with Store(path, read_only=True) as store:
         assert store.get(TOOL, {"n": 9_004, "size": 3}, None) is not None
+
+
+@pytest.mark.parametrize(("point", "k", "visible"), [
+    ("begin", 1, 0),     # the first flush: the tables exist, nothing else
+    ("begin", 3, 2),     # a transaction begun, nothing written
+    ("records", 3, 2),   # responses and records written, not committed
+    ("commit", 3, 3),    # committed, only in the write-ahead log
+])
+def test_a_recorder_killed_at_a_point_of_a_flush(tmp_path: Path, point: str, k: int,
+                                                 visible: int) -> None:
+    """SIGKILL at a chosen point of the k-th flush (of 4 responses): the store opens, every
+    flushed response replays, nothing of an uncommitted flush is visible, stats succeed, and
+    a new recorder appends."""
+    path = tmp_path / "s.duckdb"
+    every, size = 4, 30
+    p = recorder(path, 0, 40, size, every, kill=f"{point}:{k}")
+    out, err = p.communicate(timeout=GUARD)
+    assert p.returncode == -signal.SIGKILL, err
+    assert [x for x in out.splitlines() if x.startswith("flushed")] == [
+        f"flushed {every * i}" for i in range(1, k)]
+    assert assert_consistent(path) == every * visible
+    assert_replays(path, range(every * visible), size, absent=range(every * visible, 40))
+    assert_stats(path, every * visible)
+    with RecordingBackend(PythonBackend({"t.items": items}), path, timeout=60) as rec:
+        async def go() -> None:
+            await rec.call(TOOL, {"n": 1_000, "size": 3}, page=None)
+
+        asyncio.run(go())
+    assert assert_consistent(path) == every * visible + 1
 
 
 READER = """

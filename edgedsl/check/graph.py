@@ -20,10 +20,10 @@ a predicate or the answer). Checks:
 from __future__ import annotations
 
 from jinja2 import TemplateSyntaxError, meta
-from jinja2.sandbox import SandboxedEnvironment
 
 from .. import nodes as n
 from ..diagnostics import suggestion_hint
+from ..say import parse_say
 from ..source import Span
 from .context import CheckContext, Reporter, TrajInfo
 
@@ -211,9 +211,8 @@ class _Graph(Reporter):
                 self.nested(s.orelse or (), top=False)
 
     def template(self, say: n.SayStmt, answer: n.AnswerStmt) -> None:
-        env = SandboxedEnvironment()
-        try:
-            ast = env.parse(say.template)
+        try:  # parsed by the environment that renders it, which computes nothing of it
+            ast = parse_say(say.template)
         except TemplateSyntaxError as err:
             self.err(
                 "E309",

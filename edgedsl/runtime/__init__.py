@@ -11,7 +11,8 @@ from .backends import (
 )
 from .executor import run, run_plan, run_plan_sync, run_trajectory
 from .result import RunResult
-from .store import RecordingBackend, Store, StoreBackend
+from .store import Store, StoreBackend
+from .store_record import RecordingBackend
 from .trace import Trace, trace_summary
 
 __all__ = [

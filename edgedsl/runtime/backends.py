@@ -28,11 +28,16 @@ passes through; ``TimeoutError``, ``ConnectionError`` and any other ``OSError`` 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
+import datetime as _dt
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -41,6 +46,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 import orjson
 
 from ..plan import ToolSpec
+from . import interrupt
+from .redact import Redactor, remember
 
 if TYPE_CHECKING:
     from .duck import Relation
@@ -293,17 +300,48 @@ def dig(obj: Any, path: str) -> Any:
     return obj
 
 
+MAX_TOTAL = (1 << 63) - 1
+"""The largest reported total edgedsl accepts (a DuckDB ``BIGINT``): a service reporting more
+records than that, or fewer than none, is not reporting a count."""
+
+_COUNT_TEXT = re.compile(r"[+-]?[0-9]+")
+
+
 def as_count(v: Any) -> int | None:
-    """A reported total as an int (``12``, ``"1,234"``, ``12.0``); None when it is not one."""
+    """A reported total as an int (``12``, ``"1,234"``, ``12.0``); None when it is not a number
+    (absent, empty, a word). ValueError for a number that is not a count: negative, fractional
+    or above :data:`MAX_TOTAL`."""
+    n: int | None = None
     if isinstance(v, bool):
         return None
     if isinstance(v, int):
-        return v
-    if isinstance(v, str) and v.strip().replace(",", "").isdigit():
-        return int(v.strip().replace(",", ""))
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return None
+        n = v
+    elif isinstance(v, str):
+        text = v.strip().replace(",", "")
+        if not _COUNT_TEXT.fullmatch(text):
+            return None
+        n = int(text)
+    elif isinstance(v, float):
+        if not v.is_integer():
+            raise ValueError(f"a reported total of {v!r} is not a whole number")
+        n = int(v)
+    if n is None:
+        return None
+    if not 0 <= n <= MAX_TOTAL:
+        shown = f"{n}" if len(str(n)) <= 24 else f"{str(n)[:12]}… ({len(str(n))} digits)"
+        raise ValueError(f"a reported total of {shown} is not a count (0 … 2^63 - 1)")
+    return n
+
+
+def reported_total(tool: ToolSpec, v: Any) -> int | None:
+    """:func:`as_count` of the total a tool's answer reports at its paging ``total`` field; a
+    number that is not a count is a structural failure of the tool (R503)."""
+    try:
+        return as_count(v)
+    except ValueError as err:
+        field = tool.paging.total if tool.paging is not None else "total"
+        raise ToolFailure("structural", "R503",
+                          f"`{tool.qualname}`: {err} (at `{field}`)") from None
 
 
 def parse_result(tool: ToolSpec, out: Any) -> tuple[list[dict[str, Any]], int | None]:
@@ -311,10 +349,10 @@ def parse_result(tool: ToolSpec, out: Any) -> tuple[list[dict[str, Any]], int | 
     total = None
     if isinstance(out, dict) and tool.at:
         if tool.paging and tool.paging.total:
-            total = as_count(dig(out, tool.paging.total))
+            total = reported_total(tool, dig(out, tool.paging.total))
             parent = tool.at.rpartition(".")[0]
             if total is None and parent:
-                total = as_count(dig(dig(out, parent), tool.paging.total))
+                total = reported_total(tool, dig(dig(out, parent), tool.paging.total))
         out = dig(out, tool.at)
         if out is None:
             out = []
@@ -323,23 +361,66 @@ def parse_result(tool: ToolSpec, out: Any) -> tuple[list[dict[str, Any]], int | 
     if not isinstance(out, list | tuple):
         raise ToolFailure("structural", "R503",
                           f"`{tool.qualname}` returned {type(out).__name__}, expected records")
-    bad = next((r for r in out if not isinstance(r, dict)), None)
-    if bad is not None:
-        raise ToolFailure("structural", "R503",
-                          f"`{tool.qualname}` returned a non-record item {bad!r:.60}")
+    for i, r in enumerate(out):
+        if not isinstance(r, dict):
+            raise ToolFailure("structural", "R503",
+                              f"`{tool.qualname}` returned a non-record item at [{i}]: "
+                              f"{_shown(r)}")
     return list(out), total
 
 
-def _scrub(obj: Any, secrets: list[str]) -> Any:
-    if isinstance(obj, str):
-        for s in secrets:
-            obj = obj.replace(s, "***")
-        return obj
-    if isinstance(obj, list | tuple):
-        return [_scrub(x, secrets) for x in obj]
-    if isinstance(obj, dict):
-        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in obj.items()}
-    return obj
+def _shown(v: Any) -> str:
+    """A short, safe description of a value for a message."""
+    try:
+        text = repr(v)
+    except Exception:  # a value whose repr fails or recurses
+        text = f"<{type(v).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def json_problem(value: Any) -> tuple[str, str] | None:
+    """Where and why ``value`` is not JSON data (``("[3].amount", "an integer above 64
+    bits")``; the path is ``""`` for ``value`` itself), or None when it is: dicts with text
+    keys, lists and tuples, text without lone surrogates, integers of at most 64 bits, floats,
+    booleans, None, dates and times. Walks without recursion, so a deep or circular value is
+    reported, not followed."""
+    stack: list[tuple[Any, str, int, frozenset[int]]] = [(value, "", 0, frozenset())]
+    while stack:
+        v, path, depth, seen = stack.pop()
+        if v is None or isinstance(v, bool | float | _dt.date | _dt.time):
+            continue
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return path, "a text with a lone surrogate (not UTF-8)"
+            continue
+        if isinstance(v, int):
+            if not -(1 << 63) <= v < (1 << 64):
+                return path, "an integer above 64 bits"
+            continue
+        if not isinstance(v, dict | list | tuple):
+            return path, f"a value of type {type(v).__name__}, which is not JSON data"
+        if id(v) in seen:
+            return path, "a value that contains itself"
+        if depth >= _MAX_DEPTH:
+            return path, f"values nested more than {_MAX_DEPTH} levels deep"
+        inner = seen | {id(v)}
+        if isinstance(v, dict):
+            for k in v:
+                if not isinstance(k, str):
+                    return f"{path}[{_shown(k)}]", f"a key of type {type(k).__name__} " \
+                        "(keys must be text)"
+            items: Iterable[tuple[str, Any]] = ((f"{path}.{k}" if path else k, x)
+                                                for k, x in v.items())
+        else:
+            items = ((f"{path}[{i}]", x) for i, x in enumerate(v))
+        stack.extend((x, p, depth + 1, inner) for p, x in reversed(list(items)))
+    return None
+
+
+_MAX_DEPTH = 200
+"""How deeply a tool's answer may nest (orjson, which writes raw bodies, stops at 254)."""
 
 
 def classify(tool: ToolSpec, exc: BaseException) -> ToolFailure:
@@ -347,15 +428,37 @@ def classify(tool: ToolSpec, exc: BaseException) -> ToolFailure:
     if isinstance(exc, ToolFailure):
         return exc
     kind: FailureKind = "environmental" if isinstance(exc, OSError) else "structural"
+    detail = str(exc)
     return ToolFailure(kind, "R504" if kind == "environmental" else "R503",
-                       f"`{tool.qualname}` raised {type(exc).__name__}: {exc}")
+                       f"`{tool.qualname}` raised {type(exc).__name__}"
+                       + (f": {detail}" if detail else ""))
+
+
+def classify_raised(tool: ToolSpec, exc: BaseException) -> ToolFailure:
+    """:func:`classify` for anything a tool's own code raised, ``BaseException`` included: a
+    tool that raises ``SystemExit``, ``KeyboardInterrupt``, ``GeneratorExit`` or a
+    ``CancelledError`` of its own has failed (structural, R503); it does not end the run or the
+    process. A cancellation of the run itself, and Ctrl-C (see :mod:`edgedsl.runtime.interrupt`),
+    are not the tool's and propagate."""
+    if isinstance(exc, KeyboardInterrupt) and interrupt.requested():
+        raise exc
+    return classify(tool, exc)
+
+
+DEFAULT_PYTHON_TIMEOUT = 60.0
+"""Seconds a python tool may take for one call before the call fails (R504)."""
 
 
 class PythonBackend:
     """Calls in-process Python callables ``tools["platform.tool"](**kwargs)``.
 
     ``secrets`` maps a platform name to its key; it is passed as the platform's secret parameter
-    and scrubbed from whatever the callable returns or raises.
+    and scrubbed from whatever the callable returns or raises. ``timeout`` bounds one call
+    (seconds; an environmental failure, R504, when it passes): a sync callable runs in a daemon
+    thread that is abandoned, not joined, when it does not return in time (it cannot hold the
+    process open); an async one is cancelled. An async callable that blocks the event loop
+    itself (``time.sleep`` inside ``async def``) cannot be interrupted — write blocking tools as
+    plain functions.
     """
 
     name = "python"
@@ -365,11 +468,15 @@ class PythonBackend:
         tools: Mapping[str, Callable[..., Any]],
         *,
         secrets: Mapping[str, str] | None = None,
+        timeout: float = DEFAULT_PYTHON_TIMEOUT,
     ) -> None:
         from .builtins import BUILTINS
 
+        if not timeout > 0:
+            raise ValueError(f"the python backend's timeout must be positive, not {timeout!r}")
         self.tools = {**BUILTINS, **tools}  # the std platform, unless TOOLS override a name
         self.secrets = dict(secrets or {})
+        self.timeout = timeout
 
     def unsupported(self, tool: ToolSpec) -> str | None:
         """A reason when no callable is registered for ``tool``."""
@@ -391,37 +498,131 @@ class PythonBackend:
             if tool.paging.size and tool.paging.size_limit:
                 kwargs[tool.paging.size] = tool.paging.size_limit
         secret = self.secrets.get(tool.platform)
-        hidden = [secret] if secret else []
+        hidden = Redactor([secret] if secret else [])
         if secret and tool.secret:
+            remember(secret)
             kwargs[tool.secret] = secret
         try:
             if inspect.iscoroutinefunction(fn):
-                out = await fn(**kwargs)
+                out = await _within(fn(**kwargs), self.timeout)
             else:
-                out = await asyncio.to_thread(fn, **kwargs)
-        except Exception as exc:
-            f = classify(tool, exc)
-            raise ToolFailure(f.kind, f.code, _scrub(f.message, hidden)) from None
+                out = await _in_thread(fn, kwargs, self.timeout)
+        except _CallTimeout:
+            raise ToolFailure("environmental", "R504", f"`{tool.qualname}`: no answer within "
+                                                       f"{self.timeout:g} s") from None
+        if isinstance(out, _Raised):
+            f = classify_raised(tool, out.exc)
+            raise ToolFailure(f.kind, f.code, hidden.text(f.message)) from None
         if hidden:
-            out = _scrub(out, hidden)
-        records, total = parse_result(tool, out)
-        try:
-            raw = orjson.dumps(out, option=orjson.OPT_NON_STR_KEYS)
-        except TypeError:
+            out = hidden.value(out)
+        try:  # JSON data only: what orjson cannot write is looked into for its path
+            raw = orjson.dumps(out)
+        except (TypeError, orjson.JSONEncodeError):
             raw = None
+        if raw is None:
+            problem = json_problem(out)
+            if problem is not None:
+                path = problem[0] if len(problem[0]) <= 80 else \
+                    f"{problem[0][:38]}…{problem[0][-38:]}"
+                where = f"at `{path}`" if path else "as its answer"
+                raise ToolFailure("structural", "R503", hidden.text(
+                    f"`{tool.qualname}` returned {problem[1]} {where}"))
+        records, total = parse_result(tool, out)
         return Response(records=records, total=total, raw=raw, from_store=None)
+
+
+class _CallTimeout(Exception):
+    """A python tool did not answer within the backend's timeout."""
+
+
+_CANCEL_GRACE = 1.0
+"""Seconds a timed-out async tool is given to unwind after it is cancelled; one that swallows
+the cancellation is then left behind."""
+
+
+async def _within(coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
+    """Await ``coro`` for at most ``timeout`` seconds (:class:`_CallTimeout` after); what it
+    raises comes back as a :class:`_Raised` value. Unlike ``asyncio.wait_for``, a coroutine that
+    ignores its cancellation cannot hold the caller."""
+
+    async def guarded() -> Any:
+        try:
+            return await coro
+        except BaseException as exc:  # SystemExit too: a task would re-raise it out of the loop
+            task = asyncio.current_task()
+            cancelled = isinstance(exc, asyncio.CancelledError) and task is not None \
+                and task.cancelling()
+            if cancelled or (isinstance(exc, KeyboardInterrupt) and interrupt.requested()):
+                raise
+            return _Raised(exc)
+
+    task = asyncio.ensure_future(guarded())
+    # a task cancelled before its first step never awaits the tool's coroutine: close it
+    task.add_done_callback(lambda t: coro.close() if t.cancelled() else None)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+    except asyncio.CancelledError:  # the run itself is cancelled: take the tool with it
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        await asyncio.wait({task}, timeout=_CANCEL_GRACE)
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: a late failure is not reported as never retrieved
+        raise _CallTimeout
+    return task.result()
+
+
+async def _in_thread(fn: Callable[..., Any], kwargs: dict[str, Any], timeout: float) -> Any:
+    """``fn(**kwargs)`` in a daemon thread of its own, awaited for at most ``timeout`` seconds
+    (:class:`_CallTimeout` after); what it raises comes back as a :class:`_Raised` value. The
+    thread is not joined: a tool that never returns is left
+    running and cannot keep the process from exiting, as a pool's worker would."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[Any] = loop.create_future()
+    ctx = contextvars.copy_context()
+
+    def settle(value: Any) -> None:
+        if not fut.done():
+            fut.set_result(value)
+
+    def target() -> None:
+        try:
+            value = ctx.run(fn, **kwargs)
+        except BaseException as exc:  # delivered to the awaiting coroutine, classified there
+            value = _Raised(exc)
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, value)
+
+    threading.Thread(target=target, daemon=True, name="edgedsl-python-tool").start()
+    done, _ = await asyncio.wait({fut}, timeout=timeout)
+    if not done:
+        fut.cancel()
+        raise _CallTimeout
+    return fut.result()
+
+
+class _Raised:
+    """What a tool raised, carried back as a value (a future or a coroutine cannot pass on
+    ``StopIteration``, and a task re-raises ``SystemExit`` out of the event loop)."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
 
 
 def _python_factory(
     tools: Mapping[str, Callable[..., Any]] | None = None,
     path: str | Path | None = None,
     secrets: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_PYTHON_TIMEOUT,
 ) -> PythonBackend:
     if tools is None:
         if path is None:
             raise ValueError("the python backend needs `tools` or `path` (a file with TOOLS)")
         tools = load_python_tools(path)
-    return PythonBackend(tools, secrets=secrets)
+    return PythonBackend(tools, secrets=secrets, timeout=timeout)
 
 
 def _store_factory(path: str | Path, strict: bool = True, inner: Backend | None = None) -> Backend:

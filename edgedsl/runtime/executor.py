@@ -56,8 +56,6 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 import orjson
-from jinja2 import StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
 
 from ..diagnostics import Diagnostic, diag
 from ..plan import (
@@ -76,10 +74,11 @@ from ..plan import (
 )
 from ..plan_compile import count_sql, distinct_sql
 from ..reducers import decode_stored, is_json
+from ..say import SayLimitError, render_say
 from ..source import Span
 from ..sqlquote import quote_ident as _quote_ident
 from ..types import INT, STR, FieldType, ListType, ScalarType, type_from_json
-from .backends import Backend, Response, classify, make_backend, unsupported_reason
+from .backends import MAX_TOTAL, Backend, Response, classify, make_backend, unsupported_reason
 from .duck import (
     PYTHON_SHRED_MAX_CELLS,
     Relation,
@@ -95,6 +94,7 @@ from .duck import (
     shred,
     source_columns,
 )
+from .redact import scrub
 from .result import RunResult
 
 if TYPE_CHECKING:
@@ -230,17 +230,6 @@ async def _gather(aws: list[Coroutine[Any, Any, Any]]) -> list[Any]:
     return await asyncio.gather(*aws, return_exceptions=True)
 
 
-_SAY_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
-
-
-@functools.lru_cache(maxsize=256)
-def _template(text: str) -> Any:
-    """A ``say`` template, compiled once per text (compiling costs ~5 ms; a compiled template
-    renders from a context only, so runs share it). A template that does not compile raises
-    its error on every call (errors are not cached)."""
-    return _SAY_ENV.from_string(text)
-
-
 class _Run:
     def __init__(self, plan: Plan, tp: TrajectoryPlan, backend: Backend, phi: int,
                  max_pages: int, concurrency: int, keep: Collection[str] = ()) -> None:
@@ -342,9 +331,10 @@ class _Run:
             raise
         except Exception as e:  # a bug: report it, labelled, without crashing the run
             st.status = "failed"
-            st.failure = FailureInfo(kind="internal", code="R509", message=repr(e))
-            raise _StepError(diag("R509", f"internal error in step `{key}` (a bug in edgedsl): "
-                                  f"{type(e).__name__}: {e}", _span(s.span)), st.failure) from e
+            st.failure = FailureInfo(kind="internal", code="R509", message=scrub(repr(e)))
+            raise _StepError(diag("R509", scrub(f"internal error in step `{key}` (a bug in "
+                                                f"edgedsl): {type(e).__name__}: {e}"),
+                                  _span(s.span)), st.failure) from e
         finally:
             st.duration_ms = round(self.ms() - st.start_ms, 3)
 
@@ -392,7 +382,8 @@ class _Run:
     # ------------------------------------------------------------ calls
 
     def _redact(self, tool: ToolSpec, args: Mapping[str, object]) -> dict[str, Any]:
-        return {k: REDACTED if k == tool.secret else _jsonable(v) for k, v in args.items()}
+        shown = {k: REDACTED if k == tool.secret else _jsonable(v) for k, v in args.items()}
+        return scrub(shown)  # a live key the arguments hold (see redact.remember)
 
     async def one_call(self, tool: ToolSpec, args: dict[str, object], page: int | None,
                        st: StepTrace, arm: str | None, span: SpanInfo | None) -> Response:
@@ -403,16 +394,23 @@ class _Run:
                 resp = await self.backend.call(tool, dict(args), page=page)
             except Exception as exc:
                 f = classify(tool, exc)
-                ct.failure = FailureInfo(kind=f.kind, code=f.code, message=f.message)
+                ct.failure = FailureInfo(kind=f.kind, code=f.code, message=scrub(f.message))
                 ct.duration_ms = round(self.ms() - ct.start_ms, 3)
                 if f.code == "R505":
                     st.store_misses += 1
                 hints = (["an environmental failure (timeout, connection, 5xx, quota): "
                           "retrying later may succeed"] if f.kind == "environmental" else [])
-                d = diag(f.code, f"call of `{tool.qualname}` failed: {f.message}", _span(span),
-                         f"{f.kind} failure", hints=hints)
+                d = diag(f.code, f"call of `{tool.qualname}` failed: {ct.failure.message}",
+                         _span(span), f"{f.kind} failure", hints=hints)
                 raise _StepError(d, ct.failure) from None
             ct.duration_ms = round(self.ms() - ct.start_ms, 3)
+            if resp.total is not None and not (isinstance(resp.total, int)
+                                               and 0 <= resp.total <= MAX_TOTAL):
+                msg = (f"`{tool.qualname}`: the backend reported a total of {resp.total!r:.40}, "
+                       "which is not a count (0 … 2^63 - 1)")
+                ct.failure = FailureInfo(kind="structural", code="R503", message=msg)
+                raise _StepError(diag("R503", f"call of `{tool.qualname}` failed: {msg}",
+                                      _span(span), "structural failure"), ct.failure)
             ct.records, ct.total, ct.store_hit = len(resp), resp.total, resp.from_store
             if resp.from_store is True:
                 st.store_hits += 1
@@ -747,12 +745,17 @@ class _Run:
         ctx = dict(answer) if isinstance(answer, dict) else {}
         ctx["answer"] = answer
         try:
-            return _template(self.tp.say or "").render(ctx)
+            return render_say(self.tp.say or "", ctx)
+        except SayLimitError as exc:
+            msg = f"the `say` template went past its limits: {exc}"
+            hints = ["a `say` reply is bounded in time, length and memory; render less (a "
+                     "smaller loop, fewer repetitions)"]
         except Exception as exc:  # TemplateError, SecurityError, anything the template raises
             msg = f"the `say` template failed: {type(exc).__name__}: {exc}"
-            raise _StepError(diag("R508", msg, _span(self.tp.span),
-                                  hints=[f"the template sees {sorted(ctx)}"]),
-                             FailureInfo(kind="structural", code="R508", message=msg)) from None
+            hints = [f"the template sees {sorted(ctx)}"]
+        msg = scrub(msg)
+        raise _StepError(diag("R508", msg, _span(self.tp.span), hints=hints),
+                         FailureInfo(kind="structural", code="R508", message=msg))
 
     # ------------------------------------------------------------ whole run
 
@@ -822,8 +825,16 @@ async def run_trajectory(
 
     ``keep`` names relations (binding ids such as ``filings`` or ``day.meals``) whose records
     are returned in ``RunResult.relations`` (opt-in: reading them back costs time)."""
+    _check_bounds(phi, max_pages)
     return await _Run(plan, plan.trajectory(name), _backend(backend), phi, max_pages,
                       concurrency, keep).run()
+
+
+def _check_bounds(phi: int, max_pages: int) -> None:
+    """ValueError unless φ and ``max_pages`` are whole numbers of at least 1."""
+    for name, v in (("phi", phi), ("max_pages", max_pages)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a whole number of at least 1, not {v!r}")
 
 
 async def run_plan(
@@ -838,6 +849,7 @@ async def run_plan(
 ) -> list[RunResult]:
     """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently (``keep``: see
     :func:`run_trajectory`)."""
+    _check_bounds(phi, max_pages)
     be = _backend(backend)
     names = [trajectory] if trajectory is not None else [t.name for t in plan.trajectories]
     return list(await asyncio.gather(*(

@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import httpx
 import orjson
@@ -38,14 +38,22 @@ from .backends import (
     PythonBackend,
     Response,
     ToolFailure,
-    _scrub,
     register_backend,
     requires_http,
 )
 from .builtins import BUILTINS, is_builtin
 from .normalize import DecodeMemo, FlatTable, normalize_columnar
+from .redact import Redactor, remember
 
-__all__ = ["HttpBackend", "HttpOptions", "build_request", "key_env_var", "make_world_backend"]
+__all__ = [
+    "HttpBackend",
+    "HttpOptions",
+    "base_env_var",
+    "build_request",
+    "check_base",
+    "key_env_var",
+    "make_world_backend",
+]
 
 USER_AGENT = "Mozilla/5.0 (compatible; edgedsl)"
 """Browser-like: 한국도로공사 blocks requests without one."""
@@ -57,9 +65,32 @@ WORLD_KEY = "edgedsl-world-key"
 any key; a real key is never needed to run on the world)."""
 
 
+def _env_name(prefix: str, platform: str) -> str:
+    return prefix + "".join(c if c.isalnum() else "_" for c in platform.upper())
+
+
 def key_env_var(platform: str) -> str:
     """The environment variable holding a platform's key: ``EDGEDSL_KEY_<PLATFORM>``."""
-    return "EDGEDSL_KEY_" + "".join(c if c.isalnum() else "_" for c in platform.upper())
+    return _env_name("EDGEDSL_KEY_", platform)
+
+
+def base_env_var(platform: str) -> str:
+    """The environment variable that points a platform elsewhere: ``EDGEDSL_BASE_<PLATFORM>``."""
+    return _env_name("EDGEDSL_BASE_", platform)
+
+
+def check_base(url: str) -> str:
+    """``url`` as a platform's base (trailing ``/`` dropped): an ``http``/``https`` URL with a
+    host, and no credentials, query or fragment; ValueError saying what is wrong otherwise."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http(s) URL with a host")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"{url!r} holds credentials; a base never does (keys come from "
+                         "EDGEDSL_KEY_<PLATFORM>)")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{url!r} has a query or fragment; a base is a scheme, host and path")
+    return url.strip().rstrip("/")
 
 
 def _wire(value: object) -> str:
@@ -86,9 +117,10 @@ class WireRequest:
 
 
 def build_request(tool: ToolSpec, args: Mapping[str, object], page: int | None,
-                  key: str | None) -> WireRequest:
-    """The request for one call of ``tool`` (see the module docstring)."""
-    base = (tool.base or "").rstrip("/")
+                  key: str | None, *, base: str | None = None) -> WireRequest:
+    """The request for one call of ``tool`` (see the module docstring); ``base`` replaces the
+    platform's declared base."""
+    base = (base or tool.base or "").rstrip("/")
     path, _, fixed = (tool.path or "").partition("?")
     # the fixed query is decoded once here: httpx encodes the parameters when it sends them
     params: dict[str, str] = dict(parse_qsl(fixed, keep_blank_values=True))
@@ -138,8 +170,11 @@ class HttpBackend:
     ``transport`` (an httpx transport) replaces the network — the ``world`` backend passes the
     world's ASGI app. ``keys`` maps platform → key (else the environment; else ``default_key``).
     ``quota`` maps platform → calls per day allowed by the guard (else the catalog's ``quota``
-    is not known here and no guard applies). ``host_map`` maps a declared host
-    (``opendart.fss.or.kr``) to a base URL (``http://127.0.0.1:8123``) for loopback tests.
+    is not known here and no guard applies). ``bases`` maps platform → a base URL that
+    replaces the catalog's (a mirror, a proxy, ``edgedsl world serve``); else the environment
+    variable ``EDGEDSL_BASE_<PLATFORM>``; the platform's key goes wherever its base points.
+    ``host_map`` maps a declared host (``opendart.fss.or.kr``) to a base URL
+    (``http://127.0.0.1:8123``), keeping the path, for loopback tests.
     """
 
     def __init__(self, *, name: str = "http", transport: httpx.AsyncBaseTransport | None = None,
@@ -147,8 +182,10 @@ class HttpBackend:
                  environ: Mapping[str, str] | None = None,
                  quota: Mapping[str, int] | None = None,
                  host_map: Mapping[str, str] | None = None,
+                 bases: Mapping[str, str] | None = None,
                  options: HttpOptions | None = None, seed: int | None = None) -> None:
         self.name = name
+        self._bases = {p: check_base(u) for p, u in (bases or {}).items()}
         self._transport = transport
         self._keys = dict(keys or {})
         self._default_key = default_key
@@ -178,11 +215,31 @@ class HttpBackend:
         return requires_http(tool, self.name)
 
     def key_for(self, tool: ToolSpec) -> str | None:
-        """The platform's key (given, else from the environment, else the default)."""
+        """The platform's key (given, else from the environment, else the default). A given or
+        environment key is remembered as live (:func:`edgedsl.runtime.redact.remember`), so
+        that whatever edgedsl writes hides it; the default key (the world's) is public."""
         if not tool.secret:
             return None
-        return (self._keys.get(tool.platform) or self._environ.get(key_env_var(tool.platform))
-                or self._default_key)
+        key = self._keys.get(tool.platform) or self._environ.get(key_env_var(tool.platform))
+        if key:
+            remember(key)
+            return key
+        return self._default_key
+
+    def base_for(self, tool: ToolSpec) -> str | None:
+        """The base the tool's requests go to: given, else ``EDGEDSL_BASE_<PLATFORM>``, else
+        the catalog's (None). A malformed environment value fails the call (structural)."""
+        given = self._bases.get(tool.platform)
+        if given:
+            return given
+        var = base_env_var(tool.platform)
+        value = self._environ.get(var)
+        if not value:
+            return None
+        try:
+            return check_base(value)
+        except ValueError as err:
+            raise ToolFailure("structural", "R503", f"{var}: {err}") from None
 
     def _this_loop(self) -> int:
         loop = asyncio.get_running_loop()
@@ -213,8 +270,8 @@ class HttpBackend:
             sem = self._sems[key] = asyncio.Semaphore(self.options.concurrency)
         return sem
 
-    def _target(self, url: str, tool: ToolSpec) -> str:
-        declared = urlsplit(tool.base or "").netloc
+    def _target(self, url: str, tool: ToolSpec, base: str | None) -> str:
+        declared = urlsplit(base or tool.base or "").netloc
         parts = urlsplit(url)
         if not declared or parts.netloc != declared:
             raise ToolFailure("structural", "R503", f"`{tool.qualname}`: refusing a request to "
@@ -259,9 +316,10 @@ class HttpBackend:
         if tool.secret and not key:
             raise ToolFailure("structural", "R503",
                               f"`{tool.qualname}` needs a key: set {key_env_var(tool.platform)}")
-        hidden = _hidden_forms(key) if key else []
-        req = build_request(tool, args, page, key)
-        url = self._target(req.url, tool)
+        hidden = Redactor([key] if key else [])
+        base = self.base_for(tool)
+        req = build_request(tool, args, page, key, base=base)
+        url = self._target(req.url, tool, base)
         attempt = 0
         while True:
             try:
@@ -269,13 +327,13 @@ class HttpBackend:
             except ToolFailure as f:
                 if f.kind != "environmental" or attempt >= self.options.retries or \
                         isinstance(f, _QuotaRefused):  # the guard refuses again on a retry
-                    raise ToolFailure(f.kind, f.code, _scrub(f.message, hidden)) from None
+                    raise ToolFailure(f.kind, f.code, hidden.text(f.message)) from None
             attempt += 1
             delay = self.options.backoff * (2 ** (attempt - 1)) * (0.5 + self._rand.random())
             await asyncio.sleep(delay)
 
     async def _once(self, tool: ToolSpec, req: WireRequest, url: str,
-                    hidden: list[str]) -> Response:
+                    hidden: Redactor) -> Response:
         self._guard(tool)
         async with self._sem(tool.platform):
             await self._pace(tool.platform)
@@ -291,38 +349,33 @@ class HttpBackend:
                                   f"`{tool.qualname}`: no answer within "
                                   f"{self.options.timeout:g} s") from None
             except httpx.RequestError as e:  # transport, decoding, protocol
-                raise ToolFailure("environmental", "R504", _scrub(
-                    f"`{tool.qualname}`: {type(e).__name__}: {e}", hidden)) from None
+                raise ToolFailure("environmental", "R504", hidden.text(
+                    f"`{tool.qualname}`: {type(e).__name__}: {e}")) from None
         body = resp.content
         got, total = normalize_columnar(tool, resp.status_code,
                                         resp.headers.get("content-type", ""), body,
                                         memo=self.decoded)
         table = got if isinstance(got, FlatTable) else None
+        raw: bytes | None = body
         if hidden:
-            # walk the records only when a key can be in them: a text body that does not
-            # contain it (plain or JSON-escaped) cannot; a binary one (a ZIP) is looked into
+            # the records are walked only when the body holds the key in some form (plain,
+            # JSON-escaped, an XML reference, percent-encoded: see redact.KeyForms); a ZIP
+            # body (DART's documents) is looked into through its decoded records
             zipped = body.startswith(b"PK")
-            if table is not None and zipped and not any(c in h for h in hidden
-                                                        for c in "&<>\"'\r"):
-                # the document's text holds every value, and a key without XML's special
-                # characters stands in it as itself: a key not in the text is in no record
-                text = table.text
-                found = any(h in text for h in hidden)
+            if zipped:
+                found = hidden.found_in(orjson.dumps(
+                    table.records() if table is not None else got, option=orjson.OPT_NON_STR_KEYS))
             else:
-                probe = body if not zipped else orjson.dumps(
-                    table.records() if table is not None else got,
-                    option=orjson.OPT_NON_STR_KEYS)
-                found = any(h.encode() in probe or orjson.dumps(h)[1:-1] in probe
-                            or h.replace("/", "\\/").encode() in probe for h in hidden)
+                found = hidden.found_in(body)
             if found:
-                got, table = _scrub(table.records() if table is not None else got, hidden), None
-            for h in hidden:  # on the bytes: a binary body (DART's ZIP) stays intact
-                body = body.replace(h.encode(), b"***")
+                got, table = hidden.value(table.records() if table is not None else got), None
+                # a compressed body cannot be masked in place: it is not kept at all
+                raw = None if zipped else hidden.bytes(body)
         # decoded JSON or XML: JSON-native records (see Response.native)
         if table is not None:
-            return Response(columns=table, total=total, raw=body, from_store=None, native=True)
+            return Response(columns=table, total=total, raw=raw, from_store=None, native=True)
         assert isinstance(got, list)
-        return Response(records=got, total=total, raw=body, from_store=None, native=True)
+        return Response(records=got, total=total, raw=raw, from_store=None, native=True)
 
     async def aclose(self) -> None:
         """Close the HTTP clients."""
@@ -333,12 +386,6 @@ class HttpBackend:
 
 class _QuotaRefused(ToolFailure):
     """The quota guard's refusal: environmental, but never retried (it would refuse again)."""
-
-
-def _hidden_forms(key: str) -> list[str]:
-    """A key and its URL-encoded forms (a service may echo the request URL), longest first."""
-    forms = {key, quote(key, safe=""), quote_plus(key), quote(quote(key, safe=""), safe="")}
-    return sorted(forms, key=len, reverse=True)
 
 
 def make_world_backend(*, seed: int = 0, world: Any = None, faults: Any = None,

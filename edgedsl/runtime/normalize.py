@@ -32,7 +32,7 @@ from xml.etree import ElementTree
 import orjson
 
 from ..plan import ToolSpec
-from .backends import ToolFailure, as_count, dig
+from .backends import ToolFailure, dig, reported_total
 
 __all__ = ["DecodeMemo", "FlatTable", "check_http", "check_status", "decode", "flat_table",
            "flat_xml", "normalize", "normalize_columnar", "unwrap", "xml_to_obj"]
@@ -497,9 +497,9 @@ def unwrap(tool: ToolSpec, fmt: str, value: Any, no_data: bool) -> tuple[list[di
     d = _dialect(tool)
     total = None
     if tool.paging is not None and tool.paging.total and isinstance(body, dict):
-        total = as_count(dig(body, tool.paging.total))
+        total = reported_total(tool, dig(body, tool.paging.total))
         if total is None and d == "juso":
-            total = as_count((body.get("common") or {}).get(tool.paging.total))
+            total = reported_total(tool, (body.get("common") or {}).get(tool.paging.total))
     if tool.at:
         found = dig(body, tool.at)
         if d == "data_go_kr" and isinstance(found, dict) and set(found) == {"item"}:

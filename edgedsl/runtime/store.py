@@ -27,26 +27,30 @@ it keeps the shredded columns of small responses in memory once read (bounded by
 Writes through *another* ``Store`` object on the same file are seen by this one only for keys it
 has not looked up yet.
 
-A write runs in one transaction (response rows and records together; :meth:`Store.put_many`
-writes a whole batch in one), so a crash mid-write leaves nothing visible. Secret values never
-reach the store: backends that inject them scrub responses.
+A write runs in one transaction (response rows and records together; :meth:`Store.write`
+writes a whole batch in one), so a crash mid-write leaves nothing visible. A response that
+cannot be written for a reason of its own is refused alone, the others written
+(:meth:`Store.write`; :class:`~edgedsl.runtime.store_file.Refused`, code R512). Opening a path
+that is not a store is an error (:class:`~edgedsl.runtime.store_file.StoreError`, R511): replay
+never creates a file, and no DuckDB extension is ever loaded (:mod:`.store_file`). Secret values
+never reach the store: backends that inject them scrub responses.
 
 Several processes. DuckDB lets one process open the file read-write, or many read-only; the lock
 file ``STORE.lock`` (:mod:`edgedsl.runtime.store_lock`) makes them wait for each other instead of
 failing. A read-write :class:`Store` holds it exclusively while open; a read-only one (the
-``store`` backend's replay) holds it shared. :class:`RecordingBackend` given a *path* buffers
-responses and opens the file only to flush them, one transaction per flush (every
-``flush_every`` responses, ``flush_seconds`` after the first buffered one, and at
-:meth:`~RecordingBackend.close`), so several processes can record into one store at once.
+``store`` backend's replay) holds it shared. The recorder
+(:class:`~edgedsl.runtime.store_record.RecordingBackend`) given a *path* buffers responses and
+opens the file only to flush them, one transaction per flush, so several processes can record
+into one store at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import re
-import sys
-import time
+import reprlib
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -61,16 +65,40 @@ from ..sqlquote import quote_ident
 from ..types import FieldType
 from .backends import Backend, Response, StoredRows, ToolFailure
 from .duck import Relation, shred
+from .redact import scrub
+from .store_file import (
+    DUCKDB_CONFIG,
+    STORE_COLUMNS,
+    Refused,
+    ResponsesRefused,
+    StoreError,
+    WriteResult,
+    certain_problem,
+    check_file,
+    check_layout,
+    check_path,
+    describe_duckdb_error,
+    environmental,
+    unreadable,
+)
 from .store_lock import StoreLocked, acquire, default_timeout, held_mode, retry
 
 __all__ = [
     "CACHE_MAX_CELLS",
     "CACHE_MAX_ROWS",
-    "RecordingBackend",
+    "STORE_COLUMNS",
+    "Refused",
+    "ResponsesRefused",
     "Store",
     "StoreBackend",
+    "StoreError",
     "StoreLocked",
+    "WriteResult",
     "canonical_args",
+    "close_con",
+    "describe_call",
+    "environmental",
+    "safe_call",
     "store_key",
 ]
 
@@ -90,13 +118,6 @@ CREATE TABLE IF NOT EXISTS tools (
   decl_hash VARCHAR, qualname VARCHAR, fields VARCHAR, records_table VARCHAR, spec VARCHAR);
 ALTER TABLE tools ADD COLUMN IF NOT EXISTS spec VARCHAR;
 """
-
-#: A recorder given a path flushes after this many buffered responses …
-FLUSH_EVERY = 64
-#: … or this many buffered records …
-FLUSH_RECORDS = 200_000
-#: … or this many seconds after the first buffered response (checked at each response).
-FLUSH_SECONDS = 5.0
 
 #: One buffered call: tool, arguments, page, response.
 Item = tuple[ToolSpec, Mapping[str, object], int | None, Response]
@@ -130,32 +151,61 @@ def store_key(tool: ToolSpec, args: Mapping[str, object], page: int | None) -> s
 
 
 def describe_call(tool: ToolSpec, args: Mapping[str, object], page: int | None) -> str:
-    """``dart.disclosures(corp_code="00126380", page=2)`` (secret parameter left out)."""
+    """``dart.disclosures(corp_code="00126380", page=2)`` (secret parameter left out, a live
+    key in another argument masked)."""
     parts = [f"{k}={orjson.dumps(v).decode()}" for k, v in canonical_args(tool, args).items()]
     if page is not None:
         parts.append(f"page={page}")
-    return f"{tool.qualname}({', '.join(parts)})"
+    return scrub(f"{tool.qualname}({', '.join(parts)})")
+
+
+def recorded_args(tool: ToolSpec, args: Mapping[str, object]) -> str:
+    """The arguments as the store records them: :func:`canonical_args` as JSON, a live key
+    that an argument holds masked (:func:`edgedsl.runtime.redact.scrub`; the store key is
+    made from the arguments as sent)."""
+    return scrub(orjson.dumps(canonical_args(tool, args)).decode())
 
 
 def _first(row: tuple[Any, ...]) -> Any:
     return row[0]
 
 
-def _close_con(con: duckdb.DuckDBPyConnection, release: Callable[[], None]) -> None:
+def close_con(con: duckdb.DuckDBPyConnection, release: Callable[[], None]) -> None:
+    """Close ``con``, then release its lock (also when closing fails)."""
     try:
         con.close()
     finally:
         release()
 
 
+def safe_call(tool: ToolSpec, args: Mapping[str, object], page: int | None) -> str:
+    """:func:`describe_call`, or (arguments JSON cannot hold) the arguments' ``repr``."""
+    try:
+        return describe_call(tool, args, page)
+    except (TypeError, ValueError, OverflowError):  # arguments JSON cannot hold
+        parts = [f"{k}={reprlib.repr(v)}" for k, v in canonical_args(tool, args).items()]
+        if page is not None:
+            parts.append(f"page={page}")
+        return scrub(f"{tool.qualname}({', '.join(parts)})")
+
+
+def _refusal(item: Item, reason: str) -> Refused:
+    tool, args, page, _ = item
+    return Refused(tool.qualname, safe_call(tool, args, page), scrub(reason))
+
+
 class Store:
     """A store file. Use from one thread (the event loop's); runs read through :meth:`cursor`.
 
     ``read_only`` opens it for replay (DuckDB read-only, the lock file shared; a missing file is
-    created first); otherwise it is open read-write and holds the lock file exclusively until
-    :meth:`close`. Waiting for the lock gives up after ``timeout`` seconds
-    (:class:`~edgedsl.runtime.store_lock.StoreLocked`). ``load_index`` False skips reading the
-    key index at open (a writer that only appends)."""
+    an error, never created); otherwise it is open read-write (a missing file is created) and
+    holds the lock file exclusively until :meth:`close`. Waiting for the lock gives up after
+    ``timeout`` seconds (:class:`~edgedsl.runtime.store_lock.StoreLocked`). A path that is not a
+    store — missing for replay, a directory, an empty, SQLite or other foreign file, a damaged
+    DuckDB file, a DuckDB database holding other tables — raises
+    :class:`~edgedsl.runtime.store_file.StoreError` (R511) and is left untouched (see
+    :mod:`edgedsl.runtime.store_file`). ``load_index`` False skips reading the key index at open
+    (a writer that only appends)."""
 
     def __init__(self, path: str | Path, *, read_only: bool = False,
                  timeout: float | None = None, load_index: bool = True) -> None:
@@ -163,48 +213,60 @@ class Store:
         self.timeout = default_timeout() if timeout is None else timeout
         if read_only and held_mode(self.path) == "exclusive":
             read_only = False  # open read-write in this process: DuckDB shares that instance
-        if read_only and not self.path.exists():
-            Store(self.path, timeout=self.timeout, load_index=False).close()  # create it
+        check_path(self.path, create=not read_only)  # before the lock file is made beside it
         self.read_only = read_only
         release = acquire(self.path, "shared" if read_only else "exclusive", self.timeout)
-        try:
-            self.con = retry(lambda: duckdb.connect(str(self.path), read_only=read_only),
+        try:  # under the lock: a writer creating the file has written its header
+            check_file(self.path, create=not read_only)
+            self.con = retry(lambda: duckdb.connect(str(self.path), read_only=read_only,
+                                                    config=DUCKDB_CONFIG),
                              self.timeout, str(self.path))
+        except duckdb.Error as exc:
+            release()
+            raise unreadable(self.path, exc) from None
         except BaseException:
             release()
             raise
-        self._finalizer = weakref.finalize(self, _close_con, self.con, release)
-        try:
-            if not read_only:
-                self.con.execute(_SCHEMA)
-            cols = {r[0] for r in self.con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = 'tools'"
-            ).fetchall()}
-            if not cols:
-                raise ValueError(f"{self.path} is not an edgedsl store (no `tools` table)")
-            spec = "spec" if "spec" in cols else "NULL"
-            rows = self.con.execute(
-                f"SELECT decl_hash, records_table, {spec} IS NOT NULL FROM tools").fetchall()
-        except BaseException:
-            self._finalizer()
-            raise
-        self._tables: dict[str, str] = {d: t for d, t, _ in rows}
-        self._specs: set[str] = {d for d, _, has in rows if has}
-        self._has_spec_column = spec == "spec"
-        self._seq_col = "seq" if read_only is False or "seq" in {r[0] for r in self.con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = 'responses'"
-        ).fetchall()} else "NULL"
+        self._finalizer = weakref.finalize(self, close_con, self.con, release)
         self._seqs: dict[str, int] = {}  # key → seq (responses written with one)
         self._seq_tables: set[str] = set()  # records tables known to have "__seq"
         self._index: dict[str, tuple[int | None, int]] = {}
+        try:
+            self._load(load_index)
+        except duckdb.Error as exc:
+            self._finalizer()
+            raise unreadable(self.path, exc) from None
+        except BaseException:
+            self._finalizer()
+            raise
+        self._cache: OrderedDict[tuple[str, str], dict[str, list[Any]]] = OrderedDict()
+        self._cached_cells = 0
+
+    def _load(self, load_index: bool) -> None:
+        """Check the layout (a writer creates the tables of a new store) and read the tools and,
+        with ``load_index``, the key index."""
+        check_layout(self.con, self.path, create=not self.read_only)
+        if not self.read_only:
+            self.con.execute(_SCHEMA)
+        columns: dict[str, set[str]] = {}
+        for table, column in self.con.execute(
+                "SELECT table_name, column_name FROM information_schema.columns WHERE "
+                "table_catalog = current_database() AND table_schema = 'main' "
+                "AND table_name IN ('tools', 'responses')").fetchall():
+            columns.setdefault(table, set()).add(column)
+        spec = "spec" if "spec" in columns["tools"] else "NULL"
+        rows = self.con.execute(
+            f"SELECT decl_hash, records_table, {spec} IS NOT NULL FROM tools").fetchall()
+        self._tables: dict[str, str] = {d: t for d, t, _ in rows}
+        self._specs: set[str] = {d for d, _, has in rows if has}
+        self._has_spec_column = spec == "spec"
+        self._seq_col = "seq" if "seq" in columns["responses"] else "NULL"
         if load_index:
             for k, t, n, q in self.con.execute(
                     f"SELECT key, total, record_count, {self._seq_col} FROM responses").fetchall():
                 self._index[k] = (t, int(n or 0))
                 if q is not None:
                     self._seqs[k] = q
-        self._cache: OrderedDict[tuple[str, str], dict[str, list[Any]]] = OrderedDict()
-        self._cached_cells = 0
 
     def close(self) -> None:
         """Close the connection (checkpointing the file) and release the lock; idempotent."""
@@ -335,53 +397,121 @@ class Store:
 
     def put(self, tool: ToolSpec, args: Mapping[str, object], page: int | None,
             response: Response) -> str:
-        """Record one response (replacing an earlier one with the same key); returns the key."""
+        """Record one response (replacing an earlier one with the same key); returns the key.
+        Raises :class:`ResponsesRefused` when it cannot be written."""
         return self.put_many([(tool, args, page, response)])[0]
 
     def put_many(self, items: Sequence[Item]) -> list[str]:
-        """Record several responses in one transaction — all of them or none; returns their keys.
+        """Record several responses (see :meth:`write`); returns their keys. Raises
+        :class:`ResponsesRefused` after writing the others when some cannot be written."""
+        result = self.write(items)
+        if result.refused:
+            raise ResponsesRefused(result.refused)
+        return [k for k in result.keys if k is not None]
+
+    def write(self, items: Sequence[Item]) -> WriteResult:
+        """Record several responses: every one that can be written is, whatever the others hold.
 
         A later item replaces an earlier one with the same key, as a recorded response replaces
-        an older one. The records of each declaration are shredded together (one statement)."""
+        an older one. The batch is written in one transaction (the records of each declaration
+        shredded together, one statement). A response that cannot be written — its declaration
+        names a field like one of the store's own columns, its total or page does not fit its
+        column, its arguments or records cannot be serialised, DuckDB refuses a value — is
+        *refused* (:class:`Refused`, in the result) and the others are written: the failed
+        transaction is rolled back and written again one declaration at a time, then one
+        response at a time within a declaration that fails. A failure of the disk, the file,
+        the lock or memory (:func:`environmental`) is raised instead, nothing of the failed
+        transaction visible (earlier transactions of the fallback stay written)."""
         if self.read_only:
             raise ValueError(f"{self.path} is open read-only")
-        keys = [store_key(tool, args, page) for tool, args, page, _ in items]
-        latest: dict[str, Item] = dict(zip(keys, items, strict=True))
+        refused: list[Refused] = []
+        keys: list[str | None] = []
+        latest: dict[str, Item] = {}
+        for item in items:
+            try:
+                key = store_key(item[0], item[1], item[2])
+            except (TypeError, ValueError, OverflowError) as exc:
+                refused.append(_refusal(item, f"its arguments cannot be written as JSON: {exc}"))
+                keys.append(None)
+                continue
+            keys.append(key)
+            latest[key] = item
+        for key, item in list(latest.items()):
+            problem = certain_problem(*item)
+            if problem is not None:
+                refused.append(_refusal(item, problem))
+                del latest[key]
         groups: dict[str, list[tuple[str, Item]]] = {}
         for key, item in latest.items():
             groups.setdefault(item[0].declaration_hash, []).append((key, item))
+        try:
+            self._commit(list(groups.values()))
+        except Exception as exc:
+            if environmental(exc):
+                raise
+            for group in groups.values():
+                refused += self._isolate(group)
+        return WriteResult(keys, refused)
+
+    def _isolate(self, group: list[tuple[str, Item]]) -> list[Refused]:
+        """Write one declaration's responses after a failed batch: together, or else each in
+        its own transaction; returns the responses refused (environmental failures raise)."""
+        if len(group) > 1:
+            try:
+                self._commit([group])
+                return []
+            except Exception as exc:
+                if environmental(exc):
+                    raise
+        refused: list[Refused] = []
+        for one in group:
+            try:
+                self._commit([[one]])
+            except Exception as exc:
+                if environmental(exc):
+                    raise
+                refused.append(_refusal(one[1], f"{type(exc).__name__}: "
+                                                f"{describe_duckdb_error(exc)}"))
+        return refused
+
+    def _commit(self, groups: Sequence[list[tuple[str, Item]]]) -> None:
+        """Write ``groups`` (one declaration each) in one transaction: all of them or none."""
+        if not groups:
+            return
         now = _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
         seqs: dict[str, int] = {}
         self.con.execute("BEGIN TRANSACTION")
         try:
             # a persistent sequence: a number is never given twice, even after deletes
             fresh = iter(sorted(r[0] for r in self.con.execute(
-                "SELECT nextval('response_seq') FROM range(?::BIGINT)", [len(latest)]
-            ).fetchall()))
-            for group in groups.values():
+                "SELECT nextval('response_seq') FROM range(?::BIGINT)",
+                [sum(len(g) for g in groups)]).fetchall()))
+            for group in groups:
                 for key, _ in group:
                     seqs[key] = next(fresh)
                 self._write_group(group, now, seqs)
             self.con.execute("COMMIT")
         except BaseException:
-            self.con.execute("ROLLBACK")
+            with contextlib.suppress(duckdb.Error):  # a failed COMMIT has rolled back already
+                self.con.execute("ROLLBACK")
             raise
-        for group in groups.values():
+        for group in groups:  # what the transaction made, known only once committed
             tool = group[0][1][0]
             self._tables[tool.declaration_hash] = self.table_name(tool)
             self._specs.add(tool.declaration_hash)
-        for key, (_, _, _, response) in latest.items():
-            self._index[key] = (response.total, len(response.records))
+            self._seq_tables.add(self.table_name(tool))
+            for key, (_, _, _, response) in group:
+                self._index[key] = (response.total, len(response.records))
         self._seqs.update(seqs)
         if self._cache:
-            for ck in [ck for ck in self._cache if ck[1] in latest]:
+            for ck in [ck for ck in self._cache if ck[1] in seqs]:
                 old = self._cache.pop(ck)
                 self._cached_cells -= len(old) * len(old["__row"])
-        return keys
 
     def _write_group(self, group: list[tuple[str, Item]], now: _dt.datetime,
                      seqs: Mapping[str, int]) -> None:
-        """Write the responses of one declaration (inside the caller's transaction)."""
+        """Write the responses of one declaration (inside the caller's transaction, which
+        drops the shredded temp table too if this fails)."""
         tool = group[0][1][0]
         table = self.table_name(tool)
         q = quote_ident(table)
@@ -389,42 +519,38 @@ class Store:
         counts = [len(it[3].records) for _, it in group]
         records = [r for _, it in group for r in it[3].records]
         rel = shred(self.con, records, tool.field_types(), temp=True)
-        try:
-            if tool.declaration_hash not in self._tables:
-                self.con.execute(
-                    f"CREATE TABLE IF NOT EXISTS {q} AS SELECT CAST(NULL AS VARCHAR) AS \"__key\", "
-                    f"*, CAST(NULL AS BIGINT) AS \"__seq\" FROM {rel.sql_name} LIMIT 0")
-                self.con.execute("DELETE FROM tools WHERE decl_hash = ?", [tool.declaration_hash])
-                self.con.execute(
-                    "INSERT INTO tools (decl_hash, qualname, fields, records_table, spec) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    [tool.declaration_hash, tool.qualname, orjson.dumps(tool.fields).decode(),
-                     table, tool.model_dump_json()])
-            elif tool.declaration_hash not in self._specs:  # a file recorded before specs
-                self.con.execute("UPDATE tools SET spec = ? WHERE decl_hash = ?",
-                                 [tool.model_dump_json(), tool.declaration_hash])
-            if table not in self._seq_tables:  # tables written before seq was kept gain it
-                self.con.execute(f'ALTER TABLE {q} ADD COLUMN IF NOT EXISTS "__seq" BIGINT')
-            self.con.execute("DELETE FROM responses WHERE key IN (SELECT unnest(?::VARCHAR[]))",
-                             [keys])
-            self.con.execute(f'DELETE FROM {q} WHERE "__key" IN (SELECT unnest(?::VARCHAR[]))',
-                             [keys])
-            its = [it for _, it in group]
+        if tool.declaration_hash not in self._tables:
             self.con.execute(
-                "INSERT INTO responses (key, platform, tool, decl_hash, args, page, total, raw, "
-                "record_count, recorded_at, seq) SELECT unnest(?::VARCHAR[]), ?, ?, ?, "
-                "unnest(?::VARCHAR[]), unnest(?::INTEGER[]), unnest(?::BIGINT[]), "
-                "unnest(?::BLOB[]), unnest(?::BIGINT[]), ?, unnest(?::BIGINT[])",
-                [keys, tool.platform, tool.name, tool.declaration_hash,
-                 [orjson.dumps(canonical_args(tool, it[1])).decode() for it in its],
-                 [it[2] for it in its], [it[3].total for it in its],
-                 [it[3].raw for it in its], counts, now, [seqs[k] for k in keys]])
-            row_keys = [k for k, n in zip(keys, counts, strict=True) for _ in range(n)]
-            self._insert_records(q, row_keys, rel,
-                                 [i for n in counts for i in range(n)], seqs)
-        finally:
-            rel.drop()
-        self._seq_tables.add(table)
+                f"CREATE TABLE IF NOT EXISTS {q} AS SELECT CAST(NULL AS VARCHAR) AS \"__key\", "
+                f"*, CAST(NULL AS BIGINT) AS \"__seq\" FROM {rel.sql_name} LIMIT 0")
+            self.con.execute("DELETE FROM tools WHERE decl_hash = ?", [tool.declaration_hash])
+            self.con.execute(
+                "INSERT INTO tools (decl_hash, qualname, fields, records_table, spec) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [tool.declaration_hash, tool.qualname, orjson.dumps(tool.fields).decode(),
+                 table, tool.model_dump_json()])
+        elif tool.declaration_hash not in self._specs:  # a file recorded before specs
+            self.con.execute("UPDATE tools SET spec = ? WHERE decl_hash = ?",
+                             [tool.model_dump_json(), tool.declaration_hash])
+        if table not in self._seq_tables:  # tables written before seq was kept gain it
+            self.con.execute(f'ALTER TABLE {q} ADD COLUMN IF NOT EXISTS "__seq" BIGINT')
+        self.con.execute("DELETE FROM responses WHERE key IN (SELECT unnest(?::VARCHAR[]))",
+                         [keys])
+        self.con.execute(f'DELETE FROM {q} WHERE "__key" IN (SELECT unnest(?::VARCHAR[]))',
+                         [keys])
+        its = [it for _, it in group]
+        self.con.execute(
+            "INSERT INTO responses (key, platform, tool, decl_hash, args, page, total, raw, "
+            "record_count, recorded_at, seq) SELECT unnest(?::VARCHAR[]), ?, ?, ?, "
+            "unnest(?::VARCHAR[]), unnest(?::INTEGER[]), unnest(?::BIGINT[]), "
+            "unnest(?::BLOB[]), unnest(?::BIGINT[]), ?, unnest(?::BIGINT[])",
+            [keys, tool.platform, tool.name, tool.declaration_hash,
+             [recorded_args(tool, it[1]) for it in its],
+             [it[2] for it in its], [it[3].total for it in its],
+             [it[3].raw for it in its], counts, now, [seqs[k] for k in keys]])
+        row_keys = [k for k, n in zip(keys, counts, strict=True) for _ in range(n)]
+        self._insert_records(q, row_keys, rel, [i for n in counts for i in range(n)], seqs)
+        rel.drop()
 
     def _insert_records(self, table_sql: str, keys: Sequence[str], rel: Relation,
                         rows: Sequence[int], seqs: Mapping[str, int]) -> None:
@@ -495,118 +621,4 @@ class StoreBackend:
                 f"record it with --record {self.store.path}")
         resp = await self.inner.call(tool, args, page=page)
         resp.from_store = False
-        return resp
-
-
-def _write_buffer(buffer: list[Item], target: Store | Path, timeout: float) -> None:
-    """Write and empty ``buffer`` (kept whole if the write fails)."""
-    if not buffer:
-        return
-    if isinstance(target, Store):
-        target.put_many(buffer)
-    else:
-        with Store(target, timeout=timeout, load_index=False) as store:
-            store.put_many(buffer)
-    buffer.clear()
-
-
-def _flush_at_exit(buffer: list[Item], path: Path, timeout: float) -> None:
-    try:
-        _write_buffer(buffer, path, timeout)
-    except Exception as exc:  # at interpreter exit or garbage collection: say so, do not raise
-        sys.stderr.write(f"edgedsl: {len(buffer)} recorded response(s) could not be written "
-                         f"to {path}: {type(exc).__name__}: {exc}\n")
-
-
-class RecordingBackend:
-    """Wraps any backend and records each successful response that did not come from the store.
-
-    Given an open :class:`Store`, it writes each response through it at once (``flush_every``
-    1) — a failed write fails that call (R510). Given a path, it buffers responses and flushes
-    them in one transaction every ``flush_every`` responses (or ``flush_records`` records, or
-    ``flush_seconds`` after the first buffered one, checked at each response), opening the file
-    only for the flush; :meth:`close` flushes the rest (so does garbage collection or
-    interpreter exit, as a last resort). A failed flush keeps the buffer for the next one and
-    fails the call that triggered it (R510)."""
-
-    def __init__(self, inner: Backend, store: Store | str | Path, *,
-                 flush_every: int | None = None, flush_records: int = FLUSH_RECORDS,
-                 flush_seconds: float = FLUSH_SECONDS, timeout: float | None = None) -> None:
-        self.inner = inner
-        self.store: Store | None = store if isinstance(store, Store) else None
-        self.path = store.path if isinstance(store, Store) else Path(store)
-        self.flush_every = flush_every or (1 if self.store is not None else FLUSH_EVERY)
-        self.flush_records = flush_records
-        self.flush_seconds = flush_seconds
-        self.timeout = default_timeout() if timeout is None else timeout
-        self.name = f"record+{getattr(inner, 'name', 'backend')}"
-        self.flushes = 0  # flushes that wrote something
-        self.recorded = 0  # responses written
-        self._buffer: list[Item] = []
-        self._buffered_records = 0
-        self._first = 0.0
-        self._finalizer = None if self.store is not None else \
-            weakref.finalize(self, _flush_at_exit, self._buffer, self.path, self.timeout)
-
-    def unsupported(self, tool: ToolSpec) -> str | None:
-        """Whatever the inner backend says."""
-        fn = getattr(self.inner, "unsupported", None)
-        return fn(tool) if callable(fn) else None
-
-    @property
-    def pending(self) -> int:
-        """Responses buffered, not yet written."""
-        return len(self._buffer)
-
-    def flush(self) -> None:
-        """Write the buffered responses in one transaction (raises if that fails; the buffer is
-        kept for the next attempt)."""
-        n = len(self._buffer)
-        if not n:
-            return
-        _write_buffer(self._buffer, self.store if self.store is not None else self.path,
-                      self.timeout)
-        self._buffered_records = 0
-        self.flushes += 1
-        self.recorded += n
-
-    def close(self) -> None:
-        """Flush what is buffered (raising if that fails), then close the inner backend when
-        it has a ``close``; a given :class:`Store` stays open (its owner closes it)."""
-        self.flush()
-        if self._finalizer is not None:
-            self._finalizer.detach()
-        fn = getattr(self.inner, "close", None)
-        if callable(fn):
-            fn()
-
-    def __enter__(self) -> RecordingBackend:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def call(self, tool: ToolSpec, args: dict[str, object], *, page: int | None
-                   ) -> Response:
-        """Call the inner backend and record its response."""
-        resp = await self.inner.call(tool, args, page=page)
-        if not resp.from_store:
-            if not self._buffer:
-                self._first = time.monotonic()
-            self._buffer.append((tool, dict(args), page, resp))
-            self._buffered_records += len(resp.records)
-            if (len(self._buffer) >= self.flush_every
-                    or self._buffered_records >= self.flush_records
-                    or time.monotonic() - self._first >= self.flush_seconds):
-                try:
-                    self.flush()
-                except Exception as exc:  # rolled back: nothing half-written is visible
-                    call = describe_call(tool, args, page)
-                    what = call if len(self._buffer) == 1 else \
-                        f"{len(self._buffer)} responses (the last {call})"
-                    raise ToolFailure(
-                        "environmental", "R510",
-                        f"recording {what} in {self.path} failed: "
-                        f"{type(exc).__name__}: {exc}") from exc
-            resp.from_store = False
         return resp

@@ -35,6 +35,8 @@ except ImportError:  # pragma: no cover
 
 import duckdb
 
+from .store_file import StoreError
+
 __all__ = [
     "DEFAULT_TIMEOUT",
     "StoreLocked",
@@ -52,8 +54,13 @@ Mode = Literal["shared", "exclusive"]
 T = TypeVar("T")
 
 
-class StoreLocked(RuntimeError):
-    """The store file could not be locked or opened within the timeout."""
+class StoreLocked(StoreError, RuntimeError):
+    """The store file could not be locked or opened within the timeout (code ``R511``: an
+    environmental failure, waiting longer may succeed)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, hint="wait for the other process to finish, or raise "
+                         "EDGEDSL_STORE_TIMEOUT (seconds)")
 
 
 def default_timeout() -> float:
@@ -119,6 +126,23 @@ def _flock(fd: int, mode: Mode, timeout: float, what: str) -> None:
             attempt += 1
 
 
+def _open_lock(lp: Path, path: str | Path, mode: Mode) -> int:
+    """The lock file's descriptor (created if missing). A reader of a store in a directory it
+    cannot write (read-only media) locks the lock file read-only if it exists, else nothing: no
+    writer can open that file either."""
+    try:
+        return os.open(lp, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if mode == "shared":
+            try:
+                return os.open(lp, os.O_RDONLY)
+            except OSError:
+                return -1
+        raise StoreError(f"cannot create the lock file `{lp}` of the store `{path}`: "
+                         f"{exc.strerror or exc}",
+                         hint="record into a directory you can write") from None
+
+
 def acquire(path: str | Path, mode: Mode, timeout: float) -> Callable[[], None]:
     """Take the lock of the store at ``path`` in ``mode``; returns the (idempotent) release.
 
@@ -139,9 +163,9 @@ def acquire(path: str | Path, mode: Mode, timeout: float) -> Callable[[], None]:
         else:
             fd = None
             if fcntl is not None:
-                lp = lock_path(path)
-                lp.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(lp, os.O_RDWR | os.O_CREAT, 0o644)
+                got = _open_lock(lock_path(path), path, mode)
+                fd = None if got < 0 else got
+            if fd is not None:
                 try:
                     _flock(fd, mode, timeout, str(path))
                 except BaseException:

@@ -150,6 +150,12 @@ class Endpoint:
       the family's "no data".
     - ``fields``: projection of the dataset's rows (None: every field).
     - ``write``: a write tool (POST); the function mutates ``world.state`` and returns a record.
+    - ``max_len``: the longest value (characters) of each named parameter, as the service limits
+      its fields (an opinion's ``CN``); a longer one is refused. A write's other parameters are
+      bounded by :attr:`~edgedsl.world.limits.Limits.field_chars`.
+    - ``grows``: a write that adds an item to the state (counted against the per-key and
+      world-wide limits of :class:`~edgedsl.world.limits.Limits`); False for one that changes
+      an item in place (a withdrawal).
     - ``custom``: a bespoke answer (auth and faults still apply); nothing else is used then.
     """
 
@@ -170,4 +176,6 @@ class Endpoint:
     method: Literal["GET", "POST"] = "GET"
     write: WriteFn | None = None
     custom: CustomFn | None = None
+    max_len: Mapping[str, int] = field(default_factory=dict)
+    grows: bool = True
     doc: str = ""

@@ -2,11 +2,12 @@
 
 :class:`World` holds the datasets (built lazily, deterministic from ``seed``), the route table of
 every platform's :class:`~edgedsl.world.decl.Endpoint`, the mutable state of the write tools, the
-per-key quota counters and the fault plan. :meth:`World.call` answers one request the way the
-real service would: route → fault → key / sample mode → quota → required parameters → paging
-parameters → candidate rows → filters → sort → page → the family's envelope
-(:mod:`edgedsl.world.envelopes`). Nothing here knows a platform by name: every platform is the
-declarations of its module in :mod:`edgedsl.world.platforms`.
+per-key quota counters, the fault plan and its limits (:mod:`edgedsl.world.limits`).
+:meth:`World.call` answers one request the way the real service would: route → key admitted →
+fault → key / sample mode → quota → required parameters → field lengths → (a write: the key's
+and the world's item limits) → paging parameters → candidate rows → filters → sort → page → the
+family's envelope (:mod:`edgedsl.world.envelopes`). Nothing here knows a platform by name:
+every platform is the declarations of its module in :mod:`edgedsl.world.platforms`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from . import envelopes as env
 from .addresses import build_addresses
 from .decl import Dataset, Endpoint, Filter, Row, WireResponse
 from .faults import FaultPlan
+from .limits import Limits
 
 __all__ = ["Route", "World", "WorldError", "state_hash"]
 
@@ -33,6 +35,10 @@ MEMO_ENTRIES = 4096
 
 MEMO_ROWS = 1_000_000
 """… and rows held by them at most (a selection over a generated dataset holds its rows)."""
+
+MEMO_KEY_CHARS = 4096
+"""A selection whose parameters are longer than this (characters of names and values) is not
+memoised: the memo's keys stay small whatever parameters a request carries."""
 
 SAMPLE_ROWS = 5
 """Rows answered in sample mode (no key on the hub family, the ``sample`` key on Seoul's)."""
@@ -99,6 +105,7 @@ class World:
     - ``quota``: calls per key per endpoint per day before the family's quota error (None: none).
     - ``faults``: the fault plan (see :mod:`edgedsl.world.faults`).
     - ``modules``: the platform modules to serve (default: all ten).
+    - ``limits``: what a request may carry and the state may hold (:mod:`edgedsl.world.limits`).
     """
 
     seed: int = 0
@@ -107,6 +114,7 @@ class World:
     faults: FaultPlan = field(default_factory=FaultPlan)
     modules: Sequence[Any] | None = None
     state: dict[str, Any] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
 
     def __post_init__(self) -> None:
         if self.modules is None:
@@ -133,6 +141,9 @@ class World:
         self._own_rows: dict[str, list[Row]] = {}  # built datasets that read the state
         self._data = _shared_data(self.seed, self.modules)
         self._calls: dict[tuple[str, str, str], int] = defaultdict(int)
+        self._known: set[str] = set()  # the service keys counted (at most limits.keys)
+        self._held: dict[tuple[str, str], int] = defaultdict(int)  # items per platform and key
+        self._held_total = 0
         self._skips: dict[int, frozenset[str]] = {}  # per endpoint: params outside a selection
 
     # ------------------------------------------------------------ datasets
@@ -211,6 +222,8 @@ class World:
         params = {**params, **route.path_params}
         fmt = env.wants(ep, params, path)
         key = env.key_of(ep, params)
+        if not self._admit(key):
+            return env.error(ep, "auth", fmt, "a key the world does not count"), 0.0
         n = self._calls[(ep.platform, ep.tool, key or "")] = \
             self._calls[(ep.platform, ep.tool, key or "")] + 1
         fault = self.faults.pick(self.seed, ep.platform, ep.tool, n)
@@ -225,6 +238,28 @@ class World:
         if fault is not None and fault.kind == "timeout":
             delay = max(delay, fault.timeout)
         return self._answer_safe(ep, params, fmt, key, n), delay
+
+    def refuse(self, method: str, path: str, params: Mapping[str, str], status: int,
+               detail: str) -> WireResponse:
+        """The answer to a request refused for its size before it is read whole (see
+        :func:`edgedsl.world.envelopes.refused`): the envelope of the endpoint at ``path``
+        (routed by ``params``, the query's), in the format they ask for."""
+        route = self.route(method.upper(), path, params)
+        if route is None:
+            return env.refused(None, path, "xml", status, detail)
+        merged = {**params, **route.path_params}
+        return env.refused(route.endpoint, path, env.wants(route.endpoint, merged, path),
+                           status, detail)
+
+    def _admit(self, key: str | None) -> bool:
+        """Whether calls with ``key`` are counted: a key no longer than ``limits.key_chars``,
+        among the first ``limits.keys`` distinct keys the world has seen (no key: always)."""
+        if key is None or key in self._known:
+            return True
+        if len(key) > self.limits.key_chars or len(self._known) >= self.limits.keys:
+            return False
+        self._known.add(key)
+        return True
 
     def _answer_safe(self, ep: Endpoint, params: dict[str, str], fmt: str, key: str | None,
                      n: int) -> WireResponse:
@@ -246,8 +281,16 @@ class World:
             raise WorldError("missing_param", ", ".join(missing))
         if ep.custom is not None:
             return ep.custom(self, params)
+        if ep.write is not None or ep.max_len:
+            self._check_lengths(ep, params)
         if ep.write is not None:
+            held = (ep.platform, key or "")
+            if ep.grows:
+                self._check_room(held)
             record = ep.write(self, params)
+            if ep.grows:  # a write refused by the service (WorldError) added nothing
+                self._held[held] += 1
+                self._held_total += 1
             return env.ok(ep, [record], 1, 1, 1, fmt, params)
         offset, size, page = self._paging(ep, params, sample)
         rows = self._selection(ep, params)
@@ -260,6 +303,25 @@ class World:
         if not chunk and total == 0:
             return env.no_data(ep, fmt, params)
         return env.ok(ep, chunk, total, page, size, fmt, params)
+
+    def _check_lengths(self, ep: Endpoint, params: Mapping[str, str]) -> None:
+        """WorldError ``too_long`` when a parameter is longer than the endpoint declares (a
+        write's undeclared parameters: ``limits.field_chars``)."""
+        default = self.limits.field_chars if ep.write is not None else None
+        for name, value in params.items():
+            most = ep.max_len.get(name, default)
+            if most is not None and len(value) > most:
+                raise WorldError("too_long", f"{name}: {len(value):,} characters, "
+                                             f"{most:,} at most")
+
+    def _check_room(self, held: tuple[str, str]) -> None:
+        """WorldError ``state_full`` when the key (per platform) or the world holds as many
+        items as the limits allow."""
+        lim = self.limits
+        if self._held[held] >= lim.items_per_key:
+            raise WorldError("state_full", f"items per key: {lim.items_per_key:,} at most")
+        if self._held_total >= lim.items_total:
+            raise WorldError("state_full", f"items in the world: {lim.items_total:,} at most")
 
     def _check_key(self, ep: Endpoint, key: str | None) -> bool:
         """True when the call runs in sample mode; WorldError when the key is refused."""
@@ -324,8 +386,10 @@ class World:
         skip = self._skips.get(id(ep))
         if skip is None:
             skip = self._skips[id(ep)] = _skip_params(ep)
-        key = (ep.platform, ep.tool, ep.path, ep.method,
-               tuple(sorted((k, v) for k, v in params.items() if k not in skip)))
+        kept = tuple(sorted((k, v) for k, v in params.items() if k not in skip))
+        if sum(len(k) + len(v) for k, v in kept) > MEMO_KEY_CHARS:
+            return self._select(ep, params)
+        key = (ep.platform, ep.tool, ep.path, ep.method, kept)
         data = self._data
         hit = data.memo.get(key)
         if hit is not None:

@@ -28,11 +28,22 @@ __all__ = [
     "no_data",
     "not_found",
     "ok",
+    "refused",
     "wants",
 ]
 
 ERROR_KINDS = ("auth", "quota", "missing_param", "bad_param", "bad_number", "bad_range",
-               "too_many_rows", "too_many_corps", "sample_limit", "unknown_service", "server")
+               "too_many_rows", "too_many_corps", "sample_limit", "unknown_service", "server",
+               "too_large", "too_long", "state_full")
+"""The error kinds of every family. The last three are the world's limits
+(:mod:`edgedsl.world.limits`): a request too large (body, URL or parameter count: refused at
+the front end, :func:`refused`), a field longer than the service allows, a key or world holding
+as many items as it may. Each is a structural failure for the client: a code outside the
+family's environmental codes (``edgedsl.runtime.normalize``), or a 4xx status."""
+
+# the limit kinds' words are the world's own where the real family has no code for them;
+# their answers carry the limit broken (``detail``) after the family's message
+_LIMIT_KINDS = frozenset({"too_large", "too_long", "state_full"})
 
 JSON = "application/json;charset=UTF-8"
 XML = "text/xml;charset=UTF-8"
@@ -59,6 +70,8 @@ _GATEWAY: dict[str, tuple[str, str]] = {
     "unknown_service": ("12", "NO_OPENAPI_SERVICE_ERROR"),
     "server": ("99", "UNKNOWN_ERROR"),
     "gateway": ("1", "APPLICATION_ERROR"),
+    "too_large": ("10", "INVALID_REQUEST_PARAMETER_ERROR"),
+    "state_full": ("20", "SERVICE_ACCESS_DENIED_ERROR"),
 }
 
 _HUB: dict[str, tuple[str, str]] = {
@@ -79,6 +92,9 @@ _HUB: dict[str, tuple[str, str]] = {
     "quota": ("ERROR-337", "일별 트래픽 제한을 넘은 호출입니다. 오늘은 더이상 호출할 수 "
                            "없습니다."),
     "server": ("ERROR-500", "서버 오류입니다."),
+    "too_large": ("ERROR-413", "요청의 크기가 허용 한도를 넘었습니다."),
+    "too_long": ("ERROR-340", "요청인자 값의 길이가 허용 한도를 넘었습니다."),
+    "state_full": ("INFO-300", "인증키의 등록 한도를 넘어 더 등록할 수 없습니다."),
 }
 
 _DART: dict[str, tuple[str, str]] = {
@@ -92,6 +108,8 @@ _DART: dict[str, tuple[str, str]] = {
     "too_many_corps": ("021", "조회 가능한 회사 개수가 초과하였습니다.(최대 100건)"),
     "unknown_service": ("101", "부적절한 접근입니다."), "server": ("800", "시스템 점검으로 인한 "
                                                                    "서비스가 중지 중입니다."),
+    "too_large": ("101", "부적절한 접근입니다."), "too_long": ("100", "필드의 부적절한 값입니다."),
+    "state_full": ("101", "부적절한 접근입니다."),
 }
 
 _JUSO: dict[str, tuple[str, str]] = {
@@ -101,6 +119,8 @@ _JUSO: dict[str, tuple[str, str]] = {
     "bad_number": ("E0008", "검색어는 두글자 이상 입력되어야 합니다."),
     "quota": ("E0014", "개발승인키 기간이 만료되어 서비스를 이용하실 수 없습니다."),
     "server": ("-999", "시스템에러"),
+    "too_large": ("E0010", "요청이 너무 깁니다."), "too_long": ("E0010", "검색어가 너무 깁니다."),
+    "state_full": ("E0001", "승인되지 않은 KEY 입니다."),
 }
 
 _SEOUL_BUS: dict[str, tuple[str, str]] = {
@@ -108,6 +128,9 @@ _SEOUL_BUS: dict[str, tuple[str, str]] = {
     "auth": ("7", "인증실패 (등록되지 않은 키)"), "quota": ("8", "요청 제한을 초과하였습니다."),
     "missing_param": ("2", "잘못된 쿼리요청입니다. 쿼리 변수가 정확한지 확인하세요."),
     "server": ("1", "시스템 에러가 발생하였습니다."),
+    "too_large": ("2", "잘못된 쿼리요청입니다. 쿼리 변수가 정확한지 확인하세요."),
+    "too_long": ("2", "잘못된 쿼리요청입니다. 쿼리 변수가 정확한지 확인하세요."),
+    "state_full": ("7", "인증실패 (등록 한도 초과)"),
 }
 
 
@@ -321,10 +344,11 @@ def error(ep: Endpoint, kind: str, fmt: str, detail: str = "") -> WireResponse:
             code, msg = "INFO-100", "인증키가 유효하지 않습니다."
         else:
             code, msg = _HUB[key]
-        return _out({"RESULT": {"CODE": code, "MESSAGE": msg}}, fmt)
+        return _out({"RESULT": {"CODE": code, "MESSAGE": _said(msg, kind, detail)}}, fmt)
     if d == "dart":
         code, msg = _DART.get(kind, _DART["server"])
-        return _out({"result": {"status": code, "message": msg}}, fmt, "dart")
+        return _out({"result": {"status": code, "message": _said(msg, kind, detail)}}, fmt,
+                    "dart")
     if d == "ex":
         if kind == "bad_number":
             return _json({"exception": {"message": f'For input string: "{detail}"'}})
@@ -332,13 +356,14 @@ def error(ep: Endpoint, kind: str, fmt: str, detail: str = "") -> WireResponse:
         return _out({"data": {"code": "ERROR", "message": msg, "count": 0}}, fmt, "ex")
     if d == "juso":
         code, msg = _JUSO.get(kind, _JUSO["server"])
-        common = {"errorMessage": msg, "countPerPage": "0", "totalCount": "0",
+        common = {"errorMessage": _said(msg, kind, detail), "countPerPage": "0", "totalCount": "0",
                   "errorCode": code, "currentPage": "0"}
         return _out({"results": {"common": common, "juso": None}}, fmt)
     if d == "seoul_bus":
         code, msg = _SEOUL_BUS.get(kind, _SEOUL_BUS["server"])
-        return _out({"ServiceResult": {"comMsgHeader": {}, "msgHeader": {
-            "headerCd": code, "headerMsg": msg, "itemCount": 0}, "msgBody": {}}}, fmt, "seoul_bus")
+        head = {"headerCd": code, "headerMsg": _said(msg, kind, detail), "itemCount": 0}
+        return _out({"ServiceResult": {"comMsgHeader": {}, "msgHeader": head, "msgBody": {}}},
+                    fmt, "seoul_bus")
     if d == "law":
         if kind == "auth":
             return _out({"Law": {"result": "사용자 정보 검증에 실패하였습니다.",
@@ -347,6 +372,27 @@ def error(ep: Endpoint, kind: str, fmt: str, detail: str = "") -> WireResponse:
                 f"있습니다: {escape(kind)}</p></body></html>")
         return WireResponse(200, HTML, page.encode())
     raise ValueError(f"unknown dialect {d!r}")
+
+
+def _said(msg: str, kind: str, detail: str) -> str:
+    """A family's message; a limit's refusal names the limit broken after it."""
+    return f"{msg} ({detail})" if kind in _LIMIT_KINDS and detail else msg
+
+
+def refused(ep: Endpoint | None, path: str, fmt: str, status: int, detail: str) -> WireResponse:
+    """A request the front end refuses for its size (body, URL, parameter count): ``status``
+    (413, 414 or 400) with the family's ``too_large`` error as the body, and ``Connection:
+    close`` (the rest of the body is never read). ``ep`` None: no endpoint at ``path`` — the
+    data.go.kr gateway's XML for its paths, else a plain page."""
+    if ep is not None:
+        base = error(ep, "too_large", fmt, detail)
+    elif path.startswith(("/1", "/9", "/6")):
+        base = _gateway("too_large")
+    else:
+        base = WireResponse(status, HTML, f"<html><body><h1>{status} {escape(detail)}</h1>"
+                                          "</body></html>".encode())
+    return WireResponse(status, base.content_type, base.body,
+                        (*base.headers, ("Connection", "close")))
 
 
 # families without an in-body quota or server-failure code (한국도로공사, law.go.kr)

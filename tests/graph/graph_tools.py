@@ -8,6 +8,7 @@ of observed dates); ``tg.kinds`` takes an enum.
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -94,14 +95,14 @@ def graph(score: float = 0.6) -> ToolGraph:
 
 
 def interrupting(after: int) -> Any:
-    """An async ``tg.detail`` that raises KeyboardInterrupt on its ``after``-th call (a user's
-    Ctrl-C in the middle of an iteration)."""
+    """An async ``tg.detail`` that sends the process SIGINT on its ``after``-th call (a user's
+    Ctrl-C in the middle of an iteration, landing in the tool's own code)."""
     calls = [0]
 
     async def detail_or_interrupt(code: str) -> list[dict[str, Any]]:
         calls[0] += 1
         if calls[0] == after:
-            raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)
         return detail(code)
 
     return detail_or_interrupt

@@ -7,7 +7,9 @@ sample mode (5 rows) without a key. Service codes are the real opaque strings. M
 
 Three world-only write tools simulate 국민참여입법센터 opinions on bills in 입법예고 (the real
 Open API has no write operation): an opinion is registered, listed and withdrawn; they live in
-``world.state["assembly"]``.
+``world.state["assembly"]``. Like 국민참여입법센터's form, an opinion's fields have a length
+(:data:`OPINION_MAX_LEN`); a key registers at most ``Limits.items_per_key`` opinions (a withdrawn
+one is kept, marked ``DEL_YN``, and still counts).
 """
 
 from __future__ import annotations
@@ -661,10 +663,19 @@ def _ep(tool: str, service: str, dataset: str, filters: tuple[Filter, ...] = (),
                     params=params, paging=PAGING, sort=sort)
 
 
-def _write(tool: str, service: str, fn: object, required: tuple[str, ...]) -> Endpoint:
+OPINION_MAX_LEN = {"BILL_ID": 40, "OPN_ID": 20, "WRTR_NM": 50, "SBJCT": 200, "CN": 4000,
+                   "AGRE_DSAGRE": 2}
+"""The longest value (characters) of each opinion field the service takes (the world's
+choice, in the range of the 입법예고 opinion forms: a name, a one-line subject, a 4,000-character
+text); a longer one is refused (``ERROR-340``), never cut."""
+
+
+def _write(tool: str, service: str, fn: object, required: tuple[str, ...], *,
+           grows: bool = True) -> Endpoint:
     assert callable(fn)
     return Endpoint(platform=PLATFORM, tool=tool, path=f"{BASE}/{service}", dialect="hub",
-                    service=service, required=required, method="POST", write=fn)
+                    service=service, required=required, method="POST", write=fn,
+                    max_len=OPINION_MAX_LEN, grows=grows)
 
 
 _F = Filter
@@ -700,5 +711,6 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         (_F("BILL_ID"), _F("AGRE_DSAGRE")), ("BILL_ID",)),
     _write("submit_opinion", "lgsltpaOpnRegist", submit_opinion,
            ("BILL_ID", "WRTR_NM", "SBJCT", "CN", "AGRE_DSAGRE")),
-    _write("withdraw_opinion", "lgsltpaOpnDelete", withdraw_opinion, ("OPN_ID", "WRTR_NM")),
+    _write("withdraw_opinion", "lgsltpaOpnDelete", withdraw_opinion, ("OPN_ID", "WRTR_NM"),
+           grows=False),
 )
