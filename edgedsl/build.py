@@ -24,7 +24,7 @@ from lark.exceptions import UnexpectedInput
 
 from . import nodes as n
 from .diagnostics import CompileError, Diagnostic, Diagnostics, diag
-from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse
+from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse, too_deep
 from .source import Source, Span, maker
 
 # Node constructors without ``type.__call__`` (:func:`~edgedsl.source.maker`): the builder
@@ -654,19 +654,8 @@ class _Comments:
 # ---------------------------------------------------------------- public
 
 
-def _too_deep(source: Source) -> CompileError:
-    return CompileError(
-        "build",
-        [diag("E011", "expression nested too deeply", source.span(0, 0),
-              hints=["split the expression into several bindings"])],
-    )
-
-
 def _finish(t: _ToAst, module: n.Module, comments: list[Token]) -> n.Module:
-    try:
-        module = _Comments(comments, t.block_spans).attach_module(module)
-    except RecursionError:
-        raise _too_deep(t.src) from None
+    module = _Comments(comments, t.block_spans).attach_module(module)
     t.diags.raise_if_errors("build")
     return module
 
@@ -677,8 +666,10 @@ def build(parsed: ParseResult) -> n.Module:
     t.reset(parsed.source, Diagnostics())
     try:
         module = t.walk(parsed.tree)
-    except (TooDeep, RecursionError):
-        raise _too_deep(parsed.source) from None
+    except TooDeep:  # a tree that did not come from `parse`, which refuses it with E011
+        error = too_deep(parsed.source, parsed.tree)
+        assert error is not None
+        raise error from None
     return _finish(t, module, parsed.comments)
 
 
@@ -714,10 +705,11 @@ def parse_module(source: Source | str, name: str = "<string>") -> n.Module:
         t.reset(src, Diagnostics())
         try:
             module = d.run(src.text)
-        except UnexpectedInput:
-            module = None  # reported below by the tree parser, with its hand-written messages
-        except (TooDeep, RecursionError):
-            raise _too_deep(src) from None
+        except (UnexpectedInput, TooDeep):
+            # reported below by the tree path: lark's hand-written syntax messages, and E011
+            # at the first construct too deep in reading order (the fused loop only knows the
+            # last one it reduced)
+            module = None
         if module is not None:
             return _finish(t, module, t.comments)
     finally:

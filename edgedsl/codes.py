@@ -130,7 +130,10 @@ Fix: `2024-02-29`.
     "E011": _c(
         "expression nested too deeply",
         """
-An expression or predicate is nested beyond what the parser can handle.
+A program nests at most 128 levels of syntax (about 120 nested parentheses, unary operators or
+`else if`s, or 60 nested `if` blocks or object literals): every pass of the compiler walks the
+program by recursion, and the limit keeps it far from Python's recursion limit. The diagnostic
+points at the first construct past the limit.
 
 Fix: split it over several bindings or answer fields.
 """,
@@ -629,6 +632,21 @@ The template is jinja2: `{{ name }}`, `{% if … %}`.
     say "{{ report 공시"
 
 Fix: `say "{{ report }} 공시"`.
+""",
+    ),
+    "E310": _c(
+        "`say` template nested too deeply",
+        """
+A `say` template may nest 32 levels: the blocks open around a tag (`{% if %}`, `{% for %}`,
+`{% with %}` …) plus, inside the tag, its brackets and operators — every `(`, `[`, `{`, `.`,
+`|`, `+`, `not`, `if` … counts one level, and a comma or colon starts a new item at the same
+level. jinja2 parses and compiles a template by recursion; the limit keeps it far from Python's
+recursion limit. The runtime refuses such a template too (`R508`), from a plan file as well.
+
+    say "{{ ((((((((((((((((((((((((((((((((( n ))))))))))))))))))))))))))))))))) }}"
+
+Fix: compute the parts in the `answer`, or name intermediate values with
+`{% set part = … %}`.
 """,
     ),
     # ------------------------------------------------------------ E4xx: plans
