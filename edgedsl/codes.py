@@ -365,6 +365,35 @@ A bare relation name cannot be a value (`answer filings`); a field cannot be a r
 Fix: `answer count(filings)`, `drv filings | …`, `day.meals.DDISH_NM`.
 """,
     ),
+    "E120": _c(
+        "reserved field name",
+        """
+A record field is a DuckDB column named after it, next to the runtime's own columns: `__row`
+(input order), `__arm` (the fan or compare arm), `__raw` (the record as JSON), the store's
+`__key` and `__seq`, and others it may add. Every field name beginning with `__` (two
+underscores) is reserved for them, in any case.
+
+    record Item {
+      __key: str
+    }
+
+Fix: rename the field (`key`). One leading underscore is fine (`_key`).
+""",
+    ),
+    "E121": _c(
+        "field names that differ only in case",
+        """
+Two fields of one record whose names are equal up to ASCII case (`Name` and `name`) would be
+the same DuckDB column: DuckDB's column names ignore ASCII case. Exact repetitions are `E105`.
+
+    record Item {
+      Name: str
+      name: str
+    }
+
+Fix: declare one of them (or rename one).
+""",
+    ),
     # ------------------------------------------------------------ E2xx: types and reducers
     "E201": _c(
         "literal does not fit the parameter type",
