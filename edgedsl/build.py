@@ -26,6 +26,7 @@ from . import nodes as n
 from .diagnostics import CompileError, Diagnostic, Diagnostics, diag
 from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse, too_deep
 from .source import Source, Span, maker
+from .types import CodePatternError, code_pattern
 
 # Node constructors without ``type.__call__`` (:func:`~edgedsl.source.maker`): the builder
 # makes every node of every compiled file.
@@ -193,13 +194,11 @@ class _ToAst:
         name, regex, doc = children
         pattern = str(regex)[1:-1]
         try:
-            import re
-
-            re.compile(pattern)
-        except re.error as err:
+            code_pattern(pattern)
+        except CodePatternError as err:
             self.diags.add(
                 diag("E101", f"invalid regular expression: {err}", self._tok_span(regex),
-                     "this pattern", hints=["code patterns use Python regular expression syntax"])
+                     "this pattern", hints=[err.hint])
             )
         return _TypeDecl(
             name=str(name), pattern=pattern, doc=None if doc is None else self._unquote(doc),

@@ -166,11 +166,17 @@ Fix: write a smaller number.
     "E101": _c(
         "invalid regular expression in a code type",
         """
-The pattern of a code type is not a valid (Python) regular expression.
+The pattern of a code type is not one edgedsl can use. Code patterns are RE2 regular
+expressions (matched in time linear in the text, never backtracking): no backreferences
+(`\\1`, `(?P=name)`), no lookaround (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`), repetitions up to
+`{1000}`. They must also read in Python's `re` (`edgedsl.testing` draws values from them), so
+no `\\p{…}` classes or `\\C`, and hold at most 64 `(`. Note that `\\d` and `\\w` match ASCII
+only and `$` matches only at the very end.
 
-    type StockCode = code /^[0-9]{6$/
+    type StockCode = code /^[0-9{6}$/
+    type Twice = code /^([0-9])\\1$/
 
-Fix: `type StockCode = code /^[0-9]{6}$/`.
+Fix: `type StockCode = code /^[0-9]{6}$/`; spell the repetition out (`/^(00|11|22|…)$/`).
 """,
     ),
     "E102": _c(
