@@ -29,7 +29,10 @@ CODES: dict[str, CodeInfo] = {
         "cannot read a file",
         """
 A file could not be read: it does not exist any more, is not readable, or is not UTF-8.
-edgedsl files are UTF-8 text.
+edgedsl files are UTF-8 text; a byte-order mark at the start is allowed and ignored. Every
+command (`parse`, `check`, `fmt`, `compile`, `run`) reports a file that is not UTF-8 the same
+way, at its first byte that is not, with exit code 1; a `use`d module that is not UTF-8 is
+reported at the `use` and at the byte.
 
 Fix: check the path and re-save the file as UTF-8.
 """,
