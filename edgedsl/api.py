@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .build import parse_module
+from .diagnostics import CompileError, not_utf8
 from .nodes import Module
 from .source import Source
 
@@ -42,8 +43,13 @@ def _planner() -> Callable[[ProgramIR], Plan]:
 
 
 def read_source(path: str | Path) -> Source:
-    """Read a UTF-8 ``.edge`` file into a Source named after its path."""
-    return Source.from_path(path)
+    """Read a UTF-8 ``.edge`` file into a Source named after its path (a byte-order mark at its
+    start ignored). CompileError ``E000`` at the first byte when it is not UTF-8; OSError when
+    it cannot be read."""
+    try:
+        return Source.from_path(path)
+    except UnicodeDecodeError as err:
+        raise CompileError("read", [not_utf8(str(Path(path)), err)[0]]) from None
 
 
 def _as_source(src: Source | str | Path, name: str = "<string>") -> Source:

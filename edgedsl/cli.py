@@ -37,8 +37,8 @@ def _sources_for(diags: Iterable[Diagnostic], known: dict[str, Source]) -> dict[
         for label in d.labels:
             name = label.span.file
             if name not in out and Path(name).is_file():
-                with contextlib.suppress(OSError, UnicodeDecodeError):
-                    out[name] = Source.from_path(name)
+                with contextlib.suppress(OSError):
+                    out[name] = Source.for_display(name)
     return out
 
 
@@ -63,11 +63,15 @@ def _dump(data: Any, *, indent: bool = True) -> str:
 
 
 def _read(path: str) -> Source:
+    """A source file named on the command line; one that is not UTF-8 is bad input (a
+    CompileError ``E000``, exit 1) as for every command."""
+    from .api import read_source
+
     try:
-        return Source.from_path(path)
+        return read_source(path)
     except FileNotFoundError:
         raise UsageError(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
         raise UsageError(f"cannot read {path}: {err}") from None
 
 
@@ -124,9 +128,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     all_diags: list[Diagnostic] = []
     sources: dict[str, Source] = {}
     for path in args.files:
-        src = _read(path)
-        sources[src.name] = src
         try:
+            src = _read(path)
+            sources[src.name] = src
             result = check(src, search_paths=_search_paths(args), phi=args.phi)
         except CompileError as err:
             all_diags.extend(err.diagnostics)

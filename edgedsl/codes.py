@@ -29,7 +29,10 @@ CODES: dict[str, CodeInfo] = {
         "cannot read a file",
         """
 A file could not be read: it does not exist any more, is not readable, or is not UTF-8.
-edgedsl files are UTF-8 text.
+edgedsl files are UTF-8 text; a byte-order mark at the start is allowed and ignored. Every
+command (`parse`, `check`, `fmt`, `compile`, `run`) reports a file that is not UTF-8 the same
+way, at its first byte that is not, with exit code 1; a `use`d module that is not UTF-8 is
+reported at the `use` and at the byte.
 
 Fix: check the path and re-save the file as UTF-8.
 """,
@@ -130,7 +133,10 @@ Fix: `2024-02-29`.
     "E011": _c(
         "expression nested too deeply",
         """
-An expression or predicate is nested beyond what the parser can handle.
+A program nests at most 128 levels of syntax (about 120 nested parentheses, unary operators or
+`else if`s, or 60 nested `if` blocks or object literals): every pass of the compiler walks the
+program by recursion, and the limit keeps it far from Python's recursion limit. The diagnostic
+points at the first construct past the limit.
 
 Fix: split it over several bindings or answer fields.
 """,
@@ -163,11 +169,17 @@ Fix: write a smaller number.
     "E101": _c(
         "invalid regular expression in a code type",
         """
-The pattern of a code type is not a valid (Python) regular expression.
+The pattern of a code type is not one edgedsl can use. Code patterns are RE2 regular
+expressions (matched in time linear in the text, never backtracking): no backreferences
+(`\\1`, `(?P=name)`), no lookaround (`(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`), repetitions up to
+`{1000}`. They must also read in Python's `re` (`edgedsl.testing` draws values from them), so
+no `\\p{…}` classes or `\\C`, and hold at most 64 `(`. Note that `\\d` and `\\w` match ASCII
+only and `$` matches only at the very end.
 
-    type StockCode = code /^[0-9]{6$/
+    type StockCode = code /^[0-9{6}$/
+    type Twice = code /^([0-9])\\1$/
 
-Fix: `type StockCode = code /^[0-9]{6}$/`.
+Fix: `type StockCode = code /^[0-9]{6}$/`; spell the repetition out (`/^(00|11|22|…)$/`).
 """,
     ),
     "E102": _c(
@@ -360,6 +372,35 @@ A bare relation name cannot be a value (`answer filings`); a field cannot be a r
 (`day.meals.DDISH_NM`).
 
 Fix: `answer count(filings)`, `drv filings | …`, `day.meals.DDISH_NM`.
+""",
+    ),
+    "E120": _c(
+        "reserved field name",
+        """
+A record field is a DuckDB column named after it, next to the runtime's own columns: `__row`
+(input order), `__arm` (the fan or compare arm), `__raw` (the record as JSON), the store's
+`__key` and `__seq`, and others it may add. Every field name beginning with `__` (two
+underscores) is reserved for them, in any case.
+
+    record Item {
+      __key: str
+    }
+
+Fix: rename the field (`key`). One leading underscore is fine (`_key`).
+""",
+    ),
+    "E121": _c(
+        "field names that differ only in case",
+        """
+Two fields of one record whose names are equal up to ASCII case (`Name` and `name`) would be
+the same DuckDB column: DuckDB's column names ignore ASCII case. Exact repetitions are `E105`.
+
+    record Item {
+      Name: str
+      name: str
+    }
+
+Fix: declare one of them (or rename one).
 """,
     ),
     # ------------------------------------------------------------ E2xx: types and reducers
@@ -629,6 +670,21 @@ The template is jinja2: `{{ name }}`, `{% if … %}`.
     say "{{ report 공시"
 
 Fix: `say "{{ report }} 공시"`.
+""",
+    ),
+    "E310": _c(
+        "`say` template nested too deeply",
+        """
+A `say` template may nest 32 levels: the blocks open around a tag (`{% if %}`, `{% for %}`,
+`{% with %}` …) plus, inside the tag, its brackets and operators — every `(`, `[`, `{`, `.`,
+`|`, `+`, `not`, `if` … counts one level, and a comma or colon starts a new item at the same
+level. jinja2 parses and compiles a template by recursion; the limit keeps it far from Python's
+recursion limit. The runtime refuses such a template too (`R508`), from a plan file as well.
+
+    say "{{ ((((((((((((((((((((((((((((((((( n ))))))))))))))))))))))))))))))))) }}"
+
+Fix: compute the parts in the `answer`, or name intermediate values with
+`{% set part = … %}`.
 """,
     ),
     # ------------------------------------------------------------ E4xx: plans

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Literal
 
-from .source import Span
+from .source import Source, Span, universal_newlines
 
 Severity = Literal["error", "warning"]
 
@@ -149,6 +149,25 @@ class CompileError(Exception):
         n = sum(1 for d in diagnostics if d.severity == "error")
         more = f" (and {n - 1} more)" if n > 1 else ""
         super().__init__(f"{stage}: {first.code}: {first.message}{more}")
+
+
+def not_utf8(name: str, err: UnicodeDecodeError) -> tuple[Diagnostic, Source]:
+    """``E000`` for the file ``name`` that is not UTF-8 (``err`` from
+    :func:`~edgedsl.source.decode_source`), at its first bad byte; and the file's text as
+    :meth:`Source.for_display <edgedsl.source.Source.for_display>` reads it, which the span
+    points into."""
+    data = err.object if isinstance(err.object, bytes) else bytes(err.object)
+    before = universal_newlines(data[:err.start].decode("utf-8", "replace"))
+    source = Source(name, universal_newlines(data.decode("utf-8", "replace")))
+    bad = " ".join(f"0x{b:02X}" for b in data[err.start:err.end][:4])
+    return diag(
+        "E000",
+        f"`{name}` is not UTF-8 text: {err.reason} ({bad})",
+        source.span(len(before), len(before) + 1),
+        "not UTF-8",
+        hints=["edgedsl files are UTF-8: save it as UTF-8 (a byte-order mark at its start is "
+               "fine)"],
+    ), source
 
 
 def did_you_mean(name: str, candidates: Iterable[str], n: int = 1) -> list[str]:

@@ -91,8 +91,12 @@ def _new_lark(**options: Any) -> Lark:
                 lark_lexer.has_interegular = saved
 
 
-MAX_DEPTH = 400
-"""How deeply rules may nest (counted as levels of the lark tree) before ``E011``."""
+MAX_DEPTH = 128
+"""How deeply rules may nest (counted as levels of the lark tree) before ``E011``.
+
+Every pass after the parser (build, check, lowering, plan, format, AST equality) recurses over
+the tree and takes at most 3 frames per level, so a program at the limit needs under 400 of
+Python's 1,000 frames, whatever calls the compiler. Real programs nest about 10 levels."""
 
 
 class TooDeep(Exception):
@@ -763,8 +767,28 @@ def _error_to_diagnostic(err: UnexpectedInput, source: Source) -> Diagnostic:
     return diag("E002", f"unexpected `{shown}`", span, "not expected here", hints=hints)
 
 
+def too_deep(source: Source, tree: Tree[Token]) -> CompileError | None:
+    """``E011`` at the first construct of ``tree`` (in reading order) that lies more than
+    :data:`MAX_DEPTH` levels deep, found without recursion; None when there is none."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            start, end = (0, 0) if node.meta.empty else (node.meta.start_pos, node.meta.end_pos)
+            return CompileError(
+                "parse",
+                [diag("E011", "expression nested too deeply", source.span(start, end),
+                      f"more than {MAX_DEPTH} levels deep",
+                      hints=["split the expression into several bindings"])],
+            )
+        stack.extend((c, depth + 1) for c in reversed(node.children) if isinstance(c, Tree))
+    return None
+
+
 def parse(source: Source | str, name: str = "<string>") -> ParseResult:
-    """Parse text into a lark tree; raise CompileError with one ``E0xx`` diagnostic on failure."""
+    """Parse text into a lark tree; raise CompileError with one ``E0xx`` diagnostic on failure
+    (``E011`` when it nests deeper than :data:`MAX_DEPTH`: every pass over the tree, lark's
+    printing included, recurses)."""
     src = source if isinstance(source, Source) else Source(name, source)
     _local.comments = []
     try:
@@ -774,4 +798,7 @@ def parse(source: Source | str, name: str = "<string>") -> ParseResult:
     finally:
         comments = _local.comments
         _local.comments = None
+    error = too_deep(src, tree)
+    if error is not None:
+        raise error
     return ParseResult(tree, comments, src)

@@ -80,8 +80,8 @@ def _source_for(
         cache[name] = None
         p = Path(name)
         if p.is_file():
-            with contextlib.suppress(OSError, UnicodeDecodeError):
-                cache[name] = Source.from_path(p)
+            with contextlib.suppress(OSError):
+                cache[name] = Source.for_display(p)
     return cache[name]
 
 

@@ -21,6 +21,11 @@ intercepted and its filters take the context, which jinja2 never folds — so pa
 
 Exceeding a limit raises :class:`SayLimitError`; the executor reports it as R508 like any other
 failure of the template.
+
+jinja2 parses a template, generates Python from it and compiles that by recursion, one level of
+Python's stack (and of the generated code's indentation) per level of the template. A template
+nested deeper than :data:`MAX_TEMPLATE_DEPTH` is refused before jinja2 parses it, by both
+:func:`parse_say` and :func:`render_say` (:class:`SayTooDeepError`; the checker's ``E310``).
 """
 
 from __future__ import annotations
@@ -35,14 +40,16 @@ from types import FrameType
 from typing import Any
 
 import jinja2.nodes
-from jinja2 import StrictUndefined, pass_context
+from jinja2 import StrictUndefined, TemplateSyntaxError, pass_context
 from jinja2.sandbox import SandboxedEnvironment
 
 __all__ = [
+    "MAX_TEMPLATE_DEPTH",
     "SAY_MAX_CHARS",
     "SAY_MAX_MEMORY",
     "SAY_SECONDS",
     "SayLimitError",
+    "SayTooDeepError",
     "parse_say",
     "render_say",
 ]
@@ -61,6 +68,13 @@ _MAX_POWER_BITS = 100_000
 
 _CHECK_EVERY = 256
 """Trace events between two looks at the clock and the memory."""
+
+MAX_TEMPLATE_DEPTH = 32
+"""How deeply a ``say`` template may nest: open blocks (``{% if %}``, ``{% with %}`` … count
+one, ``{% for %}`` two) plus, inside one tag, brackets and operators (``(``, ``.``, ``|``,
+``+``, ``not``, ``if`` … each counts one).
+jinja2 takes up to ~25 frames of Python's stack per level, so a template at the limit compiles
+with most of the stack left to its caller."""
 
 
 class SayLimitError(Exception):
@@ -159,9 +173,106 @@ _ENV = _SayEnvironment(undefined=StrictUndefined, autoescape=False)
 _ENV.filters = {name: _guarded(name, fn) for name, fn in _ENV.filters.items()}
 
 
+class SayTooDeepError(TemplateSyntaxError):
+    """A ``say`` template nested deeper than :data:`MAX_TEMPLATE_DEPTH` (``lineno`` is the
+    line of the template where it goes too deep)."""
+
+
+_OPEN = frozenset({"lparen", "lbracket", "lbrace"})
+_CLOSE = frozenset({"rparen", "rbracket", "rbrace"})
+_SEPARATORS = frozenset({"comma", "colon", "assign", "semicolon"})
+_OPERANDS = frozenset({"string", "integer", "float"})
+_KEYWORD_OPS = frozenset({"not", "and", "or", "in", "is", "if"})  # `else` is part of `if`
+_BLOCKS = frozenset({"if", "for", "macro", "call", "filter", "with", "block", "autoescape"})
+_LOOP_LEVELS = 2
+"""Levels a ``{% for %}`` counts: it compiles to a Python loop, and Python allows 20 loops
+(and ``try``/``with``) nested in one function; ``{% include %}`` adds two more."""
+
+
+class _Level:
+    """One bracket level of a tag: the operators and the deepest bracket of the current item
+    (between separators), and the deepest item before it."""
+
+    __slots__ = ("best", "inner", "ops")
+
+    def __init__(self) -> None:
+        self.best = self.inner = self.ops = 0
+
+    def item(self) -> int:
+        """The deepest item so far, counting the current one."""
+        return max(self.best, self.ops + self.inner)
+
+
+def check_depth(text: str) -> None:
+    """Raise :class:`SayTooDeepError` when the template ``text`` nests deeper than
+    :data:`MAX_TEMPLATE_DEPTH`; ``TemplateSyntaxError`` when it does not lex.
+
+    Read from jinja2's token stream, without recursion. Inside one tag an item (between commas)
+    whose syntax tree is ``k`` operators over brackets at most ``d`` deep is at most ``k + d``
+    deep, a bracket one more than its deepest item; a tag adds this to the number of blocks open
+    around it (a block's own tag counts its block). This bounds the depth of jinja2's syntax
+    tree from above."""
+    blocks = 0  # the levels of the blocks open here: sum(opened)
+    opened: list[int] = []
+    levels: list[_Level] = []  # inside a tag: its open brackets, the tag itself first
+    keyword = False  # the next name is the statement's (`if`, `for`, `endif` …)
+    statement = ""  # the statement of this block tag
+    assigns = False  # this tag assigns at its top level (`{% set x = … %}` opens no block)
+    target = False  # in a `for` tag, before its `in`
+    for token in _ENV.lexer.tokenize(text):
+        kind = token.type
+        if kind in ("variable_begin", "block_begin"):
+            levels = [_Level()]
+            keyword, statement, assigns, target = kind == "block_begin", "", False, False
+        elif kind in ("variable_end", "block_end"):
+            if blocks + levels[0].item() > MAX_TEMPLATE_DEPTH:
+                _too_deep(token.lineno)
+            if statement == "set" and assigns:
+                blocks -= opened.pop()
+            levels = []
+        elif kind == "name" and keyword:
+            keyword, statement = False, token.value
+            target = statement == "for"
+            if statement in _BLOCKS or statement == "set":  # a block's tag is inside it
+                opened.append(_LOOP_LEVELS if statement == "for" else 1)
+                blocks += opened[-1]
+            elif statement.startswith("end") and opened:
+                blocks -= opened.pop()
+        elif kind in _OPEN:
+            levels.append(_Level())
+            if blocks + len(levels) - 1 > MAX_TEMPLATE_DEPTH:
+                _too_deep(token.lineno)
+        elif kind in _CLOSE:
+            inner = levels.pop()
+            top = levels[-1]
+            top.inner = max(top.inner, 1 + inner.item())
+        elif kind in _SEPARATORS or (target and kind == "name" and token.value == "in"):
+            # `{% for x, y in xs %}`: the first `in` separates the names from the sequence
+            target = target and kind == "name"
+            top = levels[-1]
+            top.best = top.item()
+            top.ops = top.inner = 0
+            assigns = assigns or (kind == "assign" and len(levels) == 1)
+        elif levels and ((kind not in _OPERANDS and kind != "name")
+                         or (kind == "name" and token.value in _KEYWORD_OPS)):
+            top = levels[-1]
+            top.ops += 1  # an operator; the tag is at least this deep already
+            if blocks + len(levels) - 1 + top.ops > MAX_TEMPLATE_DEPTH:
+                _too_deep(token.lineno)
+
+
+def _too_deep(lineno: int) -> None:
+    raise SayTooDeepError(
+        f"nested more than {MAX_TEMPLATE_DEPTH} levels deep (blocks, brackets and operators)",
+        lineno,
+    )
+
+
 def parse_say(text: str) -> jinja2.nodes.Template:
-    """The template's jinja2 syntax tree (nothing of it runs); ``TemplateSyntaxError`` when it
-    does not parse. :func:`jinja2.meta.find_undeclared_variables` reads the names it uses."""
+    """The template's jinja2 syntax tree (nothing of it runs); :class:`SayTooDeepError` when it
+    nests too deeply, ``TemplateSyntaxError`` when it does not parse.
+    :func:`jinja2.meta.find_undeclared_variables` reads the names it uses."""
+    check_depth(text)
     return _ENV.parse(text)
 
 
@@ -169,7 +280,9 @@ def parse_say(text: str) -> jinja2.nodes.Template:
 def _template(text: str) -> Any:
     """A ``say`` template, compiled once per text (compiling costs ~5 ms; a compiled template
     renders from a context only, so runs share it). A template that does not compile raises
-    its error on every call (errors are not cached)."""
+    its error on every call (errors are not cached); a template nested too deeply raises
+    :class:`SayTooDeepError` before jinja2 parses it."""
+    check_depth(text)
     return _ENV.from_string(text)
 
 

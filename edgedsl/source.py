@@ -3,6 +3,10 @@
 A :class:`Source` is one text with a name (usually its path); a :class:`Span` is a half-open
 byte range in one source together with 1-based line and column numbers of both ends. Spans are
 carried by every AST node, IR node, plan step and diagnostic, and never take part in equality.
+
+Every reader of a source file (the commands, ``fmt``, a ``use``d module, the diagnostic
+renderer) decodes it with :func:`decode_source`: UTF-8, a byte-order mark at its start dropped
+(so spans count from the first character after it), anything else not UTF-8 an error.
 """
 
 from __future__ import annotations
@@ -130,6 +134,21 @@ descriptor. Spans are made for every AST node."""
 
 NO_SPAN = Span("<none>", 0, 0, 0, 0, 0, 0)
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def decode_source(data: bytes, errors: str = "strict") -> str:
+    """The text of a source file's bytes: UTF-8 without the byte-order mark it may start with
+    (one; a second is text). UnicodeDecodeError when it is not UTF-8 (``errors="strict"``),
+    whose ``object`` is the bytes after the mark and ``start`` the offset of the first bad
+    byte in them."""
+    return data.decode("utf-8-sig", errors)
+
+
+def universal_newlines(text: str) -> str:
+    """``text`` with ``\\r\\n`` and ``\\r`` read as ``\\n``, as Python's text files do."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
 
 @dataclass(frozen=True)
 class Source:
@@ -151,9 +170,17 @@ class Source:
 
     @classmethod
     def from_path(cls, path: str | Path) -> Source:
-        """Read a UTF-8 file into a Source named after its path."""
+        """Read a UTF-8 file (:func:`decode_source`; ``\\r\\n`` and ``\\r`` read as
+        ``\\n``) into a Source named after its path; UnicodeDecodeError when it is not UTF-8."""
         p = Path(path)
-        return cls(str(p), p.read_text(encoding="utf-8"))
+        return cls(str(p), universal_newlines(decode_source(p.read_bytes())))
+
+    @classmethod
+    def for_display(cls, path: str | Path) -> Source:
+        """:meth:`from_path` for quoting a file's lines in a diagnostic: bytes that are not
+        UTF-8 read as U+FFFD."""
+        p = Path(path)
+        return cls(str(p), universal_newlines(decode_source(p.read_bytes(), errors="replace")))
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of an offset."""

@@ -9,13 +9,21 @@ A list type wraps any of these.
 
 These are frozen dataclasses so that they hash and compare structurally, and carry no spans
 (spans live on the AST; types are values).
+
+A code type's pattern is compiled in one place, :func:`code_pattern`, with RE2 (``google-re2``):
+matching takes time linear in the text whatever the pattern, so no declaration can make
+``check`` (literals) or the graph (observed values) backtrack for minutes.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import warnings
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
+
+import re2
 
 ScalarKind = Literal["str", "int", "float", "num", "date", "bool", "json"]
 SCALAR_KINDS: tuple[str, ...] = ("str", "int", "float", "num", "date", "bool", "json")
@@ -58,8 +66,63 @@ class CodeType:
         return self.name.rsplit(".", 1)[-1]
 
     def matches(self, value: str) -> bool:
-        """True when ``value`` matches the code's regular expression."""
-        return re.search(self.pattern, value) is not None
+        """True when ``value`` matches the code's regular expression (searched with RE2, in time
+        linear in ``value``); :class:`CodePatternError` when the pattern is not one."""
+        return code_pattern(self.pattern).search(value) is not None
+
+
+MAX_PATTERN_GROUPS = 64
+"""The most ``(`` a code pattern may hold: Python's ``re`` parses nested groups by recursion,
+and Hypothesis (``edgedsl.testing``) reads patterns with it."""
+
+RE2_HINT = "code patterns use RE2 syntax: no backreferences or lookaround"
+
+
+class CodePatternError(ValueError):
+    """A code pattern that cannot be used; ``hint`` says what code patterns may hold."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+def _re2_options() -> Any:
+    options = re2.Options()
+    options.log_errors = False  # the error is ours to report, not RE2's to print on stderr
+    return options
+
+
+_RE2_OPTIONS = _re2_options()
+
+
+@functools.lru_cache(maxsize=4096)
+def code_pattern(pattern: str) -> Any:
+    """``pattern`` compiled by RE2, once per text: the one compiled form of a code pattern,
+    used by the catalog check and :meth:`CodeType.matches`.
+
+    Raises :class:`CodePatternError` when RE2 cannot compile it (backreferences, lookaround,
+    repetitions over 1000, …), when Python's ``re`` cannot read it (``\\p{…}``: Hypothesis
+    draws values with it), or when it holds more than :data:`MAX_PATTERN_GROUPS` ``(``."""
+    if pattern.count("(") > MAX_PATTERN_GROUPS:
+        raise CodePatternError(f"more than {MAX_PATTERN_GROUPS} parentheses",
+                               "write the code pattern with fewer parentheses")
+    try:
+        compiled = re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as err:
+        raise CodePatternError(_message(err), RE2_HINT) from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # `[[:alpha:]]` reads as a nested set: a FutureWarning
+            re.compile(pattern)
+    except re.error as err:
+        raise CodePatternError(str(err), "code patterns use the syntax RE2 and Python's `re` "
+                               "share: no `\\p{…}` classes or `\\C`") from None
+    return compiled
+
+
+def _message(err: Exception) -> str:
+    text = err.args[0] if err.args else str(err)
+    return text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from edgedsl import nodes as n
 from edgedsl.build import parse_module
 from edgedsl.diagnostics import CompileError
 from edgedsl.parser import _lark
+from edgedsl.types import CodePatternError, code_pattern
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -311,11 +312,14 @@ patterns = st.one_of(
 
 
 def _valid_regex(p: str) -> bool:
+    """A pattern a code type accepts (RE2, and Python's re without a warning; possessive
+    ``*+`` is Python's only)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
             re.compile(p)
-        except (re.error, FutureWarning):
+            code_pattern(p)
+        except (re.error, FutureWarning, CodePatternError):
             return False
     return True
 

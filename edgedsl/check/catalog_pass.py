@@ -9,6 +9,11 @@ directly. A tool's ``-> [Record]`` is looked up the same way (platform, module, 
 Paging options: ``page`` (required: wire name of the page-number parameter), ``size`` (wire name
 of the page-size parameter, optionally ``<= N``) and ``total`` (response field with the total
 record count; without it ``pages all`` reads until a short page). A paged tool returns a list.
+
+A record field becomes a DuckDB column named after it (``runtime/duck.py``), beside the
+runtime's own columns (``__row``, ``__arm``, ``__raw``, the store's ``__key`` and ``__seq`` …).
+So a field name beginning with ``__`` is reserved (``E120``), and two fields of one record
+whose names DuckDB would confuse — equal up to ASCII case — are ``E121``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from .. import nodes as n
 from ..catalog import Catalog, Paging, Param, Platform, Tool
 from ..diagnostics import Diagnostic, diag, suggestion_hint
 from ..source import Span
+from ..sqlquote import ident_key
 from ..types import (
     BOOL,
     DATE,
@@ -43,6 +49,9 @@ PAGING_KEYS = ("page", "size", "total")
 _SCALARS: dict[str, ScalarType] = {t.kind: t for t in (BOOL, DATE, FLOAT, INT, JSON, NUM, STR)}
 
 _Member = TypeVar("_Member", n.FieldDecl, n.ParamDecl)
+
+RESERVED_PREFIX = "__"
+"""Record field names beginning with this are reserved for the runtime's own columns."""
 
 
 class _Builder:
@@ -231,11 +240,41 @@ class _Builder:
         qname = f"{platform or mod.name}.{decl.name}"
         if qname in self.cat.records:
             return  # duplicate, already reported
+        unique = list(self.unique("field", decl.fields))
+        self.column_names(unique)
         fields = tuple(
             FieldSpec(f.name, self.resolve(f.type, mod, platform), f.type.optional)
-            for f in self.unique("field", decl.fields)
+            for f in unique
         )
         self.cat.records[qname] = RecordType(qname, fields)
+
+    def column_names(self, fields: list[n.FieldDecl]) -> None:
+        """Report field names that cannot be columns: reserved (``E120``) or equal to an
+        earlier field's up to ASCII case (``E121``)."""
+        first: dict[str, n.FieldDecl] = {}
+        for f in fields:
+            span = self.ctx.sub_span(f.span, f.name)
+            if f.name.startswith(RESERVED_PREFIX):
+                self.ctx.diags.add(diag(
+                    "E120",
+                    f"field name `{f.name}` is reserved",
+                    span,
+                    f"names beginning with `{RESERVED_PREFIX}` are the runtime's",
+                    hints=["rename the field: the runtime's columns are `__row`, `__arm`, "
+                           "`__raw`, `__key`, `__seq` …"],
+                ))
+                continue
+            other = first.setdefault(ident_key(f.name), f)
+            if other is not f:
+                self.ctx.diags.add(diag(
+                    "E121",
+                    f"fields `{other.name}` and `{f.name}` differ only in case",
+                    span,
+                    "the same column as the first",
+                    secondary=[(self.ctx.sub_span(other.span, other.name), "first declared here")],
+                    hints=["the records are held in DuckDB, whose column names ignore ASCII "
+                           "case; declare one of them"],
+                ))
 
     # ------------------------------------------------------------ pass 3: platforms and tools
     def build_platform(self, mod: ModuleInfo, decl: n.PlatformDecl) -> None:

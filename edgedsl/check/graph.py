@@ -13,8 +13,9 @@ a predicate or the answer). Checks:
   N < 1 is ``E303``; ``pages`` on a tool that is not paged is ``E304``;
 - ``answer``: missing (``W003``), given twice (``E305``), inside an ``if`` (``E308``); ``say``
   without an answer (``E306``), twice (``E307``), inside an ``if`` (``E308``); a ``say``
-  template that does not parse as jinja2 (``E309``) or names something that is not an answer
-  field (``W005``; a single-expression answer is ``answer``).
+  template that does not parse as jinja2 (``E309``), nests too deeply (``E310``, see
+  :data:`edgedsl.say.MAX_TEMPLATE_DEPTH`) or names something that is not an answer field
+  (``W005``; a single-expression answer is ``answer``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from jinja2 import TemplateSyntaxError, meta
 
 from .. import nodes as n
 from ..diagnostics import suggestion_hint
-from ..say import parse_say
+from ..say import MAX_TEMPLATE_DEPTH, SayTooDeepError, parse_say
 from ..source import Span
 from .context import CheckContext, Reporter, TrajInfo
 
@@ -213,6 +214,16 @@ class _Graph(Reporter):
     def template(self, say: n.SayStmt, answer: n.AnswerStmt) -> None:
         try:  # parsed by the environment that renders it, which computes nothing of it
             ast = parse_say(say.template)
+        except SayTooDeepError as err:
+            self.err(
+                "E310",
+                f"`say` template nested too deeply (line {err.lineno} of the template)",
+                say.span,
+                f"more than {MAX_TEMPLATE_DEPTH} levels of blocks, brackets and operators",
+                hints=["compute the parts in the answer, or split nested blocks and long "
+                       "expressions into `{% set %}` steps"],
+            )
+            return
         except TemplateSyntaxError as err:
             self.err(
                 "E309",

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from .. import nodes as n
 from ..build import parse_module
-from ..diagnostics import CompileError, Diagnostic, diag, suggestion_hint
+from ..diagnostics import CompileError, Diagnostic, diag, not_utf8, suggestion_hint
 from ..resources import stdlib_dir
-from ..source import Source, Span
+from ..source import Source, Span, decode_source
 from .context import CheckContext, ModuleInfo
 
 
@@ -201,12 +201,21 @@ class _Loader:
         except (OSError, UnicodeDecodeError) as err:
             self.ctx.catalog_incomplete = True
             self.unreadable.add(key)
-            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            at_use = self.ctx.sub_span(decl_span, name)
+            if isinstance(err, UnicodeDecodeError):  # at the `use`, and at the byte
+                bad, shown = not_utf8(str(path), err)
+                self.ctx.sources[shown.name] = shown
+                self.ctx.diags.add(diag(
+                    "E000", bad.message, at_use, f"while loading module `{name}`",
+                    secondary=[(bad.span, "not UTF-8")] if bad.span is not None else [],
+                    hints=bad.hints,
+                ))
+                return None
             self.ctx.diags.add(
                 diag(
                     "E000",
-                    f"cannot read `{path}`: {reason}",
-                    self.ctx.sub_span(decl_span, name),
+                    f"cannot read `{path}`: {err.strerror or err}",
+                    at_use,
                     f"while loading module `{name}`",
                 )
             )
@@ -271,7 +280,7 @@ def _read_module(
     hit = _PARSED.get(key)
     if hit is not None:
         return hit
-    source = Source(str(path), path.read_bytes().decode("utf-8"))
+    source = Source(str(path), decode_source(path.read_bytes()))
     try:
         entry: tuple[Source, n.Module | None, list[Diagnostic]] = (source, parse_module(source), [])
     except CompileError as err:
