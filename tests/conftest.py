@@ -28,6 +28,16 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+@pytest.fixture(autouse=True)
+def _forget_live_keys() -> Iterator[None]:
+    """Keys a test's backends remember (edgedsl.runtime.redact) do not outlive the test: a later
+    test on the same worker would see them masked in its own output."""
+    yield
+    from edgedsl.runtime import redact
+
+    redact.forget_all()
+
+
 @pytest.fixture(scope="module")
 def llm_served() -> Iterator[tuple[Any, str]]:
     """The fake OpenAI-compatible endpoint (``graph/fake_llm.py``) served on 127.0.0.1 for a

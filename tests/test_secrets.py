@@ -207,6 +207,13 @@ def test_a_key_cut_off_at_the_end_of_a_message_leaves_no_part(pad: int) -> None:
         assert KEY[:n] not in message, f"{n} characters of the key survive"
 
 
+def test_a_short_key_is_masked_by_its_backend_but_not_remembered() -> None:
+    r = Redactor(["k7"])
+    assert r.text("ak7b") == "a***b"
+    redact.remember("k7")
+    assert not redact.remembered() and redact.scrub("DuckDB k7") == "DuckDB k7"
+
+
 def test_a_real_key_is_remembered_and_the_default_key_is_not() -> None:
     be = echo_backend()
     call(be, spec("echo_forms", "/echo_forms.json"), {})

@@ -296,3 +296,7 @@ def test_cli_refuses_bounds_below_one(argv: list[str], cli_files: tuple[Path, Pa
 def test_the_api_refuses_bounds_below_one(option: str) -> None:
     with pytest.raises(ValueError, match=option):
         run_plan_sync(PLAN, PythonBackend({"p.t": returning([OK])}), **{option: 0})
+    if option == "phi":
+        for bad in (0, -1, 2.5):
+            with pytest.raises(ValueError, match="phi"):
+                edgedsl.check(PROGRAM, phi=bad)  # type: ignore[arg-type]

@@ -100,8 +100,11 @@ def check(
 
     Used modules are looked up in the module's directory, then ``search_paths``, then the
     standard library. Raises :class:`CheckError` (a CompileError with stage ``"check"``) holding
-    every diagnostic, warnings included, when any error was found.
+    every diagnostic, warnings included, when any error was found. ValueError when ``phi`` is
+    not a whole number of at least 1.
     """
+    if isinstance(phi, bool) or not isinstance(phi, int) or phi < 1:
+        raise ValueError(f"phi must be a whole number of at least 1, not {phi!r}")
     ctx = CheckContext(
         module=module, source=source, search_paths=tuple(Path(p) for p in search_paths), phi=phi
     )

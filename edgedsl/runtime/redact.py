@@ -26,6 +26,7 @@ from typing import Any
 
 __all__ = [
     "MASK",
+    "MIN_REMEMBERED",
     "KeyForms",
     "Redactor",
     "excerpt",
@@ -210,10 +211,17 @@ _LIVE: set[str] = set()
 _CURRENT = Redactor(())
 
 
+MIN_REMEMBERED = 8
+"""The shortest key remembered process-wide. A backend masks its own key in its answers
+whatever its length; but a key of a few characters (a test's ``"k"``) masked in everything the
+process writes would mask ordinary words, and no real service issues one."""
+
+
 def remember(key: str | None) -> None:
-    """Add a key a backend sends to the process's live keys (see :func:`scrub`)."""
+    """Add a key a backend sends to the process's live keys (see :func:`scrub`); a key shorter
+    than :data:`MIN_REMEMBERED` is not."""
     global _CURRENT
-    if not key or key in _LIVE:
+    if not key or len(key) < MIN_REMEMBERED or key in _LIVE:
         return
     with _LOCK:
         _LIVE.add(key)
