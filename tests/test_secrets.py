@@ -308,3 +308,42 @@ def test_a_key_in_an_internal_error_is_hidden_from_stderr(
     err = capsys.readouterr().err
     assert "internal error (RuntimeError)" in err and "Traceback" in err
     assert_hidden(err, where="stderr")
+
+
+def test_a_planted_key_reaches_no_synthesized_file_or_export(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # synthesis over the http backend, every platform pointed at `world serve` with a key of
+    # its own; the corpus (.edge files, task records, report) and the exports hold none
+    from urllib.parse import urlsplit
+
+    from edgedsl.check import load_catalog
+    from edgedsl.runtime.http import base_env_var, key_env_var
+
+    catalog = load_catalog(["dart", "fsc", "neis", "law", "assembly", "nec", "ex", "bus",
+                            "region", "seoul"])
+    keys = {name: KEY + name for name, p in catalog.platforms.items() if p.base}
+    corpus = tmp_path / "corpus"
+    world = World(seed=0)
+    with serve_asgi(make_app(world)) as url:
+        for name, key in keys.items():
+            monkeypatch.setenv(base_env_var(name), url + urlsplit(
+                catalog.platforms[name].base or "").path)
+            monkeypatch.setenv(key_env_var(name), key)
+        code = cli.main(["synth", "run", "-n", "3", "-o", str(corpus), "--backend", "http",
+                         "--workers", "1"])
+        shown = capsys.readouterr()
+        assert code == 0, shown.err
+    assert len(world._known & set(keys.values())) >= 2  # the keys were really sent
+    outputs = {f.name: f.read_bytes() for f in corpus.iterdir()}
+    assert any(name.endswith(".edge") for name in outputs)
+    for fmt in ("sft", "steps"):
+        out = tmp_path / f"{fmt}.jsonl"
+        assert cli.main(["synth", "export", str(corpus), "--format", fmt, "-o", str(out)]) == 0
+        outputs[out.name] = out.read_bytes()
+    shown_after = capsys.readouterr()
+    outputs["stdout+stderr"] = (shown.out + shown.err + shown_after.out
+                                + shown_after.err).encode()
+    for name, data in outputs.items():
+        for key in keys.values():
+            assert_hidden(data, key, where=name)
