@@ -21,17 +21,6 @@ def positive_int(text: str) -> int:
     return n
 
 
-def seconds(text: str) -> float:
-    """An argparse type: a positive, finite number of seconds."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (x > 0 and math.isfinite(x)):
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
-    return x
-
-
 def _number(text: str) -> float:
     try:
         x = float(text)
@@ -56,6 +45,11 @@ def positive(text: str) -> float:
     if x <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not positive")
     return x
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds."""
+    return positive(text)
 
 
 def non_negative(text: str) -> float:
