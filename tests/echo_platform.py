@@ -56,10 +56,11 @@ def echo_xml(world, params: Mapping[str, str]) -> WireResponse:  # type: ignore[
 
 
 def echo_zip(world, params: Mapping[str, str]) -> WireResponse:  # type: ignore[no-untyped-def]
-    """DART's corpCode.xml shape (a ZIP) with the key in a record."""
+    """DART's corpCode.xml shape (a ZIP) of ``n`` records, the key in the first."""
     key = escape(params.get("crtfc_key", ""))
-    xml = ('<?xml version="1.0" encoding="UTF-8"?><result><list><corp_code>00000001'
-           f"</corp_code><corp_name>{key}</corp_name></list></result>").encode()
+    rows = "".join(f"<list><corp_code>{i:08d}</corp_code><corp_name>{key if i == 1 else 'x'}"
+                   "</corp_name></list>\n" for i in range(1, int(params.get("n", "1")) + 1))
+    xml = f'<?xml version="1.0" encoding="UTF-8"?>\n<result>\n{rows}</result>\n'.encode()
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("CORPCODE.xml", xml)
