@@ -317,8 +317,6 @@ def cmd_world_serve(args: argparse.Namespace) -> int:
     from .world.limits import Limits
     from .world.serve import serve
 
-    if args.max_body < 1:
-        raise UsageError(f"--max-body must be a positive number of bytes, not {args.max_body}")
     serve(host=args.host, port=args.port, seed=args.seed, faults=_fault_plan(args.faults),
           limits=Limits(body_bytes=args.max_body))
     return EXIT_OK
@@ -490,7 +488,7 @@ def _parser() -> argparse.ArgumentParser:
     wp.add_argument("--faults", metavar="PLAN.json", help="a fault plan (JSON)")
     from .world.limits import BODY_BYTES
 
-    wp.add_argument("--max-body", type=int, default=BODY_BYTES, metavar="BYTES",
+    wp.add_argument("--max-body", type=positive_int, default=BODY_BYTES, metavar="BYTES",
                     help=f"refuse request bodies larger than this with 413 (default "
                          f"{BODY_BYTES}, 1 MiB)")
     wp.set_defaults(func=cmd_world_serve)

@@ -33,6 +33,7 @@ from ..plan import Plan, ToolSpec
 from ..sqlquote import quote_ident
 from ..types import ListType, type_from_json
 from .backends import Backend, ToolFailure
+from .executor import at_least_one
 from .store import Store, StoreBackend, describe_call
 
 __all__ = [
@@ -282,8 +283,7 @@ def drift(store: str | Path, backend: Backend, *, backend_name: str | None = Non
 
     ``plans`` are ``(file name, plan)`` pairs whose trajectories are run on the store (strict
     replay) and on ``backend``. ``concurrency`` (≥ 1) bounds the calls in flight."""
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(f"concurrency must be a whole number of at least 1, not {concurrency!r}")
+    at_least_one(concurrency=concurrency)
     report = DriftReport(str(store), str(backend_name or getattr(backend, "name", "backend")))
     with Store(store, read_only=True) as st:
         specs = st.specs()

@@ -825,14 +825,15 @@ async def run_trajectory(
 
     ``keep`` names relations (binding ids such as ``filings`` or ``day.meals``) whose records
     are returned in ``RunResult.relations`` (opt-in: reading them back costs time)."""
-    _check_bounds(phi, max_pages)
+    at_least_one(phi=phi, max_pages=max_pages)
     return await _Run(plan, plan.trajectory(name), _backend(backend), phi, max_pages,
                       concurrency, keep).run()
 
 
-def _check_bounds(phi: int, max_pages: int) -> None:
-    """ValueError unless φ and ``max_pages`` are whole numbers of at least 1."""
-    for name, v in (("phi", phi), ("max_pages", max_pages)):
+def at_least_one(**bounds: int) -> None:
+    """ValueError naming the first of ``bounds`` (φ, ``max_pages``, a concurrency) that is not
+    a whole number of at least 1."""
+    for name, v in bounds.items():
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a whole number of at least 1, not {v!r}")
 
@@ -849,7 +850,7 @@ async def run_plan(
 ) -> list[RunResult]:
     """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently (``keep``: see
     :func:`run_trajectory`)."""
-    _check_bounds(phi, max_pages)
+    at_least_one(phi=phi, max_pages=max_pages)
     be = _backend(backend)
     names = [trajectory] if trajectory is not None else [t.name for t in plan.trajectories]
     return list(await asyncio.gather(*(

@@ -178,7 +178,7 @@ def test_a_max_body_that_is_not_positive_is_a_usage_error(
     from edgedsl.cli import main
 
     assert main(["world", "serve", "--max-body", bad]) == 2
-    assert "--max-body must be a positive number of bytes" in capsys.readouterr().err
+    assert f"argument --max-body: {int(bad)} is not positive" in capsys.readouterr().err
 
 
 def test_a_long_url_is_414_in_the_envelope(
