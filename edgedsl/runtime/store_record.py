@@ -220,7 +220,7 @@ class RecordingBackend:
             if not self._buffer:
                 self._first = time.monotonic()
             self._buffer.append((tool, dict(args), page, resp))
-            self._buffered_records += len(resp.records)
+            self._buffered_records += len(resp)  # a flat list stays columns
             if (len(self._buffer) >= self.flush_every
                     or self._buffered_records >= self.flush_records
                     or time.monotonic() - self._first >= self.flush_seconds):
