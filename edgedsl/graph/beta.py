@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["Evidence", "PruneRule", "beta_cdf", "prior", "prob_above"]
+__all__ = ["Evidence", "PruneRule", "beta_cdf", "prior", "prob_above", "shown_below"]
 
 _EPS = 3e-16
 _TINY = 1e-300
@@ -102,3 +102,19 @@ class PruneRule:
     def prunes(self, alpha: float, beta: float, trials: int) -> bool:
         """True when an edge with this posterior and trial count is to be cut."""
         return trials >= self.n_min and prob_above(self.theta, alpha, beta) < self.delta
+
+    def explain(self, alpha: float, beta: float) -> str:
+        """The comparison :meth:`prunes` made, written so that it reads true: ``P(p > θ) = x <
+        δ`` with ``x`` given as many decimals as it takes to stay below ``δ``."""
+        p = prob_above(self.theta, alpha, beta)
+        return f"P(p > {self.theta!r}) = {shown_below(p, self.delta)} < {self.delta!r}"
+
+
+def shown_below(p: float, bound: float) -> str:
+    """``p`` (below ``bound``) with the fewest decimals, at least three, at which the written
+    number is still below ``bound`` (0.0999 is "0.0999", not "0.100"); ``repr`` at worst."""
+    for decimals in range(3, 18):
+        text = f"{p:.{decimals}f}"
+        if float(text) < bound:
+            return text
+    return repr(p)

@@ -41,7 +41,7 @@ from ..jsonfile import write_atomic
 from ..runtime.backends import Backend
 from ..types import CodeType
 from .args import ArgChooser
-from .beta import Evidence, PruneRule, prior, prob_above
+from .beta import Evidence, PruneRule, prior
 from .model import GraphEdge, IterationStats, PrunedEdge, Scalar, ToolGraph, ToolNode
 from .observe import ObservingBackend, ValuePool
 from .rollout import Emitter, PathOutcome, PathSpec, Step, run_paths
@@ -199,8 +199,7 @@ class Refiner:
             if e.last_trial == iteration and rule.prunes(e.alpha, e.beta, self._informative(e)):
                 cut.append(e)
         for e in cut:
-            p = prob_above(rule.theta, e.alpha, e.beta)
-            reason = (f"P(p > {rule.theta:g}) = {p:.3f} < {rule.delta:g} after "
+            reason = (f"{rule.explain(e.alpha, e.beta)} after "
                       f"{self._informative(e)} trials ({e.successes} ok, "
                       f"{e.failures.structural} structural failures)")
             self.graph.pruned.append(PrunedEdge(**e.model_dump(), reason=reason,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgedsl.graph.beta import PruneRule, beta_cdf, prior, prob_above
+from edgedsl.graph.beta import PruneRule, beta_cdf, prior, prob_above, shown_below
 
 
 def _binomial_cdf(x: float, a: int, b: int) -> float:
@@ -52,3 +52,20 @@ def test_prune_rule_needs_trials_and_low_probability() -> None:
     assert rule.prunes(a, b + 20, trials=10)
     assert not rule.prunes(a + 10, b, trials=10)  # mostly successes
     assert prob_above(0.3, a, b + 20) < 0.1 < prob_above(0.3, a + 10, b)
+
+
+def test_prune_reason_shows_the_comparison_it_made() -> None:
+    # Beta(1, b): P(p > θ) = (1 − θ)^b, here 0.0999…, which three decimals print as 0.100
+    rule = PruneRule(theta=0.3, delta=0.1)
+    b = math.log(0.0999) / math.log(0.7)
+    assert rule.prunes(1.0, b, 3)
+    reason = rule.explain(1.0, b)
+    assert "0.100 <" not in reason
+    assert reason == f"P(p > 0.3) = {shown_below(prob_above(0.3, 1.0, b), 0.1)} < 0.1"
+
+
+@given(st.floats(0.0, 1.0), st.floats(1e-6, 1.0))
+def test_shown_below_stays_visibly_below(p: float, bound: float) -> None:
+    if p < bound:
+        shown = shown_below(p, bound)
+        assert float(shown) < bound and len(shown) >= 5
