@@ -52,3 +52,12 @@ def test_testing_guide_examples_run(block: tuple[str, int, str]) -> None:
     assert tests
     for t in tests:
         t()
+
+
+def test_docs_say_most_frequent_ties_go_to_the_smallest_value() -> None:
+    # the language (docs/language.md, tests/test_reducers.py) breaks a frequency tie by the
+    # smallest value; any paragraph of the docs that speaks of its ties must say the same
+    for doc in DOCS:
+        for para in doc.read_text(encoding="utf-8").split("\n\n"):
+            if "most_frequent" in para and re.search(r"\bties?\b", para):
+                assert "smallest value" in para, f"{doc.name}: {para.strip()[:120]}"
