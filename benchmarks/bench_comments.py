@@ -8,7 +8,7 @@ scan every comment for every statement (4,000 trajectories: 1.7 s without commen
 two each); it is linear now, so the ratio stays near 1 whatever ``--n`` is. Never asserts on
 time (``tests/test_build_direct.py`` bounds the work by counting instead).
 
-    python benchmarks/bench_comments.py [--n 4000] [--repeat 3]
+    python benchmarks/bench_comments.py [--n 4000] [--repeat 3] [--smoke]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_compile import CATALOG, trajectory
+from ratios import cost
 
 from edgedsl.api import check
 from edgedsl.source import Source
@@ -58,7 +59,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=4000, help="trajectories in the file (default 4000)")
     ap.add_argument("--repeat", type=int, default=3, help="checks of each file (default 3)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest size: the benchmark smoke test")
     args = ap.parse_args()
+    if args.smoke:
+        args.n, args.repeat = 20, 1
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         (d / "fin.edge").write_text(CATALOG, encoding="utf-8")
@@ -70,9 +75,8 @@ def main() -> None:
         with_comments = best_seconds(commented, args.repeat)
         size = commented.stat().st_size
     print(f"file: {args.n} trajectories, {size / 1e6:.1f} MB with {2 * args.n} comments")
-    print(f"check without comments:   {without:8.2f} s")
-    print(f"check with comments:      {with_comments:8.2f} s")
-    print(f"ratio with / without:     {with_comments / without:8.2f}")
+    cost(f"check of {args.n} trajectories with comments vs without", with_comments, without,
+         baseline_label="the same file without comments")
 
 
 if __name__ == "__main__":

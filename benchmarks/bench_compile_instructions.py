@@ -86,7 +86,11 @@ def main() -> None:
     ap.add_argument("--stages", default="all,parse,check,plan",
                     help=f"comma-separated, of {', '.join(STAGES)}")
     ap.add_argument("--child", choices=STAGES, help=argparse.SUPPRESS)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest size: the benchmark smoke test")
     args = ap.parse_args()
+    if args.smoke:
+        args.n, args.stages = 5, "parse"
     if args.child:
         child(args.child, args.n)
         return

@@ -9,10 +9,10 @@ Measures, in the same process:
   * baseline: the same cosine top-k (same vectors, same k, same-domain and cross-domain apart)
     in pure Python for a sample of ``--sample`` sources, scaled to every source, against the
     DuckDB retrieval stage;
-and prints the ratio of each to the target (candidate retrieval ≤ 10 s for 2,318 tools), the
-peak resident memory, and the load average. Never asserts on time.
+and prints the ratio of the retrieval stage to the baseline, the peak resident memory, and the
+load average. Never asserts on time.
 
-    python benchmarks/bench_graph_build.py [--tools 2318] [--repeat 3] [--sample 40]
+    python benchmarks/bench_graph_build.py [--tools 2318] [--repeat 3] [--sample 40] [--smoke]
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ratios import speedup
+
 from edgedsl.catalog import Catalog, Platform
 from edgedsl.check import load_catalog
 from edgedsl.graph.build import BuildReport, build_candidates_report
@@ -36,7 +38,6 @@ from edgedsl.graph.embed import HashedNgramEmbedder
 from edgedsl.graph.signature import signature_text, tool_nodes
 from edgedsl.world.synth import synthetic_catalog
 
-TARGET_SECONDS = 10.0
 STDLIB = ["assembly", "bus", "dart", "ex", "fsc", "law", "nec", "neis", "region", "seoul", "std"]
 
 
@@ -74,8 +75,7 @@ def _print_runs(title: str, runs: list[tuple[BuildReport, float, float]]) -> flo
         print(f"{i:<6}{cells}{wall:>10.2f}{cpu:>10.2f}")
     best = min(wall for _, wall, _ in runs)
     best_retrieve = min(rep.timings["retrieve"] for rep, _, _ in runs)
-    print(f"best total {best:.2f} s (target {TARGET_SECONDS:.0f} s: ratio "
-          f"{best / TARGET_SECONDS:.2f}); best retrieve stage {best_retrieve:.2f} s")
+    print(f"best total {best:.2f} s; best retrieve stage {best_retrieve:.2f} s")
     return best_retrieve
 
 
@@ -113,7 +113,11 @@ def main() -> None:
     ap.add_argument("--tools", type=int, default=2318)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sample", type=int, default=40)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest size: the benchmark smoke test")
     args = ap.parse_args()
+    if args.smoke:
+        args.tools, args.repeat, args.sample = 60, 1, 5
 
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"({os.cpu_count()} cores)")
@@ -129,8 +133,9 @@ def main() -> None:
 
     base, sampled = _python_top_k(synth, args.sample, 15, 10)
     print(f"\nbaseline: pure-Python cosine top-k, {sampled} sources sampled, scaled to all "
-          f"sources: {base:.2f} s; DuckDB retrieve stage (best): {best_retrieve:.2f} s; "
-          f"ratio {base / best_retrieve:.1f}x")
+          "sources")
+    speedup(f"candidate retrieval, {args.tools} tools (DuckDB) vs pure-Python top-k",
+            best_retrieve, base, baseline_label="pure-Python cosine top-k, scaled")
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"peak RSS: {peak_kib / 1024:.0f} MiB")
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -17,7 +17,7 @@ ours — :func:`~edgedsl.runtime.duck.reduction_form` (the table form above
 (:mod:`edgedsl.runtime.bind`), the scratch connection. Also each change alone. Both keep the
 same rows (checked). Prints medians and ratios; asserts nothing about time::
 
-    python benchmarks/bench_inline.py [--runs 21]
+    python benchmarks/bench_inline.py [--runs 21] [--smoke]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 import duckdb
 from bench_drv import median_seconds  # benchmarks/ is the script's directory
+from ratios import speedup
 
 from edgedsl.reducers import ReduceForm, ReduceStep, reduce_sql
 from edgedsl.runtime.bind import packing
@@ -68,7 +69,11 @@ def cases(seed: int = 0) -> list[Case]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--smoke", action="store_true",
+                    help="one run per variant: the benchmark smoke test")
     args = ap.parse_args()
+    if args.smoke:
+        args.runs = 1
     con = duckdb.connect()
     print(f"{'source':<11} {'rows':>6}  {'baseline':>9}  {'+table form':>11}  {'+packed':>8}  "
           f"{'ours':>7}  ratio")
@@ -97,8 +102,10 @@ def main() -> None:
         ms = {k: median_seconds(lambda v=v: run(*v), args.runs) * 1e3  # type: ignore[misc]
               for k, v in variants.items()}
         print(f"{label:<11} {n:>6}  {ms['baseline']:>7.2f}ms  {ms['+table form']:>9.2f}ms  "
-              f"{ms['+packed']:>6.2f}ms  {ms['ours']:>5.2f}ms  "
-              f"{ms['baseline'] / ms['ours']:.1f}x faster")
+              f"{ms['+packed']:>6.2f}ms  {ms['ours']:>5.2f}ms")
+        speedup(f"inline drv over {label} ({n:,} rows) vs the policy before packing",
+                ms["ours"] / 1e3, ms["baseline"] / 1e3,
+                baseline_label="window form, unpacked lists")
 
 
 if __name__ == "__main__":

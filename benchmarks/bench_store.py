@@ -16,9 +16,10 @@ plain ``sqlite3`` table ``key → orjson blob of the records``. Then, for L rand
   found by a scan of ``__key``, as in files recorded before ``seq`` was kept;
 * baseline ``sqlite`` — the store key, one ``SELECT`` of the blob, ``orjson.loads``.
 
-Prints the rates, the ratios to the baseline and to the target (≥ 5,000 lookups/s), the file sizes
+Prints the rates, the ratio of each to the baseline (``benchmarks/ratios.py``), the file sizes
 and the peak RSS. Never asserts on time. Usage:
-``python benchmarks/bench_store.py [RESPONSES] [RECORDS_PER_RESPONSE] [LOOKUPS]``.
+``python benchmarks/bench_store.py [RESPONSES] [RECORDS_PER_RESPONSE] [LOOKUPS]`` (or
+``--smoke``: the smallest size).
 """
 
 from __future__ import annotations
@@ -39,11 +40,12 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ratios import speedup
+
 from edgedsl.plan import ToolSpec
 from edgedsl.runtime import Response, Store, StoreBackend
 from edgedsl.runtime.store import store_key
 
-TARGET = 5_000  # lookups per second
 BATCH = 200  # responses per transaction while building
 
 TOOL = ToolSpec.model_validate({
@@ -88,9 +90,10 @@ def rate(n: int, seconds: float) -> float:
 
 
 def main() -> None:
-    n_resp = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
-    k = int(sys.argv[2]) if len(sys.argv) > 2 else 100
-    n_look = min(n_resp, int(sys.argv[3]) if len(sys.argv) > 3 else 2_000)
+    argv = ["200", "10", "100"] if sys.argv[1:] == ["--smoke"] else sys.argv[1:]
+    n_resp = int(argv[0]) if len(argv) > 0 else 10_000
+    k = int(argv[1]) if len(argv) > 1 else 100
+    n_look = min(n_resp, int(argv[2]) if len(argv) > 2 else 2_000)
     tmp = Path(tempfile.mkdtemp(prefix="bench_store_"))
     try:
         measure(tmp, n_resp, k, n_look)
@@ -157,8 +160,7 @@ def measure(tmp: Path, n_resp: int, k: int, n_look: int) -> None:
     for name, r in (("lookup (StoreBackend.call)", only), ("lookup+columns, cold", cold),
                     ("lookup+columns, warm", warm),
                     ("lookup+columns, cold, by __key", by_key)):
-        print(f"  {name:35s} {r:10,.0f}/s  ×{r / base:5.2f} baseline  "
-              f"×{r / TARGET:5.2f} target ({'met' if r >= TARGET else 'not met'})")
+        speedup(f"store {name}", 1 / r, 1 / base, baseline_label="sqlite key→blob + orjson")
     print(f"cold columns by __seq vs by __key scan: ×{cold / by_key:.1f}")
     print(f"peak RSS {peak:.0f} MiB")
 
