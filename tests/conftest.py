@@ -1,8 +1,10 @@
 """Shared pytest configuration: Hypothesis profiles ``ci`` (default) and ``long``, and the
 ``tests/`` directory importable from every test directory (shared helpers such as
-``loopback``), and the fake chat endpoint as fixtures (``llm_served``, ``fake``).
+``loopback``), the ``--update-goldens`` option (:mod:`goldens`), and the fake chat endpoint as
+fixtures (``llm_served``, ``fake``).
 
-Select the long profile with ``EDGEDSL_PROFILE=long``.
+Select the long profile with ``EDGEDSL_PROFILE=long``. Two tiers: ``pytest -m "not slow"`` is
+the fast tier for everyday work; the full suite (``.ci/run``) runs the ``slow`` tests too.
 """
 
 from __future__ import annotations
@@ -26,6 +28,20 @@ settings.load_profile(os.environ.get("EDGEDSL_PROFILE", "ci"))
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-goldens``: rewrite every golden file instead of comparing (``goldens.py``)."""
+    parser.addoption("--update-goldens", action="store_true",
+                     help="rewrite golden files instead of comparing them "
+                          "(the same as EDGEDSL_UPDATE_GOLDENS=1)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Turn ``--update-goldens`` into ``EDGEDSL_UPDATE_GOLDENS=1`` (xdist workers are
+    configured with the same options, so they see it as well)."""
+    if config.getoption("--update-goldens"):
+        os.environ["EDGEDSL_UPDATE_GOLDENS"] = "1"
 
 
 @pytest.fixture(autouse=True)

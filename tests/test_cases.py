@@ -3,7 +3,7 @@
 For each ``examples/*.edge`` file with trajectories, ``tests/cases/<name>/`` holds the artefact
 of each stage: ``ast.json`` (build), ``fmt.edge`` (format), ``plan.json`` (plan), ``reduce.sql``
 (the final SQL of every reduction and answer) and ``trace.json`` (run on the python backend, with
-timings removed). ``EDGEDSL_UPDATE_GOLDENS=1`` rewrites them.
+timings removed). ``--update-goldens`` rewrites them (``tests/goldens.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 import pytest
+from goldens import check_golden
 
 from edgedsl.api import check, parse
 from edgedsl.dump import to_jsonable
@@ -25,7 +26,6 @@ from edgedsl.runtime.executor import run_plan_sync
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 CASES = Path(__file__).resolve().parent / "cases"
-UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
 
 FILES = sorted(p for p in EXAMPLES.glob("*.edge") if "trajectory " in p.read_text(encoding="utf-8"))
 _TIMING = {"start_ms", "duration_ms"}
@@ -43,15 +43,6 @@ def _dump(data: Any) -> str:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
 
 
-def _golden(path: Path, text: str) -> None:
-    if UPDATE or not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        if not UPDATE:
-            pytest.fail(f"golden {path.relative_to(ROOT)} was missing and has been written")
-    assert path.read_text(encoding="utf-8") == text, (
-        f"{path.relative_to(ROOT)} differs; rerun with EDGEDSL_UPDATE_GOLDENS=1 if intended"
-    )
 
 
 def _sql_listing(plan_json: dict[str, Any]) -> str:
@@ -91,11 +82,11 @@ def test_stage_snapshots(path: Path) -> None:
     finally:
         os.chdir(cwd)
     case = CASES / path.stem
-    _golden(case / "ast.json", _dump(to_jsonable(module)))
-    _golden(case / "fmt.edge", format_module(module))
+    check_golden(case / "ast.json", _dump(to_jsonable(module)))
+    check_golden(case / "fmt.edge", format_module(module))
     plan_json = orjson.loads(plan_to_json(plan))
-    _golden(case / "plan.json", _dump(plan_json))
-    _golden(case / "reduce.sql", _sql_listing(plan_json))
+    check_golden(case / "plan.json", _dump(plan_json))
+    check_golden(case / "reduce.sql", _sql_listing(plan_json))
     traces = [_strip_timing(r.trace.model_dump(mode="json")) for r in results if r.trace]
-    _golden(case / "trace.json", _dump(traces))
+    check_golden(case / "trace.json", _dump(traces))
     assert all(r.ok for r in results), [r.diagnostics for r in results if not r.ok]

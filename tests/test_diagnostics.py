@@ -2,16 +2,17 @@
 
 Each case is compiled up to the `check` stage against the test catalogs (``tests/catalogs``)
 and its diagnostics rendered as plain text (no colour), with paths relative to the repository.
-Set ``EDGEDSL_UPDATE_GOLDENS=1`` to rewrite the ``.txt`` files instead of comparing.
+Run with ``--update-goldens`` to rewrite the ``.txt`` files instead of comparing
+(``tests/goldens.py``).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
+from goldens import check_golden
 
 from edgedsl.build import parse_module
 from edgedsl.check import check
@@ -24,7 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES_DIR = ROOT / "tests" / "diagnostics"
 CATALOGS = Path("tests/catalogs")
 CASES = sorted(p.stem for p in CASES_DIR.glob("*.edge"))
-UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
 STDLIB_MARKER = "# catalogs: stdlib"
 
 
@@ -56,11 +56,7 @@ def test_golden(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     got = rendered(case)
     golden = CASES_DIR / f"{case}.txt"
-    if UPDATE or not golden.exists():
-        golden.write_text(got, encoding="utf-8")
-        if not UPDATE:
-            pytest.fail(f"golden {golden.name} was missing and has been written; check it in")
-    assert got == golden.read_text(encoding="utf-8")
+    check_golden(golden, got)
 
 
 def test_case_names_match_their_codes(monkeypatch: pytest.MonkeyPatch) -> None:

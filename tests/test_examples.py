@@ -9,7 +9,7 @@ calls the same tool callables (paging by hand) and applies the reference semanti
 LANGUAGE.md (coercion of ``"1,999"`` / ``"812.5 Kcal"`` strings, ties kept, first-occurrence
 order of distinct values, most-frequent ties to the smallest value, DuckDB's round half away
 from zero). ``expected.json`` is the checked-in golden of those answers; run with
-``EDGEDSL_UPDATE_GOLDENS=1`` to rewrite it from the reference computation.
+``--update-goldens`` to rewrite it from the reference computation (``tests/goldens.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import datetime as _dt
 import decimal
 import json
 import math
-import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from goldens import updating
 
 from edgedsl.api import check, compile, read_source, run
 from edgedsl.build import parse_module
@@ -36,7 +36,6 @@ from edgedsl.runtime.backends import PythonBackend, import_file, load_python_too
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 EXPECTED_PATH = EXAMPLES / "expected.json"
-UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
 
 EDGE_FILES = sorted(p.name for p in EXAMPLES.glob("*.edge"))
 CATALOG_FILES = {"fin.edge", "school.edge", "realty.edge", "assembly.edge"}
@@ -487,7 +486,7 @@ def _reference_answers() -> dict[str, dict[str, Any]]:
     return {f: {t: fn() for t, fn in trajs.items()} for f, trajs in REFERENCE.items()}
 
 
-if UPDATE:
+if updating():
     EXPECTED_PATH.write_text(
         json.dumps(_reference_answers(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )

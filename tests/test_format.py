@@ -1,17 +1,17 @@
 """Stage `format`: round trip, idempotence, shipped files already formatted, goldens.
 
-Goldens ``tests/fixtures/format/*.in.edge`` → ``*.out.edge`` are rewritten when
-``EDGEDSL_UPDATE_GOLDENS=1``.
+Goldens ``tests/fixtures/format/*.in.edge`` → ``*.out.edge`` are rewritten with
+``--update-goldens`` (``tests/goldens.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
 import pytest
 from ast_strategies import accepted_keywords, keywords, modules
+from goldens import check_golden
 from hypothesis import example, given
 
 from edgedsl import nodes as n
@@ -21,7 +21,6 @@ from edgedsl.printer import WIDTH, format_expr, format_module, format_pred, form
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "format"
-UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
 
 
 def _formatted_files() -> list[Path]:
@@ -95,9 +94,7 @@ def test_comment_sample_keeps_every_comment() -> None:
 def test_golden(src: Path) -> None:
     expected_path = src.with_name(src.name.replace(".in.edge", ".out.edge"))
     out = format_text(src.read_text(encoding="utf-8"), str(src))
-    if UPDATE or not expected_path.exists():
-        expected_path.write_text(out, encoding="utf-8")
-    assert out == expected_path.read_text(encoding="utf-8")
+    check_golden(expected_path, out)
     assert format_text(out) == out
     assert parse_module(out) == parse_module(src.read_text(encoding="utf-8"))
 
