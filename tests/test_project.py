@@ -41,6 +41,7 @@ def test_grammar_and_stdlib_found_from_one_place() -> None:
     assert any(stdlib_dir().glob("*.edge"))
 
 
+@pytest.mark.slow
 def test_wheel_ships_grammar_and_stdlib(tmp_path: Path) -> None:
     pytest.importorskip("hatchling")
     proc = subprocess.run(
@@ -66,3 +67,27 @@ def test_wheel_ships_grammar_and_stdlib(tmp_path: Path) -> None:
     assert "edgedsl/_shipped/grammar/edge.lark" in names
     assert any(n.startswith("edgedsl/_shipped/stdlib/") and n.endswith(".edge") for n in names)
     assert "edgedsl/cli.py" in names
+
+
+def test_testing_module_imports_on_a_plain_install() -> None:
+    """``edgedsl.testing`` imports on the README's plain install (``pip install -e .``): every
+    third-party module it loads comes from a runtime dependency, not a test extra."""
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    runtime = {Requirement(r).name.lower().replace("_", "-") for r in project["dependencies"]}
+    code = ("import sys, edgedsl.testing; "
+            "print('\\n'.join(sorted({m.split('.')[0] for m in sys.modules})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    dists = packages_distributions()
+    loaded = {d.lower().replace("_", "-") for top in done.stdout.split()
+              for d in dists.get(top, ()) if d.lower() != "edgedsl"}
+    assert "hypothesis" in loaded
+    # a distribution pulled in by a runtime dependency is fine; one only a test extra brings
+    # is not
+    extras = {Requirement(r).name.lower() for r in project["optional-dependencies"]["test"]}
+    assert not (loaded & extras) - runtime, sorted((loaded & extras) - runtime)
