@@ -48,6 +48,7 @@ def read_back(values: list[Any], stype: str, *, row: bool = False,
 
 @given(stype=st.sampled_from(sorted(_COLUMNS)), data=st.data(), packed=st.booleans())
 @example(stype="VARCHAR", data=None, packed=True)
+@pytest.mark.slow
 def test_a_bound_column_reads_back_as_given(stype: str, data: Any, packed: bool) -> None:
     """Whatever the mode — list, packed, typed NULL — the statement reads the values given."""
     values = ["x", None, "\x01"] if data is None else data.draw(_COLUMNS[stype])

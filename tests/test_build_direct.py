@@ -143,6 +143,7 @@ def _commented_file(n: int) -> str:
 
 
 @pytest.mark.parametrize("path", ["direct", "tree"])
+@pytest.mark.slow
 def test_comment_attachment_work_is_linear(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Attaching comments looks at each comment a bounded number of times, however many
     statements the file has (it used to scan every comment for every statement: 4,000 small

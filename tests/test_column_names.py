@@ -73,6 +73,7 @@ def test_names_that_are_still_fine() -> None:
     assert result.ok and result.answer == 1
 
 
+@pytest.mark.slow
 def test_check_and_run_stop_before_anything_is_recorded(tmp_path: Path) -> None:
     path = tmp_path / "keys.edge"
     path.write_text(_program("a", "__key"), encoding="utf-8")

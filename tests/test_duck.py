@@ -277,6 +277,7 @@ def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
 
 @given(case=reducer_cases(), how=st.sampled_from(["scratch", "written", "run cursor"]),
        form=st.sampled_from(["inline", "table"]), packed=st.booleans())
+@pytest.mark.slow
 def test_inline_reduction_agrees_with_reference(case: Any, how: str, form: ReduceForm,
                                                 packed: bool) -> None:
     """The ``drv`` path over an in-memory source (columns bound as uncast lists or packed, a
@@ -292,6 +293,7 @@ def test_inline_reduction_agrees_with_reference(case: Any, how: str, form: Reduc
 
 
 @given(case=reducer_cases())
+@pytest.mark.slow
 def test_inline_reduction_of_a_kept_relation_agrees_with_reference(case: Any) -> None:
     """A reduction of a kept relation (``__row`` no longer 0 … n-1) read inline in turn."""
     from edgedsl.reducers import reduce_sql

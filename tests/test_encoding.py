@@ -64,6 +64,7 @@ def test_a_file_that_is_not_utf8_is_e000_exit_1(command: list[str], tmp_path: Pa
     assert path.read_bytes() == NOT_UTF8  # fmt left it alone
 
 
+@pytest.mark.slow
 def test_check_goes_on_with_the_other_files(tmp_path: Path) -> None:
     bad = _project(tmp_path, NOT_UTF8)
     good = tmp_path / "good.edge"
@@ -95,6 +96,7 @@ def test_a_byte_order_mark_is_ignored(command: list[str], tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.slow
 def test_bom_spans_are_those_of_the_file_without_it(tmp_path: Path) -> None:
     text = SAMSUNG.replace(b"pages all", b"pages all\n  oops = dart.nope()")
     (tmp_path / "plain").mkdir()
@@ -111,6 +113,7 @@ def test_bom_spans_are_those_of_the_file_without_it(tmp_path: Path) -> None:
     assert outs[0][0][0] == "E111", outs
 
 
+@pytest.mark.slow
 def test_bom_parse_output_is_the_same(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     (tmp_path / "bom").mkdir()
@@ -120,6 +123,7 @@ def test_bom_parse_output_is_the_same(tmp_path: Path) -> None:
     assert plain.stdout == bom.stdout
 
 
+@pytest.mark.slow
 def test_fmt_keeps_the_byte_order_mark(tmp_path: Path) -> None:
     path = _project(tmp_path, BOM + b"use fin\ntrajectory t \"q\" {   a = dart.corp_code( "
                     b"corp_name : \"x\" )\nanswer count(a) }\n")
@@ -130,6 +134,7 @@ def test_fmt_keeps_the_byte_order_mark(tmp_path: Path) -> None:
     assert _edgedsl("fmt", "--check", str(path), cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_used_module_with_a_byte_order_mark(tmp_path: Path) -> None:
     path = _project(tmp_path, SAMSUNG)
     fin = tmp_path / "fin.edge"

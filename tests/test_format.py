@@ -64,6 +64,7 @@ def _check_round_trip(module: n.Module) -> None:
         )
     )
 )
+@pytest.mark.slow
 def test_format_round_trips_and_is_idempotent(module: n.Module) -> None:
     _check_round_trip(module)
 

@@ -142,6 +142,7 @@ def test_mutated_shipped_programs_never_crash(text: str) -> None:
 
 @FUZZ
 @given(generated_mutants)
+@pytest.mark.slow
 def test_mutated_generated_programs_never_crash(text: str) -> None:
     assert_coded(text)
 

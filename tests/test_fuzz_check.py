@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ast_strategies import modules
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -151,6 +152,7 @@ def test_checker_never_crashes_on_mutated_examples(text: str) -> None:
 
 @FUZZ
 @given(modules)
+@pytest.mark.slow
 def test_checker_never_crashes_on_generated_asts(module: object) -> None:
     assert_diagnosed(format_module(module))  # type: ignore[arg-type]
 
@@ -339,6 +341,7 @@ _SAMSUNG = (EXAMPLES / "samsung_filing.edge").read_text(encoding="utf-8")
 @example((_SAMSUNG + _deep_snippet("neg", 300)).encode())  # E011
 @example(BOM + _SAMSUNG.encode())  # a byte-order mark is ignored
 @example((_SAMSUNG + _fields_snippet(["a", "__key", "Name", "name"])).encode())  # E120, E121
+@pytest.mark.slow
 def test_parse_check_format_plan(data: bytes) -> None:
     assert_chain(data)
 

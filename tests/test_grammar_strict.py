@@ -6,11 +6,13 @@ Hangul names); this test keeps the guarantee.
 
 from __future__ import annotations
 
+import pytest
 from lark import Lark
 
 from edgedsl.resources import grammar_path
 
 
+@pytest.mark.slow
 def test_grammar_is_strict() -> None:
     text = grammar_path().read_text(encoding="utf-8")
     parser = Lark(text, parser="lalr", lexer="contextual", strict=True,

@@ -124,6 +124,7 @@ def test_one_level_deeper_is_e011_at_the_construct(kind: str) -> None:
     assert d.span.end <= len(text)
 
 
+@pytest.mark.slow
 def test_too_deep_program_on_the_command_line(tmp_path: Path) -> None:
     """Every command reports E011 (exit 1), ``parse --tree`` too (lark prints a tree by
     recursion)."""
@@ -173,6 +174,7 @@ def test_nested_say_template_is_e310_through_the_api() -> None:
         assert d.span is not None and text[d.span.start:d.span.end].startswith("say ")
 
 
+@pytest.mark.slow
 def test_nested_say_template_is_e310_on_the_command_line(tmp_path: Path) -> None:
     path = tmp_path / "say.edge"
     path.write_text(_say(REPRODUCER), encoding="utf-8")
@@ -247,6 +249,7 @@ def test_deepest_template_renders_at_run_time(kind: str) -> None:
         render_say(make(deepest + 1), context)
 
 
+@pytest.mark.slow
 def test_blocks_of_every_kind_compile_at_the_limit() -> None:
     """Every block statement, nested in any order as deep as allowed around any leaf, compiles
     (jinja2's recursion, Python's 20 nested loops and 100 indentation levels)."""

@@ -358,6 +358,7 @@ def test_flat_xml_agrees_with_elementtree_or_declines(body: bytes) -> None:
     assert got is None or got == _tree(body)
 
 
+@pytest.mark.slow
 def test_flat_xml_reads_corp_code_layout() -> None:
     from edgedsl.runtime.normalize import FLAT_XML_MIN, flat_xml
     from edgedsl.world.engine import World

@@ -217,12 +217,14 @@ def test_token_stream_of_edge_cases(text: str) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(modules.map(format_module))
+@pytest.mark.slow
 def test_token_stream_of_generated_programs(text: str) -> None:
     _agree(text)
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.one_of(token_soup, shipped_mutants, generated_mutants, st.text(max_size=80)))
+@pytest.mark.slow
 def test_token_stream_of_broken_text(text: str) -> None:
     _agree(text)
 

@@ -95,6 +95,7 @@ def kept(
 
 @pytest.mark.parametrize("path", PATHS)
 @given(case=reducer_cases())
+@pytest.mark.slow
 def test_duckdb_agrees_with_reference_on_random_chains(path: str, case: Any) -> None:
     types, rows, steps = case
     with shred_path(path):
@@ -107,6 +108,7 @@ HALF = settings(max_examples=max(10, settings().max_examples // 2))  # keeps the
 @pytest.mark.parametrize("path", PATHS)
 @HALF
 @given(data=st.data())
+@pytest.mark.slow
 def test_duckdb_agrees_with_reference_on_fixed_hostile_schema(
     path: str, data: st.DataObject
 ) -> None:
@@ -118,6 +120,7 @@ def test_duckdb_agrees_with_reference_on_fixed_hostile_schema(
 
 @pytest.mark.parametrize("path", PATHS)
 @given(data=st.data())
+@pytest.mark.slow
 def test_shred_coerces_like_reference(path: str, data: st.DataObject) -> None:
     types = data.draw(field_type_maps(max_fields=5))
     rows = data.draw(relations(types, max_size=15))
@@ -168,6 +171,7 @@ def _shuffled(draw: st.DrawFn, v: Any) -> Any:
 
 @pytest.mark.parametrize("path", PATHS)
 @given(case=json_relations())
+@pytest.mark.slow
 def test_json_fields_coerce_and_reduce_like_reference(
     path: str, case: Any, con: duckdb.DuckDBPyConnection
 ) -> None:
@@ -205,6 +209,7 @@ def test_json_coercion_rule() -> None:
 
 
 @given(data=st.data())
+@pytest.mark.slow
 def test_both_shred_paths_build_identical_tables(
     data: st.DataObject, con: duckdb.DuckDBPyConnection
 ) -> None:
@@ -231,6 +236,7 @@ def test_both_shred_paths_build_identical_tables(
 
 
 @given(relations({"n": STR}, max_size=10), st.sampled_from(HOSTILE_TEXT))
+@pytest.mark.slow
 def test_hostile_string_pivots_are_values(rows: list[dict[str, Any]], pivot: str) -> None:
     check_reducer_chain([*rows, {"n": pivot}], [ReduceStep("eq", "n", pivot)], {"n": STR})
 
@@ -541,6 +547,7 @@ def _distinct_handoff(rows: list[dict[str, Any]], idx: list[int], htype: FieldTy
     st.sampled_from([("ge", "f"), ("le", "f"), ("eq", "f"), ("eq", "s"), ("after", "d")]),
     st.integers(1, 5),
 )
+@pytest.mark.slow
 def test_choose_pivot_property(
     rows: list[dict[str, Any]], op_field: tuple[str, str], phi: int
 ) -> None:

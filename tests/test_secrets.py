@@ -314,6 +314,7 @@ def test_a_key_in_an_internal_error_is_hidden_from_stderr(
     assert_hidden(err, where="stderr")
 
 
+@pytest.mark.slow
 def test_a_planted_key_reaches_no_synthesized_file_or_export(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

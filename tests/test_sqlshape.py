@@ -90,6 +90,7 @@ _CON = duckdb.connect()
 
 @settings(max_examples=60, deadline=None)
 @given(case=reducer_cases(), form=st.sampled_from(["inline", "table"]))
+@pytest.mark.slow
 def test_flattened_reductions_keep_the_same_rows(case: Any, form: ReduceForm) -> None:
     """Any reduction chain's kept-row query, read from a written table or from an inline CTE
     of unnested lists, keeps the same rows flattened — with and without the optimizer."""

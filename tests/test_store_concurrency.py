@@ -94,6 +94,7 @@ def assert_replays(path: Path, ns: range, size: int, absent: range = range(0)) -
             assert replay.store.get(TOOL, {"n": n, "size": size}, None) is None, n
 
 
+@pytest.mark.slow
 def test_two_processes_record_at_once(tmp_path: Path) -> None:
     path = tmp_path / "s.duckdb"
     size = 40
@@ -120,6 +121,7 @@ def test_two_processes_record_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("rounds", [3])
+@pytest.mark.slow
 def test_a_killed_recorder_leaves_a_consistent_store(tmp_path: Path, rounds: int) -> None:
     path = tmp_path / "s.duckdb"
     rnd = random.Random(7)
@@ -158,6 +160,7 @@ def test_a_killed_recorder_leaves_a_consistent_store(tmp_path: Path, rounds: int
     ("records", 3, 2),   # responses and records written, not committed
     ("commit", 3, 3),    # committed, only in the write-ahead log
 ])
+@pytest.mark.slow
 def test_a_recorder_killed_at_a_point_of_a_flush(tmp_path: Path, point: str, k: int,
                                                  visible: int) -> None:
     """SIGKILL at a chosen point of the k-th flush (of 4 responses): the store opens, every
@@ -192,6 +195,7 @@ print("closed", flush=True)
 """
 
 
+@pytest.mark.slow
 def test_a_reader_holds_writers_off_until_it_closes(tmp_path: Path) -> None:
     path = tmp_path / "s.duckdb"
     with Store(path) as store:
@@ -255,6 +259,7 @@ def test_recording_into_a_path_is_buffered_and_flushed_at_close(tmp_path: Path) 
     assert assert_consistent(path) == 4
 
 
+@pytest.mark.slow
 def test_a_dropped_recorder_still_writes_its_buffer(tmp_path: Path) -> None:
     path = tmp_path / "s.duckdb"
     rec = RecordingBackend(PythonBackend({"t.items": items}), path, flush_every=100)

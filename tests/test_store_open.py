@@ -269,6 +269,7 @@ s.close()
 """
 
 
+@pytest.mark.slow
 def test_a_store_held_by_another_process_is_r511_exit_1(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]

@@ -77,6 +77,7 @@ def _synth(tmp_path: Path, n: int) -> Catalog:
     return load_catalog(["synth"], [tmp_path])
 
 
+@pytest.mark.slow
 def test_synthetic_chains_are_found(tmp_path: Path) -> None:
     cat = _synth(tmp_path, 300)
     one = build_candidates_report(cat, domain_of=lambda p: p.name)

@@ -56,6 +56,7 @@ def test_refine_report_show(g_file: Path, tmp_path: Path,
     assert orjson.loads(capsys.readouterr().out)["tool"] == "tg.items"
 
 
+@pytest.mark.slow
 def test_resume_continues_an_interrupted_run(g_file: Path, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     whole = tmp_path / "whole.json"

@@ -69,6 +69,7 @@ def test_the_report_is_written_and_counts_filters(run_dir) -> None:  # type: ign
     assert f.checked.get("resolve", 0) == rep.written + f.dropped.get("resolve", 0)
 
 
+@pytest.mark.slow
 def test_runs_are_reproducible_across_worker_processes(run_dir, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out, rep = run_dir
     rep2 = _run(tmp_path, workers=2)

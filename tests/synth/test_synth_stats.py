@@ -75,6 +75,7 @@ records_st = st.lists(
 
 
 @given(records_st)
+@pytest.mark.slow
 def test_properties_of_generated_corpora(records: list[TaskRecord]) -> None:
     s = corpus_stats(records)
     assert s.tasks == len(records)
