@@ -73,7 +73,7 @@ def main() -> None:
                     help="the smallest size: the benchmark smoke test")
     args = ap.parse_args()
     if args.smoke:
-        args.n, args.baseline_n = 6, 3
+        args.n, args.baseline_n, args.workers = 2, 1, 1
     root = Path(args.output) if args.output else Path(tempfile.mkdtemp(prefix="edgedsl-synth-"))
     root.mkdir(parents=True, exist_ok=True)
 
