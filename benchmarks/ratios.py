@@ -4,7 +4,7 @@ their ratio, against the issue's target when it has one (never a lone absolute t
 Each ratio prints as one line starting with ``RATIO``::
 
     RATIO drv 224,958 stored vs orjson + pure Python | ours 9.1 ms | baseline 690 ms | 75.8x
-      faster | target >= 50x: met
+      (baseline / ours) | target >= 50x: met
 
 and, when the environment names a file in ``EDGEDSL_BENCH_RATIOS``, is appended to it as one
 JSON line (``benchmarks/run_all.py`` collects them into one markdown table).
@@ -61,7 +61,7 @@ class Ratio:
 
     def line(self) -> str:
         """The one printed line."""
-        word = "faster" if self.direction == "speedup" else "the baseline's time"
+        word = "(baseline / ours)" if self.direction == "speedup" else "(ours / baseline)"
         label = f" ({self.baseline_label})" if self.baseline_label else ""
         verdict = "" if self.met is None else (
             f" | target {self.target_text()}: {'met' if self.met else 'NOT met'}")

@@ -93,7 +93,7 @@ def table(rows: list[tuple[str, Ratio]]) -> str:
     out = ["| benchmark | figure | ours | baseline | ratio | target | met |",
            "|---|---|---:|---:|---:|---|---|"]
     for label, r in rows:
-        word = "faster" if r.direction == "speedup" else "of baseline"
+        word = "(baseline / ours)" if r.direction == "speedup" else "(ours / baseline)"
         met = {True: "yes", False: "**no**", None: ""}[r.met]
         out.append(f"| {label} | {r.name} | {_side(r.ours, r.unit)} | "
                    f"{_side(r.baseline, r.unit)} ({r.baseline_label}) | "

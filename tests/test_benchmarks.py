@@ -35,6 +35,27 @@ def test_run_all_lists_every_benchmark() -> None:
     assert {b.script for b in RUN_ALL.BENCHES} == scripts
 
 
+def test_ratio_lines_carry_both_sides_and_the_target(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    ratios = sys.modules["ratios"]  # loaded by run_all from benchmarks/
+    sink = tmp_path / "r.jsonl"
+    monkeypatch.setenv(ratios.ENV, str(sink))
+    fast = ratios.speedup("a", 0.01, 0.6, at_least=50)  # 60x faster: met
+    slow = ratios.cost("b", 0.03, 0.01, at_most=1.5)  # 3x the baseline: not met
+    free = ratios.cost("c", 2.0, 1.0)
+    assert (fast.value, fast.met, slow.value, slow.met, free.met) == (60, True, 3, False, None)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == ("RATIO a | ours 10.000 ms | baseline 600.000 ms | 60.00x (baseline / ours)"
+                      " | target >= 50x: met")
+    assert out[1].endswith("3.00x (ours / baseline) | target <= 1.5x: NOT met")
+    loaded = [RUN_ALL.load(line) for line in sink.read_text(encoding="utf-8").splitlines()]
+    assert loaded == [fast, slow, free]
+    table = RUN_ALL.table([("x", r) for r in loaded]).splitlines()
+    assert len(table) == 5 and table[2].endswith("| >= 50x | yes |")
+    assert table[3].endswith("| <= 1.5x | **no** |") and table[4].endswith("| - |  |")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("bench", RUN_ALL.BENCHES, ids=[b.label for b in RUN_ALL.BENCHES])
 def test_benchmark_runs_at_its_smallest_size(bench: object, tmp_path: Path) -> None:
