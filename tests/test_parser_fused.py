@@ -24,7 +24,7 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 from test_fuzz import generated_mutants, shipped_mutants, token_soup
 
-from edgedsl.parser import (
+from edgedsl.syntax.parser import (
     MAX_DEPTH,
     TooDeep,
     _fused,
@@ -32,7 +32,7 @@ from edgedsl.parser import (
     direct_parser,
     rule_names,
 )
-from edgedsl.printer import format_module
+from edgedsl.syntax.printer import format_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -237,7 +237,7 @@ def test_parse_module_runs_the_fused_loop() -> None:
     """The shipped grammar and lark are laid out as the fused loop expects (no silent fallback
     to lark's own, slower loop)."""
     assert direct_parser(_Recorder()).__qualname__.startswith("_fused.")
-    from edgedsl.build import _direct, parse_module
+    from edgedsl.syntax.build import _direct, parse_module
 
     parse_module("use a")
     assert _direct.run is not None and _direct.run.__qualname__.startswith("_fused.")

@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
-from .. import nodes as n
 from ..catalog import Catalog, Paging, Param, Platform, Tool
 from ..diagnostics import Diagnostic, diag, suggestion_hint
 from ..source import Span
 from ..sqlquote import ident_key
+from ..syntax import nodes as n
 from ..types import (
     BOOL,
     DATE,

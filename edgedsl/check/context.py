@@ -18,10 +18,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import nodes as n
 from ..catalog import Catalog, Param, Tool
 from ..diagnostics import Diagnostics, diag
 from ..source import Source, Span
+from ..syntax import nodes as n
 from ..types import FieldType
 
 if TYPE_CHECKING:

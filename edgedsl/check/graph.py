@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from jinja2 import TemplateSyntaxError, meta
 
-from .. import nodes as n
 from ..diagnostics import suggestion_hint
 from ..say import MAX_TEMPLATE_DEPTH, SayTooDeepError, parse_say
 from ..source import Span
+from ..syntax import nodes as n
 from .context import CheckContext, Reporter, TrajInfo
 
 

@@ -19,11 +19,11 @@ in :mod:`edgedsl.check.typerules`. Checks, in source order:
 
 from __future__ import annotations
 
-from .. import nodes as n
 from ..catalog import Param, Tool
 from ..diagnostics import did_you_mean, suggestion_hint
 from ..reducers import REDUCERS
 from ..source import Span
+from ..syntax import nodes as n
 from ..types import CodeType
 from .context import CheckContext, RefInfo, Rel, and_list, known
 from .typerules import (

@@ -16,7 +16,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-from .source import NO_SPAN, Span, fast_frozen_init
+from ..source import NO_SPAN, Span, fast_frozen_init
 
 
 def _span() -> Span:

@@ -36,9 +36,9 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 from lark.grammar import Rule, Terminal
 from lark.parsers.lalr_analysis import Shift
 
-from .diagnostics import CompileError, Diagnostic, diag
-from .resources import grammar_path
-from .source import Source
+from ..diagnostics import CompileError, Diagnostic, diag
+from ..resources import grammar_path
+from ..source import Source
 
 _local = threading.local()
 

@@ -22,11 +22,11 @@ import orjson
 from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
+from ..diagnostics import CompileError, Diagnostic, Diagnostics, diag
+from ..source import Source, Span, maker
+from ..types import CodePatternError, code_pattern
 from . import nodes as n
-from .diagnostics import CompileError, Diagnostic, Diagnostics, diag
 from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse, too_deep
-from .source import Source, Span, maker
-from .types import CodePatternError, code_pattern
 
 # Node constructors without ``type.__call__`` (:func:`~edgedsl.source.maker`): the builder
 # makes every node of every compiled file.
@@ -115,10 +115,10 @@ def _items(children: Sequence[Any]) -> list[Any]:
 class _ToAst:
     """Builds AST nodes bottom-up with spans; collects build-time diagnostics.
 
-    One method per named rule of the grammar (see :func:`edgedsl.parser.rule_names`), called
-    with the rule's children once they are built; ``pos`` holds the rule's ``(start, end)``.
-    The same builder runs inside the LALR parser (:func:`edgedsl.parser.direct_parser`, no tree)
-    or over a lark tree (:meth:`walk`).
+    One method per named rule of the grammar (see :func:`edgedsl.syntax.parser.rule_names`),
+    called with the rule's children once they are built; ``pos`` holds the rule's
+    ``(start, end)``. The same builder runs inside the LALR parser
+    (:func:`edgedsl.syntax.parser.direct_parser`, no tree) or over a lark tree (:meth:`walk`).
     """
 
     positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT"})
