@@ -151,12 +151,12 @@ def test_comment_attachment_work_is_linear(path: str, monkeypatch: pytest.Monkey
 
     made: list[Any] = []
 
-    class Counting(b._Comments):
+    class Counting(b.Comments):
         def __init__(self, *args: Any) -> None:
             super().__init__(*args)
             made.append(self)
 
-    monkeypatch.setattr(b, "_Comments", Counting)
+    monkeypatch.setattr(b, "Comments", Counting)
     for n in (200, 2000):
         made.clear()
         text = _commented_file(n)

@@ -11,16 +11,14 @@ Something an earlier pass could not resolve is simply absent from these maps (or
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..catalog import Catalog, Param, Tool
 from ..diagnostics import Diagnostics, diag
-from ..source import Source, Span
+from ..source import NO_SPAN, Source, Span
 from ..syntax import nodes as n
 from ..types import FieldType
 
@@ -147,40 +145,11 @@ class CheckContext:
     program: ProgramIR | None = None
     check_trajectories: bool = True
 
-    def sub_span(
-        self, span: Span, needle: str, *, last: bool = False, word: bool = True, skip: int = 0
-    ) -> Span:
-        """The span of ``needle`` inside ``span`` (first or last occurrence, ignoring the first
-        ``skip`` characters), else ``span`` itself."""
-        src = self.sources.get(span.file)
-        if src is None or not needle:
-            return span
-        base = span.start + skip
-        text = src.text[base : span.end]
-        pattern = _needle_pattern(needle, word)
-        m = None
-        if last:
-            for m in pattern.finditer(text):  # noqa: B007 - the last match is wanted
-                pass
-        else:
-            m = pattern.search(text)
-        if m is None:
-            return span
-        return src.span(base + m.start(), base + m.end())
 
-    def head_span(self, span: Span, length: int) -> Span:
-        """The first ``length`` characters of ``span``."""
-        src = self.sources.get(span.file)
-        if src is None:
-            return span
-        return src.span(span.start, min(span.end, span.start + length))
-
-
-@lru_cache(maxsize=512)
-def _needle_pattern(needle: str, word: bool) -> re.Pattern[str]:
-    if word:
-        return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])")
-    return re.compile(re.escape(needle))
+def part(span: Span, whole: Span) -> Span:
+    """The span of a node's sub-part (``nodes.PART``: a name inside the node, as the parser saw
+    it), or the node's own span when the AST was made without one (synthesised, not parsed)."""
+    return whole if span == NO_SPAN else span
 
 
 class Reporter:

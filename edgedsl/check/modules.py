@@ -145,20 +145,21 @@ class _Loader:
             for item in info.ast.items:
                 if not isinstance(item, n.UseDecl):
                     continue
-                for name in item.names:
-                    loaded = self.use(name, item.span)
+                spans = item.name_spans or (item.span,) * len(item.names)
+                for name, name_span in zip(item.names, spans, strict=True):
+                    loaded = self.use(name, name_span)
                     if loaded is not None and loaded not in info.uses:
                         info.uses.append(loaded)
         self.stack.pop()
         self.ctx.modules[info.name] = info
 
-    def use(self, name: str, decl_span: Span) -> str | None:
-        """Load the module ``name`` used by a ``use`` declaration at ``decl_span``."""
+    def use(self, name: str, name_span: Span) -> str | None:
+        """Load the module ``name`` written at ``name_span`` in a ``use`` declaration."""
         main = self.ctx.main
         origin = main.path if main is not None else None
         found = _find_in(_candidates(origin, self.ctx.search_paths, f"{name}.edge"))
         if found is None:
-            span = self.ctx.sub_span(decl_span, name)
+            span = name_span
             dirs = search_dirs(origin, self.ctx.search_paths)
             self.ctx.catalog_incomplete = True
             std = _stdlib()
@@ -186,7 +187,7 @@ class _Loader:
                 diag(
                     "E104",
                     f"`use` cycle: {' → '.join([*chain, name])}",
-                    self.ctx.sub_span(decl_span, name),
+                    name_span,
                     "this `use` closes the cycle",
                     hints=["move the shared declarations into a module that both can use"],
                 )
@@ -201,7 +202,7 @@ class _Loader:
         except (OSError, UnicodeDecodeError) as err:
             self.ctx.catalog_incomplete = True
             self.unreadable.add(key)
-            at_use = self.ctx.sub_span(decl_span, name)
+            at_use = name_span
             if isinstance(err, UnicodeDecodeError):  # at the `use`, and at the byte
                 bad, shown = not_utf8(str(path), err)
                 self.ctx.sources[shown.name] = shown

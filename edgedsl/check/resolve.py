@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..catalog import Tool
 from ..diagnostics import suggestion_hint
 from ..syntax import nodes as n
-from .context import UNKNOWN, CheckContext, Group, Join, Rel, Value
+from .context import UNKNOWN, CheckContext, Group, Join, Rel, Value, part
 from .names import NameResolver, Scope
 
 
@@ -38,7 +38,8 @@ class _Resolver(NameResolver):
                 first: dict[str, n.AnswerField] = {}
                 for f in s.fields or ():
                     if f.name in first:
-                        self.twice("answer field", f.name, f.span, first[f.name].span)
+                        self.twice("answer field", f.name, part(f.name_span, f.span),
+                                   part(first[f.name].name_span, first[f.name].span))
                     first.setdefault(f.name, f)
                     self.expr(f.expr, scope)
 
@@ -48,9 +49,9 @@ class _Resolver(NameResolver):
             self.err(
                 "E115",
                 f"`{b.name}` is bound twice",
-                self.ctx.head_span(b.span, len(b.name)),
+                part(b.name_span, b.span),
                 "bound again here",
-                secondary=[(self.ctx.head_span(prev.span, len(b.name)), "first bound here")],
+                secondary=[(part(prev.name_span, prev.span), "first bound here")],
                 hints=["a name is bound once; choose a new name for the second relation"],
             )
         self.user = b.name
@@ -98,10 +99,7 @@ class _Resolver(NameResolver):
         if isinstance(node, n.Call):
             return self.call(name, node, scope, None)
         if isinstance(node, n.Drv):
-            src_span = self.ctx.sub_span(node.span, node.source[0], skip=3)
-            if len(node.source) > 1:
-                src_span = self.ctx.sub_span(node.span, ".".join(node.source), skip=3, word=False)
-            src = self.relation(node.source, src_span, scope)
+            src = self.relation(node.source, part(node.source_span, node.span), scope)
             if src is None:
                 return None
             self.t.drv_sources[id(node)] = src
@@ -110,7 +108,7 @@ class _Resolver(NameResolver):
                     self.err(
                         "E114",
                         f"`{src.id}` has no field `{step.field}`",
-                        self.ctx.sub_span(step.span, step.field, last=step.pivot is None),
+                        part(step.field_span, step.span),
                         "no such field",
                         secondary=[(src.span, f"`{src.id}` comes from here")],
                         hints=suggestion_hint(step.field, src.fields),
@@ -129,7 +127,8 @@ class _Resolver(NameResolver):
         shared: dict[str, n.Arg] = {}
         for arg in par.shared:
             if arg.name in shared:
-                self.twice("shared name", arg.name, arg.span, shared[arg.name].span)
+                self.twice("shared name", arg.name, part(arg.name_span, arg.span),
+                           part(shared[arg.name].name_span, shared[arg.name].span))
                 continue
             shared[arg.name] = arg
             self.arg_value(arg.value, scope, None)
@@ -139,7 +138,7 @@ class _Resolver(NameResolver):
                 self.err(
                     "E115",
                     f"branch `{br.name}` is bound twice in `{name}`",
-                    self.ctx.head_span(br.span, len(br.name)),
+                    part(br.name_span, br.span),
                     "bound again here",
                 )
                 continue
@@ -185,7 +184,8 @@ class _Resolver(NameResolver):
         fields = tool.record.field_types()  # a fresh dict
         for arg in call.args:
             if arg.name in given:
-                self.twice("argument", arg.name, arg.span, given[arg.name].span)
+                self.twice("argument", arg.name, part(arg.name_span, arg.span),
+                           part(given[arg.name].name_span, given[arg.name].span))
                 continue
             given[arg.name] = arg
             param = tool.param(arg.name)
@@ -201,7 +201,7 @@ class _Resolver(NameResolver):
                 self.err(
                     "E112",
                     f"`{tool.qualname}` has no parameter `{arg.name}`",
-                    self.ctx.head_span(arg.span, len(arg.name)),
+                    part(arg.name_span, arg.span),
                     "unknown parameter",
                     hints=hints,
                 )
@@ -219,7 +219,7 @@ class _Resolver(NameResolver):
                 self.err(
                     "E110",
                     f"unknown platform `{call.platform}`",
-                    self.ctx.head_span(call.span, len(call.platform)),
+                    part(call.platform_span, call.span),
                     "no such platform",
                     hints=suggestion_hint(call.platform, cat.platforms)
                     or [
@@ -232,13 +232,13 @@ class _Resolver(NameResolver):
             self.err(
                 "E110",
                 f"platform `{call.platform}` is not imported",
-                self.ctx.head_span(call.span, len(call.platform)),
+                part(call.platform_span, call.span),
                 "declared in a module this file does not use",
                 hints=[f"add `use {mod}`"],
             )
         tool = plat.tools.get(call.tool)
         if tool is None:
-            tspan = self.ctx.sub_span(call.span, call.tool)
+            tspan = part(call.tool_span, call.span)
             hints = suggestion_hint(call.tool, plat.tools)
             elsewhere = [t.qualname for t in cat.tools() if t.name == call.tool]
             if elsewhere:

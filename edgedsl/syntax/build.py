@@ -11,21 +11,19 @@ that statement's leading comments.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
-import math
 import threading
-from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-import orjson
 from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from ..diagnostics import CompileError, Diagnostic, Diagnostics, diag
-from ..source import Source, Span, maker
+from ..source import NO_SPAN, Source, Span, maker
 from ..types import CodePatternError, code_pattern
 from . import nodes as n
+from .build_expr import ExprBuilder, present
+from .comments import Comments
 from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse, too_deep
 
 # Node constructors without ``type.__call__`` (:func:`~edgedsl.source.maker`): the builder
@@ -34,37 +32,23 @@ _AnswerField = maker(n.AnswerField)
 _AnswerStmt = maker(n.AnswerStmt)
 _Arg = maker(n.Arg)
 _BaseDecl = maker(n.BaseDecl)
-_BinOp = maker(n.BinOp)
 _Binding = maker(n.Binding)
-_BoolLit = maker(n.BoolLit)
 _Branch = maker(n.Branch)
 _Call = maker(n.Call)
 _Compare = maker(n.Compare)
-_DateLit = maker(n.DateLit)
-_DictLit = maker(n.DictLit)
 _Drv = maker(n.Drv)
 _EnumTypeExpr = maker(n.EnumTypeExpr)
 _EnvelopeDecl = maker(n.EnvelopeDecl)
 _FanArg = maker(n.FanArg)
 _FieldDecl = maker(n.FieldDecl)
-_FuncCall = maker(n.FuncCall)
 _IfStmt = maker(n.IfStmt)
-_ListLit = maker(n.ListLit)
 _ListTypeExpr = maker(n.ListTypeExpr)
 _Module = maker(n.Module)
-_NameExpr = maker(n.NameExpr)
 _NamedTypeExpr = maker(n.NamedTypeExpr)
-_Neg = maker(n.Neg)
-_NumberLit = maker(n.NumberLit)
 _PagedOpt = maker(n.PagedOpt)
 _Parallel = maker(n.Parallel)
 _ParamDecl = maker(n.ParamDecl)
 _PlatformDecl = maker(n.PlatformDecl)
-_PredAnd = maker(n.PredAnd)
-_PredCmp = maker(n.PredCmp)
-_PredExists = maker(n.PredExists)
-_PredNot = maker(n.PredNot)
-_PredOr = maker(n.PredOr)
 _QuotaDecl = maker(n.QuotaDecl)
 _RecordDecl = maker(n.RecordDecl)
 _Reducer = maker(n.Reducer)
@@ -73,7 +57,6 @@ _SayStmt = maker(n.SayStmt)
 _SecretDecl = maker(n.SecretDecl)
 _SeqArg = maker(n.SeqArg)
 _SharedArg = maker(n.SharedArg)
-_StringLit = maker(n.StringLit)
 _ToolDecl = maker(n.ToolDecl)
 _Trajectory = maker(n.Trajectory)
 _TypeDecl = maker(n.TypeDecl)
@@ -93,26 +76,31 @@ class _Http:
 
 
 @dataclasses.dataclass(frozen=True)
+class _Pages:
+    value: int | str
+    span: Span  # the word `pages`
+
+
+@dataclasses.dataclass(frozen=True)
+class _RelRef:
+    parts: tuple[str, ...]
+    span: Span
+
+
+@dataclasses.dataclass(frozen=True)
 class _Returns:
     name: str
     many: bool
+    span: Span
 
 
-def _unquote(tok: Token) -> str:
-    return str(orjson.loads(str(tok)))
+@dataclasses.dataclass(frozen=True)
+class _Paged:
+    opts: tuple[n.PagedOpt, ...]
+    span: Span  # the word `paged`
 
 
-def _number(text: str) -> int | float:
-    if "." in text or "e" in text or "E" in text:
-        return float(text)
-    return int(text)
-
-
-def _items(children: Sequence[Any]) -> list[Any]:
-    return [c for c in children if c is not None]
-
-
-class _ToAst:
+class _ToAst(ExprBuilder):
     """Builds AST nodes bottom-up with spans; collects build-time diagnostics.
 
     One method per named rule of the grammar (see :func:`edgedsl.syntax.parser.rule_names`),
@@ -121,8 +109,9 @@ class _ToAst:
     (:func:`edgedsl.syntax.parser.direct_parser`, no tree) or over a lark tree (:meth:`walk`).
     """
 
-    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT"})
-    """Token types read with their positions; names and operators may come as plain text."""
+    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT", "NAME"})
+    """Token types read with their positions (a name's span is kept on its node, see
+    ``nodes.PART``); operators and keywords may come as plain text."""
 
     def __init__(self) -> None:
         self.reset(Source("<none>", ""), Diagnostics())
@@ -151,44 +140,13 @@ class _ToAst:
         self.pos = (None, None) if meta.empty else (meta.start_pos, meta.end_pos)
         return getattr(self, str(tree.data))(children)
 
-    def _span(self) -> Span:
-        start, end = self.pos
-        if start is None or end is None:
-            return self.src.span(0, 0)
-        return self.src.span(start, end)
-
-    def _tok_span(self, tok: Token) -> Span:
-        start = tok.start_pos or 0
-        return self.src.span(start, tok.end_pos if tok.end_pos is not None else start)
-
-    def _unquote(self, tok: Token) -> str:
-        """The text of a STRING token; E013 (and an empty string) for a lone surrogate escape."""
-        try:
-            return _unquote(tok)
-        except orjson.JSONDecodeError:
-            self.diags.add(diag("E013", "invalid escape in string", self._tok_span(tok),
-                                "not a Unicode character",
-                                hints=["a `\\uD800`–`\\uDFFF` escape must form a surrogate pair"]))
-            return ""
-
-    def _number(self, tok: Token) -> int | float:
-        """The value of a NUMBER token; E014 (and 0) when it is too large to represent."""
-        try:
-            value = _number(str(tok))
-        except ValueError:
-            value = math.inf
-        if isinstance(value, float) and not math.isfinite(value):
-            self.diags.add(diag("E014", "number too large", self._tok_span(tok), "out of range",
-                                hints=["a number must fit a 64-bit float (at most 4300 digits)"]))
-            return 0
-        return value
-
     # ------------------------------------------------------------ module and catalogs
     def start(self, children: list[Any]) -> n.Module:
         return _Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
 
     def use_decl(self, children: list[Token]) -> n.UseDecl:
-        return _UseDecl(names=tuple(map(str, children)), span=self._span())
+        return _UseDecl(names=tuple(map(str, children)), span=self._span(),
+                        name_spans=tuple(map(self._tok_span, children)))
 
     def type_decl(self, children: list[Any]) -> n.TypeDecl:
         name, regex, doc = children
@@ -202,16 +160,18 @@ class _ToAst:
             )
         return _TypeDecl(
             name=str(name), pattern=pattern, doc=None if doc is None else self._unquote(doc),
-            span=self._span(),
+            span=self._span(), name_span=self._tok_span(name),
         )
 
     def record_decl(self, children: list[Any]) -> n.RecordDecl:
         name, *fields = children
-        return _RecordDecl(name=str(name), fields=tuple(fields), span=self._span())
+        return _RecordDecl(name=str(name), fields=tuple(fields), span=self._span(),
+                           name_span=self._tok_span(name))
 
     def field_decl(self, children: list[Any]) -> n.FieldDecl:
         name, texpr = children
-        return _FieldDecl(name=str(name), type=texpr, span=self._span())
+        return _FieldDecl(name=str(name), type=texpr, span=self._span(),
+                          name_span=self._tok_span(name))
 
     def type_expr(self, children: list[Any]) -> n.TypeExpr:
         base, optional = children
@@ -220,7 +180,7 @@ class _ToAst:
         return base
 
     def named_type(self, children: list[Any]) -> n.NamedTypeExpr:
-        name = ".".join(map(str, _items(children)))
+        name = ".".join(map(str, present(children)))
         return _NamedTypeExpr(name=name, span=self._span())
 
     def enum_type(self, children: list[Any]) -> n.EnumTypeExpr:
@@ -238,7 +198,7 @@ class _ToAst:
         name, doc, *items = children
         return _PlatformDecl(
             name=str(name), doc=None if doc is None else self._unquote(doc), items=tuple(items),
-            span=self._span(),
+            span=self._span(), name_span=self._tok_span(name),
         )
 
     def base_decl(self, children: list[Token]) -> n.BaseDecl:
@@ -272,8 +232,11 @@ class _ToAst:
             returns=returns.name,
             many=returns.many,
             at=at,
-            paged=paged,
+            paged=None if paged is None else paged.opts,
             span=self._span(),
+            name_span=self._tok_span(name),
+            returns_span=returns.span,
+            paged_span=NO_SPAN if paged is None else paged.span,
         )
 
     def http(self, children: list[Any]) -> _Http:
@@ -285,19 +248,21 @@ class _ToAst:
 
     def param_decl(self, children: list[Any]) -> n.ParamDecl:
         name, texpr = children
-        return _ParamDecl(name=str(name), type=texpr, span=self._span())
+        return _ParamDecl(name=str(name), type=texpr, span=self._span(),
+                          name_span=self._tok_span(name))
 
     def returns_many(self, children: list[Token]) -> _Returns:
-        return _Returns(str(children[0]), True)
+        return _Returns(str(children[0]), True, self._tok_span(children[0]))
 
     def returns_one(self, children: list[Token]) -> _Returns:
-        return _Returns(str(children[0]), False)
+        return _Returns(str(children[0]), False, self._tok_span(children[0]))
 
     def at_path(self, children: list[Token]) -> str:
         return self._unquote(children[0])
 
-    def paged(self, children: list[Any]) -> tuple[n.PagedOpt, ...]:
-        return tuple(children)
+    def paged(self, children: list[Any]) -> _Paged:
+        start = self.pos[0] or 0
+        return _Paged(tuple(children), self.src.span(start, start + len("paged")))
 
     def paged_opt(self, children: list[Any]) -> n.PagedOpt:
         key, name, limit = children
@@ -306,33 +271,40 @@ class _ToAst:
             self.diags.add(diag("E102", "a page-size limit is a whole number",
                                 self._tok_span(limit), "not a whole number"))
             lim = int(lim)
-        return _PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span())
+        return _PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span(),
+                         key_span=self._tok_span(key))
 
     # ------------------------------------------------------------ trajectories
     def trajectory(self, children: list[Any]) -> n.Trajectory:
         name, query, *body = children
         return _Trajectory(
-            name=str(name), query=self._unquote(query), body=tuple(body), span=self._span()
+            name=str(name), query=self._unquote(query), body=tuple(body), span=self._span(),
+            name_span=self._tok_span(name),
         )
 
     def binding(self, children: list[Any]) -> n.Binding:
         name, node = children
-        return _Binding(name=str(name), node=node, span=self._span())
+        return _Binding(name=str(name), node=node, span=self._span(),
+                        name_span=self._tok_span(name))
 
     def call(self, children: list[Any]) -> n.Call:
         (platform, tool), *rest = children
         pages = rest.pop()
         return _Call(
-            platform=platform, tool=tool, args=tuple(_items(rest)), pages=pages,
-            span=self._span(),
+            platform=str(platform), tool=str(tool), args=tuple(present(rest)),
+            pages=None if pages is None else pages.value,
+            span=self._span(), platform_span=self._tok_span(platform),
+            tool_span=self._tok_span(tool),
+            pages_span=NO_SPAN if pages is None else pages.span,
         )
 
-    def tool_ref(self, children: list[Token]) -> tuple[str, str]:
-        return str(children[0]), str(children[1])
+    def tool_ref(self, children: list[Token]) -> tuple[Token, Token]:
+        return children[0], children[1]
 
     def arg(self, children: list[Any]) -> n.Arg:
         name, value = children
-        return _Arg(name=str(name), value=value, span=self._span())
+        return _Arg(name=str(name), value=value, span=self._span(),
+                    name_span=self._tok_span(name))
 
     def shared(self, children: list[Any]) -> n.Arg:
         return self.arg(children)
@@ -356,42 +328,51 @@ class _ToAst:
     def shared_arg(self, children: list[Token]) -> n.SharedArg:
         return _SharedArg(name=str(children[0]), span=self._span())
 
-    def pages_all(self, children: list[Any]) -> str:
-        return "all"
+    def _pages_word(self) -> Span:
+        start = self.pos[0] or 0
+        return self.src.span(start, start + len("pages"))
 
-    def pages_n(self, children: list[Token]) -> int:
+    def pages_all(self, children: list[Any]) -> _Pages:
+        return _Pages("all", self._pages_word())
+
+    def pages_n(self, children: list[Token]) -> _Pages:
         (tok,) = children
         value = self._number(tok)
         if not isinstance(value, int):
             self.diags.add(diag("E007", "`pages` takes `all` or a whole number",
                                 self._tok_span(tok), "not a whole number"))
-            return int(value)
-        return value
+            value = int(value)
+        return _Pages(value, self._pages_word())
 
     def ref(self, children: list[Token]) -> n.Ref:
-        return _Ref(parts=tuple(map(str, children)), span=self._span())
+        return _Ref(parts=tuple(map(str, children)), span=self._span(),
+                    field_span=self._tok_span(children[-1]))
 
-    def rel_ref(self, children: list[Any]) -> tuple[str, ...]:
-        return tuple(map(str, _items(children)))
+    def rel_ref(self, children: list[Any]) -> _RelRef:
+        return _RelRef(tuple(map(str, present(children))), self._span())
 
     def drv(self, children: list[Any]) -> n.Drv:
         source, *steps = children
-        return _Drv(source=source, steps=tuple(steps), span=self._span())
+        return _Drv(source=source.parts, steps=tuple(steps), span=self._span(),
+                    source_span=source.span)
 
     def red_max(self, children: list[Token]) -> n.Reducer:
-        return _Reducer(op="max", field=str(children[0]), span=self._span())
+        return _Reducer(op="max", field=str(children[0]), span=self._span(),
+                        field_span=self._tok_span(children[0]))
 
     def red_min(self, children: list[Token]) -> n.Reducer:
-        return _Reducer(op="min", field=str(children[0]), span=self._span())
+        return _Reducer(op="min", field=str(children[0]), span=self._span(),
+                        field_span=self._tok_span(children[0]))
 
     def red_most_frequent(self, children: list[Token]) -> n.Reducer:
-        return _Reducer(op="most_frequent", field=str(children[0]), span=self._span())
+        return _Reducer(op="most_frequent", field=str(children[0]), span=self._span(),
+                        field_span=self._tok_span(children[0]))
 
     def red_where(self, children: list[Any]) -> n.Reducer:
         fld, op, pivot = children
         return _Reducer(
             op=n.SURFACE_REDUCER[op],  # type: ignore[arg-type]
-            field=str(fld), pivot=pivot, span=self._span(),
+            field=str(fld), pivot=pivot, span=self._span(), field_span=self._tok_span(fld),
         )
 
     def where_op(self, children: list[Token]) -> str:
@@ -404,11 +385,13 @@ class _ToAst:
 
     def branch(self, children: list[Any]) -> n.Branch:
         name, call = children
-        return _Branch(name=str(name), call=call, span=self._span())
+        return _Branch(name=str(name), call=call, span=self._span(),
+                       name_span=self._tok_span(name))
 
     def compare(self, children: list[Any]) -> n.Compare:
         call, param, values = children
-        return _Compare(call=call, param=str(param), values=values, span=self._span())
+        return _Compare(call=call, param=str(param), values=values, span=self._span(),
+                        param_span=self._tok_span(param))
 
     def if_stmt(self, children: list[Any]) -> n.IfStmt:
         cond, then, orelse = children
@@ -434,227 +417,21 @@ class _ToAst:
         return _AnswerStmt(expr=value, span=self._span())
 
     def answer_block(self, children: list[Any]) -> list[n.AnswerField]:
-        return _items(children)
+        return present(children)
 
     def answer_field(self, children: list[Any]) -> n.AnswerField:
         name, expr = children
-        return _AnswerField(name=str(name), expr=expr, span=self._span())
+        return _AnswerField(name=str(name), expr=expr, span=self._span(),
+                            name_span=self._tok_span(name))
 
     def say_stmt(self, children: list[Token]) -> n.SayStmt:
         return _SayStmt(template=self._unquote(children[0]), span=self._span())
-
-    # ------------------------------------------------------------ predicates and expressions
-    def pred_or(self, children: list[Any]) -> n.Pred:
-        if len(children) == 1:
-            return children[0]
-        return _PredOr(operands=tuple(children), span=self._span())
-
-    def pred_and(self, children: list[Any]) -> n.Pred:
-        if len(children) == 1:
-            return children[0]
-        return _PredAnd(operands=tuple(children), span=self._span())
-
-    def pred_not(self, children: list[Any]) -> n.PredNot:
-        return _PredNot(operand=children[0], span=self._span())
-
-    def pred_cmp(self, children: list[Any]) -> n.PredCmp:
-        left, op, right = children
-        return _PredCmp(op=op, left=left, right=right, span=self._span())
-
-    def cmp_op(self, children: list[Token]) -> str:
-        return str(children[0])
-
-    def pred_exists(self, children: list[Token]) -> n.PredExists:
-        return _PredExists(name=str(children[0]), span=self._span())
-
-    def binop(self, children: list[Any]) -> n.BinOp:
-        left, op, right = children
-        return _BinOp(op=op, left=left, right=right, span=self._span())
-
-    def add_op(self, children: list[Token]) -> str:
-        return str(children[0])
-
-    def mul_op(self, children: list[Token]) -> str:
-        return str(children[0])
-
-    def neg(self, children: list[Any]) -> n.Expr:
-        (operand,) = children
-        if isinstance(operand, n.NumberLit):
-            return _NumberLit(value=-operand.value, span=self._span())
-        return _Neg(operand=operand, span=self._span())
-
-    def name_expr(self, children: list[Token]) -> n.NameExpr:
-        return _NameExpr(name=str(children[0]), span=self._span())
-
-    def func_call(self, children: list[Any]) -> n.FuncCall:
-        name, *args = children
-        return _FuncCall(name=str(name), args=tuple(args), span=self._span())
-
-    # ------------------------------------------------------------ literals
-    def string_lit(self, children: list[Token]) -> n.StringLit:
-        return _StringLit(value=self._unquote(children[0]), span=self._span())
-
-    def number_lit(self, children: list[Token]) -> n.NumberLit:
-        return _NumberLit(value=self._number(children[0]), span=self._span())
-
-    def neg_number_lit(self, children: list[Token]) -> n.NumberLit:
-        return _NumberLit(value=-self._number(children[0]), span=self._span())
-
-    def date_lit(self, children: list[Token]) -> n.DateLit:
-        (tok,) = children
-        try:
-            value = dt.date.fromisoformat(str(tok))
-        except ValueError:
-            self.diags.add(diag("E010", f"`{tok}` is not a calendar date", self._tok_span(tok),
-                                "no such day", hints=["dates are written YYYY-MM-DD"]))
-            value = dt.date(1970, 1, 1)
-        return _DateLit(value=value, span=self._span())
-
-    def true_lit(self, children: list[Any]) -> n.BoolLit:
-        return _BoolLit(value=True, span=self._span())
-
-    def false_lit(self, children: list[Any]) -> n.BoolLit:
-        return _BoolLit(value=False, span=self._span())
-
-    def list_lit(self, children: list[Any]) -> n.ListLit:
-        return _ListLit(items=tuple(_items(children)), span=self._span())
-
-    def dict_lit(self, children: list[Any]) -> n.DictLit:
-        entries = tuple(_items(children))
-        keys = [k for k, _ in entries]
-        if len(set(keys)) != len(keys):
-            dup = next(k for k in keys if keys.count(k) > 1)
-            self.diags.add(diag("E012", f"key `{dup}` appears twice in an object literal",
-                                self._span(), "duplicate key"))
-        return _DictLit(entries=entries, span=self._span())
-
-    def dict_entry(self, children: list[Any]) -> tuple[str, Any]:
-        key, value = children
-        return (self._unquote(key), value)
-
-
-
-# ---------------------------------------------------------------- comments
-
-
-class _Comments:
-    """Assigns comment tokens to statement-level nodes (see module docstring).
-
-    Comments are sorted by position; a take over ``[start, end)`` finds its first comment by
-    bisection and steps over the comments already taken through ``nxt`` (the next comment that
-    may still be free, with path compression), so attaching every comment of a file costs
-    about one look per comment and per take, not one per comment and per statement.
-    ``examined`` counts those looks (the tests bound it).
-    """
-
-    def __init__(self, tokens: list[Token], block_spans: dict[int, tuple[Span, Span | None]]):
-        self.toks = sorted(tokens, key=lambda t: t.start_pos or 0)
-        self.starts = [t.start_pos or 0 for t in self.toks]
-        self.nxt = list(range(len(self.toks) + 1))  # nxt[i] <= the first free index >= i
-        self.left = len(self.toks)
-        self.block_spans = block_spans
-        self.examined = 0
-
-    def _free(self, i: int) -> int:
-        """The first comment index >= ``i`` not taken yet (``len(toks)`` when none)."""
-        nxt = self.nxt
-        root = i
-        while nxt[root] != root:
-            root = nxt[root]
-            self.examined += 1
-        while nxt[i] != root:  # path compression
-            nxt[i], i = root, nxt[i]
-        return root
-
-    def _take(self, start: int, end: int) -> list[Token]:
-        out: list[Token] = []
-        if not self.left or start >= end:
-            return out
-        starts = self.starts
-        i = self._free(bisect_left(starts, start))
-        while i < len(starts) and starts[i] < end:
-            self.examined += 1
-            out.append(self.toks[i])
-            self.nxt[i] = i + 1
-            i = self._free(i + 1)
-        self.left -= len(out)
-        return out
-
-    def attach_module(self, mod: n.Module) -> n.Module:
-        if not self.toks:
-            return mod
-        items, end = self._container(mod.items, 0, mod.span.end)
-        return dataclasses.replace(mod, items=tuple(items), end_comments=end)
-
-    def _container(
-        self, children: Sequence[Any], start: int, end: int
-    ) -> tuple[list[Any], tuple[str, ...]]:
-        done = [self._node(c) for c in children]  # inner comments first
-        out: list[Any] = []
-        cursor = start
-        for child in done:
-            leading: list[str] = []
-            for tok in self._take(cursor, child.span.start):
-                if out and tok.line == out[-1].span.end_line and out[-1].trailing is None:
-                    out[-1] = dataclasses.replace(out[-1], trailing=str(tok).rstrip())
-                else:
-                    leading.append(str(tok).rstrip())
-            if leading:
-                child = dataclasses.replace(child, comments=(*leading, *child.comments))
-            out.append(child)
-            cursor = child.span.end
-        tail: list[str] = []
-        for tok in self._take(cursor, end):
-            if out and tok.line == out[-1].span.end_line and out[-1].trailing is None:
-                out[-1] = dataclasses.replace(out[-1], trailing=str(tok).rstrip())
-            else:
-                tail.append(str(tok).rstrip())
-        return out, tuple(tail)
-
-    def _node(self, node: Any) -> Any:
-        """Attach comments inside ``node`` (containers recurse; the rest is hoisted)."""
-        span = node.span
-        if isinstance(node, n.Trajectory):
-            body, end = self._container(node.body, span.start, span.end)
-            node = dataclasses.replace(node, body=tuple(body), end_comments=end)
-        elif isinstance(node, n.PlatformDecl):
-            items, end = self._container(node.items, span.start, span.end)
-            node = dataclasses.replace(node, items=tuple(items), end_comments=end)
-        elif isinstance(node, n.RecordDecl):
-            fields, end = self._container(node.fields, span.start, span.end)
-            node = dataclasses.replace(node, fields=tuple(fields), end_comments=end)
-        elif isinstance(node, n.IfStmt):
-            then_span, else_span = self.block_spans.get(id(node), (span, None))
-            then, then_end = self._container(node.then, then_span.start, then_span.end)
-            orelse: tuple[Any, ...] | None = node.orelse
-            else_end: tuple[str, ...] = ()
-            if node.orelse is not None:
-                if else_span is None:  # `else if`: the nested if is its own statement
-                    orelse = (self._node(node.orelse[0]),)
-                else:
-                    lst, else_end = self._container(node.orelse, else_span.start, else_span.end)
-                    orelse = tuple(lst)
-            node = dataclasses.replace(
-                node, then=tuple(then), orelse=orelse, then_end_comments=then_end,
-                else_end_comments=else_end,
-            )
-        elif isinstance(node, n.Binding) and isinstance(node.node, n.Parallel):
-            par = node.node
-            branches, end = self._container(par.branches, par.span.start, par.span.end)
-            node = dataclasses.replace(
-                node, node=dataclasses.replace(par, branches=tuple(branches), end_comments=end)
-            )
-        hoisted = tuple(str(t).rstrip() for t in self._take(span.start, span.end))
-        if hoisted:
-            node = dataclasses.replace(node, comments=(*node.comments, *hoisted))
-        return node
-
 
 # ---------------------------------------------------------------- public
 
 
 def _finish(t: _ToAst, module: n.Module, comments: list[Token]) -> n.Module:
-    module = _Comments(comments, t.block_spans).attach_module(module)
+    module = Comments(comments, t.block_spans).attach_module(module)
     t.diags.raise_if_errors("build")
     return module
 

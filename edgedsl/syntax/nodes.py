@@ -1,10 +1,12 @@
 """The AST: typed surface nodes built from the lark tree by ``build.py``.
 
 Every node is a frozen, slotted, keyword-only dataclass. ``span`` is excluded from equality so
-that ``parse(format(ast)) == ast`` compares structure only. Statement-level nodes carry the
-comments written on the lines before them (``comments``) and a comment at the end of their own
-line (``trailing``); blocks carry the comments after their last statement (``end_comments``).
-No lark type appears here.
+that ``parse(format(ast)) == ast`` compares structure only; so are the spans of the sub-parts a
+diagnostic points at (``name_span``, ``field_span``, … marked :data:`PART`), which the builder
+takes from the tokens, so no pass has to find a name inside its node's text again.
+Statement-level nodes carry the comments written on the lines before them (``comments``) and
+a comment at the end of their own line (``trailing``); blocks carry the comments after their
+last statement (``end_comments``). No lark type appears here.
 
 Reducer operators are named as in the reducer registry: ``max``, ``min``, ``most_frequent``,
 ``ge`` (``>=``), ``le`` (``<=``), ``eq`` (``==``) and ``after``.
@@ -21,6 +23,15 @@ from ..source import NO_SPAN, Span, fast_frozen_init
 
 def _span() -> Span:
     return field(default=NO_SPAN, compare=False, repr=False)
+
+
+PART = "part"
+"""The metadata key of a sub-part's span (a name inside a node): kept for diagnostics only, so
+it is left out of equality, ``repr`` and the JSON of ``edgedsl parse``."""
+
+
+def _part() -> Span:
+    return field(default=NO_SPAN, compare=False, repr=False, metadata={PART: True})
 
 
 # ---------------------------------------------------------------- literals
@@ -119,6 +130,8 @@ class UseDecl:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
+    name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False,
+                                         metadata={PART: True})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -131,6 +144,7 @@ class TypeDecl:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
+    name_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,6 +156,7 @@ class FieldDecl:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
+    name_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,6 +169,7 @@ class RecordDecl:
     trailing: str | None = None
     end_comments: tuple[str, ...] = ()
     span: Span = _span()
+    name_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,6 +179,7 @@ class ParamDecl:
     name: str
     type: TypeExpr
     span: Span = _span()
+    name_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -173,6 +190,7 @@ class PagedOpt:
     name: str
     limit: int | None = None
     span: Span = _span()
+    key_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -191,6 +209,10 @@ class ToolDecl:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
+    name_span: Span = _part()
+    returns_span: Span = _part()
+    paged_span: Span = _part()
+    """The span of the word ``paged`` (NO_SPAN when the tool is not paged)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -250,6 +272,7 @@ class PlatformDecl:
     trailing: str | None = None
     end_comments: tuple[str, ...] = ()
     span: Span = _span()
+    name_span: Span = _part()
 
 
 # ---------------------------------------------------------------- expressions
@@ -261,6 +284,8 @@ class Ref:
 
     parts: tuple[str, ...]
     span: Span = _span()
+    field_span: Span = _part()
+    """The span of the last part (the field)."""
 
     @property
     def binding(self) -> str:
@@ -306,6 +331,7 @@ class FuncCall:
     name: str
     args: tuple[Expr, ...]
     span: Span = _span()
+    name_span: Span = _part()
 
 
 Expr: TypeAlias = (
@@ -341,6 +367,7 @@ class PredExists:
 
     name: str
     span: Span = _span()
+    name_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -409,6 +436,7 @@ class Arg:
     name: str
     value: ArgValue
     span: Span = _span()
+    name_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -420,6 +448,10 @@ class Call:
     args: tuple[Arg, ...] = ()
     pages: int | Literal["all"] | None = None
     span: Span = _span()
+    platform_span: Span = _part()
+    tool_span: Span = _part()
+    pages_span: Span = _part()
+    """The span of the word ``pages`` (NO_SPAN without a ``pages`` clause)."""
 
     @property
     def qualname(self) -> str:
@@ -438,6 +470,7 @@ class Reducer:
     field: str
     pivot: Literal_ | None = None
     span: Span = _span()
+    field_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -447,6 +480,8 @@ class Drv:
     source: tuple[str, ...]
     steps: tuple[Reducer, ...]
     span: Span = _span()
+    source_span: Span = _part()
+    """The span of ``x`` or ``group.branch`` after ``drv``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -458,6 +493,7 @@ class Branch:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
+    name_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -478,6 +514,7 @@ class Compare:
     param: str
     values: ListLit
     span: Span = _span()
+    param_span: Span = _part()
 
 
 NodeExpr: TypeAlias = Call | Drv | Parallel | Compare
@@ -494,6 +531,7 @@ class Binding:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
+    name_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -517,6 +555,7 @@ class AnswerField:
     name: str
     expr: Expr
     span: Span = _span()
+    name_span: Span = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -554,6 +593,7 @@ class Trajectory:
     trailing: str | None = None
     end_comments: tuple[str, ...] = ()
     span: Span = _span()
+    name_span: Span = _part()
 
 
 Item: TypeAlias = UseDecl | TypeDecl | RecordDecl | PlatformDecl | Trajectory
