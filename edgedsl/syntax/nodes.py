@@ -1,5 +1,8 @@
 """The AST: typed surface nodes built from the lark tree by ``build.py``.
 
+This module is the one passes import; the catalog half (type expressions and declarations) is
+written in :mod:`edgedsl.syntax.decls` and re-exported here.
+
 Every node is a frozen, slotted, keyword-only dataclass. ``span`` is excluded from equality so
 that ``parse(format(ast)) == ast`` compares structure only; so are the spans of the sub-parts a
 diagnostic points at (``name_span``, ``field_span``, … marked :data:`PART`), which the builder
@@ -15,23 +18,35 @@ Reducer operators are named as in the reducer registry: ``max``, ``min``, ``most
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from ..source import NO_SPAN, Span, fast_frozen_init
+from ..source import Span, fast_frozen_init
+from .decls import (  # noqa: F401 - re-exported: passes import every node from here
+    PART,
+    BaseDecl,
+    EnumTypeExpr,
+    EnvelopeDecl,
+    FieldDecl,
+    ListTypeExpr,
+    NamedTypeExpr,
+    PagedOpt,
+    ParamDecl,
+    PlatformDecl,
+    PlatformItem,
+    QuotaDecl,
+    RecordDecl,
+    SecretDecl,
+    ToolDecl,
+    TypeDecl,
+    TypeExpr,
+    UseDecl,
+    part_field,
+    span_field,
+)
 
-
-def _span() -> Span:
-    return field(default=NO_SPAN, compare=False, repr=False)
-
-
-PART = "part"
-"""The metadata key of a sub-part's span (a name inside a node): kept for diagnostics only, so
-it is left out of equality, ``repr`` and the JSON of ``edgedsl parse``."""
-
-
-def _part() -> Span:
-    return field(default=NO_SPAN, compare=False, repr=False, metadata={PART: True})
+_span = span_field
+_part = part_field
 
 
 # ---------------------------------------------------------------- literals
@@ -86,194 +101,6 @@ class DictLit:
 
 
 Literal_: TypeAlias = StringLit | NumberLit | DateLit | BoolLit | ListLit | DictLit
-
-# ---------------------------------------------------------------- types (catalog syntax)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NamedTypeExpr:
-    """A type by name: ``str``, ``date``, ``CorpCode`` or ``codes.StockCode``; ``?`` if optional."""
-
-    name: str
-    optional: bool = False
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EnumTypeExpr:
-    """``enum[A, B, "기타"]``; members are kept as strings."""
-
-    members: tuple[str, ...]
-    optional: bool = False
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ListTypeExpr:
-    """``[T]``."""
-
-    item: TypeExpr
-    optional: bool = False
-    span: Span = _span()
-
-
-TypeExpr: TypeAlias = NamedTypeExpr | EnumTypeExpr | ListTypeExpr
-
-# ---------------------------------------------------------------- catalog declarations
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UseDecl:
-    """``use dart, krx``: import catalog modules."""
-
-    names: tuple[str, ...]
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-    name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False,
-                                         metadata={PART: True})
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TypeDecl:
-    """``type CorpCode = code /^[0-9]{8}$/ "doc"``: a nominal code type."""
-
-    name: str
-    pattern: str
-    doc: str | None = None
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-    name_span: Span = _part()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FieldDecl:
-    """One field of a record declaration, ``rcept_dt: date``."""
-
-    name: str
-    type: TypeExpr
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-    name_span: Span = _part()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecordDecl:
-    """``record Disclosure { … }``."""
-
-    name: str
-    fields: tuple[FieldDecl, ...]
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    end_comments: tuple[str, ...] = ()
-    span: Span = _span()
-    name_span: Span = _part()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ParamDecl:
-    """One parameter of a tool, ``corp_code: CorpCode?``."""
-
-    name: str
-    type: TypeExpr
-    span: Span = _span()
-    name_span: Span = _part()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PagedOpt:
-    """One paging option, ``size: page_count <= 100``: role, wire name and optional limit."""
-
-    key: str
-    name: str
-    limit: int | None = None
-    span: Span = _span()
-    key_span: Span = _part()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolDecl:
-    """``tool NAME "doc" [METHOD "path"] (params) -> [Record] [at "path"] [paged(…)]``."""
-
-    name: str
-    doc: str | None = None
-    method: str | None = None
-    path: str | None = None
-    params: tuple[ParamDecl, ...] = ()
-    returns: str
-    many: bool = True
-    at: str | None = None
-    paged: tuple[PagedOpt, ...] | None = None
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-    name_span: Span = _part()
-    returns_span: Span = _part()
-    paged_span: Span = _part()
-    """The span of the word ``paged`` (NO_SPAN when the tool is not paged)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BaseDecl:
-    """``base "https://…"``: the platform's base URL."""
-
-    url: str
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EnvelopeDecl:
-    """``envelope dart``: the platform's response convention."""
-
-    name: str
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SecretDecl:
-    """``secret crtfc_key``: a parameter supplied at run time and never recorded."""
-
-    name: str
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class QuotaDecl:
-    """``quota 20000 per day``."""
-
-    amount: int
-    per: str
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-PlatformItem: TypeAlias = (
-    BaseDecl | EnvelopeDecl | SecretDecl | QuotaDecl | TypeDecl | RecordDecl | ToolDecl
-)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlatformDecl:
-    """``platform dart "doc" { … }``: one provider's settings, types, records and tools."""
-
-    name: str
-    doc: str | None = None
-    items: tuple[PlatformItem, ...] = ()
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    end_comments: tuple[str, ...] = ()
-    span: Span = _span()
-    name_span: Span = _part()
-
 
 # ---------------------------------------------------------------- expressions
 
