@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog, Param, Tool
 from ..diagnostics import Diagnostics, diag
-from ..source import NO_SPAN, Source, Span
+from ..source import Source, Span
 from ..syntax import nodes as n
 from ..types import FieldType
 
@@ -145,11 +145,23 @@ class CheckContext:
     program: ProgramIR | None = None
     check_trajectories: bool = True
 
+    def extent(self, whole: Span, start: int, end: int) -> Span:
+        """The span of ``start``..``end`` in the file of ``whole`` (a sub-part of the node
+        spanning ``whole``, from the offsets the parser kept, ``nodes.PART``); ``whole`` itself
+        when the AST carries no offsets (made by synthesis, not parsed)."""
+        src = self.sources.get(whole.file)
+        if src is None or start < 0:
+            return whole
+        return src.span(start, end)
 
-def part(span: Span, whole: Span) -> Span:
-    """The span of a node's sub-part (``nodes.PART``: a name inside the node, as the parser saw
-    it), or the node's own span when the AST was made without one (synthesised, not parsed)."""
-    return whole if span == NO_SPAN else span
+    def part(self, whole: Span, start: int, name: str) -> Span:
+        """The span of ``name`` written at offset ``start`` inside the node spanning ``whole``
+        (see :meth:`extent`)."""
+        return self.extent(whole, start, start + len(name))
+
+    def named(self, node: Any) -> Span:
+        """The span of the name of ``node`` (a node with ``name`` and ``name_at``)."""
+        return self.part(node.span, node.name_at, node.name)
 
 
 class Reporter:

@@ -145,9 +145,9 @@ class _Loader:
             for item in info.ast.items:
                 if not isinstance(item, n.UseDecl):
                     continue
-                spans = item.name_spans or (item.span,) * len(item.names)
-                for name, name_span in zip(item.names, spans, strict=True):
-                    loaded = self.use(name, name_span)
+                starts = item.name_at or (-1,) * len(item.names)
+                for name, at in zip(item.names, starts, strict=True):
+                    loaded = self.use(name, self.ctx.part(item.span, at, name))
                     if loaded is not None and loaded not in info.uses:
                         info.uses.append(loaded)
         self.stack.pop()

@@ -22,7 +22,6 @@ from .context import (
     TrajInfo,
     Use,
     Value,
-    part,
 )
 
 FUNCS = ("round", "count", "sum", "avg", "min", "max")
@@ -96,7 +95,7 @@ class NameResolver(Reporter):
                 f"`{name}` is bound in only one branch of an `if`",
                 span,
                 "used here, after the `if`",
-                secondary=[(part(b.name_span, b.span), "bound only in this branch")],
+                secondary=[(self.ctx.named(b), "bound only in this branch")],
                 hints=[f"bind `{name}` in both branches, or use it inside its branch"],
             )
             return False, None
@@ -201,7 +200,7 @@ class NameResolver(Reporter):
                 return None
         fname = rest[0]
         if fname not in rel.fields:
-            label_span = part(ref.field_span, ref.span)
+            label_span = self.ctx.part(ref.span, ref.field_at, ref.field)
             self.err(
                 "E114",
                 f"`{rel.id}` has no field `{fname}`",
@@ -240,7 +239,7 @@ class NameResolver(Reporter):
                 self.err(
                     "E116",
                     f"unknown function `{e.name}`",
-                    part(e.name_span, e.span),
+                    self.ctx.named(e),
                     "not a function",
                     hints=suggestion_hint(e.name, FUNCS) or [f"functions: {', '.join(FUNCS)}"],
                 )
@@ -264,7 +263,7 @@ class NameResolver(Reporter):
             self.expr(p.left, scope)
             self.expr(p.right, scope)
         elif isinstance(p, n.PredExists):
-            rel = self.relation((p.name,), part(p.name_span, p.span), scope)
+            rel = self.relation((p.name,), self.ctx.named(p), scope)
             if rel is not None:
                 self.t.refs[id(p)] = RefInfo(rel)
         elif isinstance(p, n.PredNot):

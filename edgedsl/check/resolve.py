@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..catalog import Tool
 from ..diagnostics import suggestion_hint
 from ..syntax import nodes as n
-from .context import UNKNOWN, CheckContext, Group, Join, Rel, Value, part
+from .context import UNKNOWN, CheckContext, Group, Join, Rel, Value
 from .names import NameResolver, Scope
 
 
@@ -38,8 +38,8 @@ class _Resolver(NameResolver):
                 first: dict[str, n.AnswerField] = {}
                 for f in s.fields or ():
                     if f.name in first:
-                        self.twice("answer field", f.name, part(f.name_span, f.span),
-                                   part(first[f.name].name_span, first[f.name].span))
+                        self.twice("answer field", f.name, self.ctx.named(f),
+                                   self.ctx.named(first[f.name]))
                     first.setdefault(f.name, f)
                     self.expr(f.expr, scope)
 
@@ -49,9 +49,9 @@ class _Resolver(NameResolver):
             self.err(
                 "E115",
                 f"`{b.name}` is bound twice",
-                part(b.name_span, b.span),
+                self.ctx.named(b),
                 "bound again here",
-                secondary=[(part(prev.name_span, prev.span), "first bound here")],
+                secondary=[(self.ctx.named(prev), "first bound here")],
                 hints=["a name is bound once; choose a new name for the second relation"],
             )
         self.user = b.name
@@ -99,7 +99,8 @@ class _Resolver(NameResolver):
         if isinstance(node, n.Call):
             return self.call(name, node, scope, None)
         if isinstance(node, n.Drv):
-            src = self.relation(node.source, part(node.source_span, node.span), scope)
+            at = self.ctx.extent(node.span, node.source_at, node.source_end)
+            src = self.relation(node.source, at, scope)
             if src is None:
                 return None
             self.t.drv_sources[id(node)] = src
@@ -108,7 +109,7 @@ class _Resolver(NameResolver):
                     self.err(
                         "E114",
                         f"`{src.id}` has no field `{step.field}`",
-                        part(step.field_span, step.span),
+                        self.ctx.part(step.span, step.field_at, step.field),
                         "no such field",
                         secondary=[(src.span, f"`{src.id}` comes from here")],
                         hints=suggestion_hint(step.field, src.fields),
@@ -127,8 +128,8 @@ class _Resolver(NameResolver):
         shared: dict[str, n.Arg] = {}
         for arg in par.shared:
             if arg.name in shared:
-                self.twice("shared name", arg.name, part(arg.name_span, arg.span),
-                           part(shared[arg.name].name_span, shared[arg.name].span))
+                self.twice("shared name", arg.name, self.ctx.named(arg),
+                           self.ctx.named(shared[arg.name]))
                 continue
             shared[arg.name] = arg
             self.arg_value(arg.value, scope, None)
@@ -138,7 +139,7 @@ class _Resolver(NameResolver):
                 self.err(
                     "E115",
                     f"branch `{br.name}` is bound twice in `{name}`",
-                    part(br.name_span, br.span),
+                    self.ctx.named(br),
                     "bound again here",
                 )
                 continue
@@ -184,8 +185,8 @@ class _Resolver(NameResolver):
         fields = tool.record.field_types()  # a fresh dict
         for arg in call.args:
             if arg.name in given:
-                self.twice("argument", arg.name, part(arg.name_span, arg.span),
-                           part(given[arg.name].name_span, given[arg.name].span))
+                self.twice("argument", arg.name, self.ctx.named(arg),
+                           self.ctx.named(given[arg.name]))
                 continue
             given[arg.name] = arg
             param = tool.param(arg.name)
@@ -201,7 +202,7 @@ class _Resolver(NameResolver):
                 self.err(
                     "E112",
                     f"`{tool.qualname}` has no parameter `{arg.name}`",
-                    part(arg.name_span, arg.span),
+                    self.ctx.named(arg),
                     "unknown parameter",
                     hints=hints,
                 )
@@ -219,7 +220,7 @@ class _Resolver(NameResolver):
                 self.err(
                     "E110",
                     f"unknown platform `{call.platform}`",
-                    part(call.platform_span, call.span),
+                    self.ctx.part(call.span, call.platform_at, call.platform),
                     "no such platform",
                     hints=suggestion_hint(call.platform, cat.platforms)
                     or [
@@ -232,13 +233,13 @@ class _Resolver(NameResolver):
             self.err(
                 "E110",
                 f"platform `{call.platform}` is not imported",
-                part(call.platform_span, call.span),
+                self.ctx.part(call.span, call.platform_at, call.platform),
                 "declared in a module this file does not use",
                 hints=[f"add `use {mod}`"],
             )
         tool = plat.tools.get(call.tool)
         if tool is None:
-            tspan = part(call.tool_span, call.span)
+            tspan = self.ctx.part(call.span, call.tool_at, call.tool)
             hints = suggestion_hint(call.tool, plat.tools)
             elsewhere = [t.qualname for t in cat.tools() if t.name == call.tool]
             if elsewhere:

@@ -25,7 +25,7 @@ from ..reducers import REDUCERS
 from ..source import Span
 from ..syntax import nodes as n
 from ..types import CodeType
-from .context import CheckContext, RefInfo, Rel, and_list, known, part
+from .context import CheckContext, RefInfo, Rel, and_list, known
 from .typerules import (
     LITERALS,
     REDUCER_NEEDS,
@@ -257,7 +257,7 @@ class _Typer(ExprTyper):
                 self.err(
                     "E204",
                     f"reducer `{red.surface}` needs {rule}",
-                    part(step.field_span, step.span),
+                    self.ctx.part(step.span, step.field_at, step.field),
                     f"`{step.field}` is {type_phrase(ft)}",
                     secondary=[(src.span, f"`{src.id}` comes from here")],
                     hints=[hint],
@@ -289,7 +289,7 @@ class _Typer(ExprTyper):
             )
         if tool is None:
             return
-        pspan = part(cmp.param_span, cmp.span)
+        pspan = self.ctx.part(cmp.span, cmp.param_at, cmp.param)
         param = tool.param(cmp.param)
         if param is None:
             self.err(
@@ -335,8 +335,8 @@ class _Typer(ExprTyper):
                 j.uses[0],
                 "used here, after the `if`",
                 secondary=[
-                    (part(j.then.name_span, j.then.span), "bound here"),
-                    (part(j.orelse.name_span, j.orelse.span), "and here"),
+                    (self.ctx.named(j.then), "bound here"),
+                    (self.ctx.named(j.orelse), "and here"),
                 ],
                 hints=["bind the name to the same kind of relation in both branches"],
             )

@@ -19,7 +19,7 @@ from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from ..diagnostics import CompileError, Diagnostic, Diagnostics, diag
-from ..source import NO_SPAN, Source, Span, maker
+from ..source import Source, Span, maker
 from ..types import CodePatternError, code_pattern
 from . import nodes as n
 from .build_expr import ExprBuilder, present
@@ -78,26 +78,27 @@ class _Http:
 @dataclasses.dataclass(frozen=True)
 class _Pages:
     value: int | str
-    span: Span  # the word `pages`
+    at: int  # where the word `pages` starts
 
 
 @dataclasses.dataclass(frozen=True)
 class _RelRef:
     parts: tuple[str, ...]
-    span: Span
+    start: int
+    end: int
 
 
 @dataclasses.dataclass(frozen=True)
 class _Returns:
     name: str
     many: bool
-    span: Span
+    at: int
 
 
 @dataclasses.dataclass(frozen=True)
 class _Paged:
     opts: tuple[n.PagedOpt, ...]
-    span: Span  # the word `paged`
+    at: int  # where the word `paged` starts
 
 
 class _ToAst(ExprBuilder):
@@ -144,9 +145,9 @@ class _ToAst(ExprBuilder):
     def start(self, children: list[Any]) -> n.Module:
         return _Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
 
-    def use_decl(self, children: list[Token]) -> n.UseDecl:
+    def use_decl(self, children: list[Any]) -> n.UseDecl:
         return _UseDecl(names=tuple(map(str, children)), span=self._span(),
-                        name_spans=tuple(map(self._tok_span, children)))
+                        name_at=tuple(c.start_pos for c in children))
 
     def type_decl(self, children: list[Any]) -> n.TypeDecl:
         name, regex, doc = children
@@ -160,18 +161,18 @@ class _ToAst(ExprBuilder):
             )
         return _TypeDecl(
             name=str(name), pattern=pattern, doc=None if doc is None else self._unquote(doc),
-            span=self._span(), name_span=self._tok_span(name),
+            span=self._span(), name_at=name.start_pos,
         )
 
     def record_decl(self, children: list[Any]) -> n.RecordDecl:
         name, *fields = children
         return _RecordDecl(name=str(name), fields=tuple(fields), span=self._span(),
-                           name_span=self._tok_span(name))
+                           name_at=name.start_pos)
 
     def field_decl(self, children: list[Any]) -> n.FieldDecl:
         name, texpr = children
         return _FieldDecl(name=str(name), type=texpr, span=self._span(),
-                          name_span=self._tok_span(name))
+                          name_at=name.start_pos)
 
     def type_expr(self, children: list[Any]) -> n.TypeExpr:
         base, optional = children
@@ -198,7 +199,7 @@ class _ToAst(ExprBuilder):
         name, doc, *items = children
         return _PlatformDecl(
             name=str(name), doc=None if doc is None else self._unquote(doc), items=tuple(items),
-            span=self._span(), name_span=self._tok_span(name),
+            span=self._span(), name_at=name.start_pos,
         )
 
     def base_decl(self, children: list[Token]) -> n.BaseDecl:
@@ -234,9 +235,9 @@ class _ToAst(ExprBuilder):
             at=at,
             paged=None if paged is None else paged.opts,
             span=self._span(),
-            name_span=self._tok_span(name),
-            returns_span=returns.span,
-            paged_span=NO_SPAN if paged is None else paged.span,
+            name_at=name.start_pos,
+            returns_at=returns.at,
+            paged_at=-1 if paged is None else paged.at,
         )
 
     def http(self, children: list[Any]) -> _Http:
@@ -249,20 +250,19 @@ class _ToAst(ExprBuilder):
     def param_decl(self, children: list[Any]) -> n.ParamDecl:
         name, texpr = children
         return _ParamDecl(name=str(name), type=texpr, span=self._span(),
-                          name_span=self._tok_span(name))
+                          name_at=name.start_pos)
 
-    def returns_many(self, children: list[Token]) -> _Returns:
-        return _Returns(str(children[0]), True, self._tok_span(children[0]))
+    def returns_many(self, children: list[Any]) -> _Returns:
+        return _Returns(str(children[0]), True, children[0].start_pos)
 
-    def returns_one(self, children: list[Token]) -> _Returns:
-        return _Returns(str(children[0]), False, self._tok_span(children[0]))
+    def returns_one(self, children: list[Any]) -> _Returns:
+        return _Returns(str(children[0]), False, children[0].start_pos)
 
     def at_path(self, children: list[Token]) -> str:
         return self._unquote(children[0])
 
     def paged(self, children: list[Any]) -> _Paged:
-        start = self.pos[0] or 0
-        return _Paged(tuple(children), self.src.span(start, start + len("paged")))
+        return _Paged(tuple(children), self.pos[0] or 0)
 
     def paged_opt(self, children: list[Any]) -> n.PagedOpt:
         key, name, limit = children
@@ -272,20 +272,20 @@ class _ToAst(ExprBuilder):
                                 self._tok_span(limit), "not a whole number"))
             lim = int(lim)
         return _PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span(),
-                         key_span=self._tok_span(key))
+                         key_at=key.start_pos)
 
     # ------------------------------------------------------------ trajectories
     def trajectory(self, children: list[Any]) -> n.Trajectory:
         name, query, *body = children
         return _Trajectory(
             name=str(name), query=self._unquote(query), body=tuple(body), span=self._span(),
-            name_span=self._tok_span(name),
+            name_at=name.start_pos,
         )
 
     def binding(self, children: list[Any]) -> n.Binding:
         name, node = children
         return _Binding(name=str(name), node=node, span=self._span(),
-                        name_span=self._tok_span(name))
+                        name_at=name.start_pos)
 
     def call(self, children: list[Any]) -> n.Call:
         (platform, tool), *rest = children
@@ -293,9 +293,9 @@ class _ToAst(ExprBuilder):
         return _Call(
             platform=str(platform), tool=str(tool), args=tuple(present(rest)),
             pages=None if pages is None else pages.value,
-            span=self._span(), platform_span=self._tok_span(platform),
-            tool_span=self._tok_span(tool),
-            pages_span=NO_SPAN if pages is None else pages.span,
+            span=self._span(), platform_at=platform.start_pos,
+            tool_at=tool.start_pos,
+            pages_at=-1 if pages is None else pages.at,
         )
 
     def tool_ref(self, children: list[Token]) -> tuple[Token, Token]:
@@ -304,7 +304,7 @@ class _ToAst(ExprBuilder):
     def arg(self, children: list[Any]) -> n.Arg:
         name, value = children
         return _Arg(name=str(name), value=value, span=self._span(),
-                    name_span=self._tok_span(name))
+                    name_at=name.start_pos)
 
     def shared(self, children: list[Any]) -> n.Arg:
         return self.arg(children)
@@ -328,12 +328,8 @@ class _ToAst(ExprBuilder):
     def shared_arg(self, children: list[Token]) -> n.SharedArg:
         return _SharedArg(name=str(children[0]), span=self._span())
 
-    def _pages_word(self) -> Span:
-        start = self.pos[0] or 0
-        return self.src.span(start, start + len("pages"))
-
     def pages_all(self, children: list[Any]) -> _Pages:
-        return _Pages("all", self._pages_word())
+        return _Pages("all", self.pos[0] or 0)
 
     def pages_n(self, children: list[Token]) -> _Pages:
         (tok,) = children
@@ -342,37 +338,37 @@ class _ToAst(ExprBuilder):
             self.diags.add(diag("E007", "`pages` takes `all` or a whole number",
                                 self._tok_span(tok), "not a whole number"))
             value = int(value)
-        return _Pages(value, self._pages_word())
+        return _Pages(value, self.pos[0] or 0)
 
-    def ref(self, children: list[Token]) -> n.Ref:
+    def ref(self, children: list[Any]) -> n.Ref:
         return _Ref(parts=tuple(map(str, children)), span=self._span(),
-                    field_span=self._tok_span(children[-1]))
+                    field_at=children[-1].start_pos)
 
     def rel_ref(self, children: list[Any]) -> _RelRef:
-        return _RelRef(tuple(map(str, present(children))), self._span())
+        return _RelRef(tuple(map(str, present(children))), self.pos[0] or 0, self.pos[1] or 0)
 
     def drv(self, children: list[Any]) -> n.Drv:
         source, *steps = children
         return _Drv(source=source.parts, steps=tuple(steps), span=self._span(),
-                    source_span=source.span)
+                    source_at=source.start, source_end=source.end)
 
-    def red_max(self, children: list[Token]) -> n.Reducer:
+    def red_max(self, children: list[Any]) -> n.Reducer:
         return _Reducer(op="max", field=str(children[0]), span=self._span(),
-                        field_span=self._tok_span(children[0]))
+                        field_at=children[0].start_pos)
 
-    def red_min(self, children: list[Token]) -> n.Reducer:
+    def red_min(self, children: list[Any]) -> n.Reducer:
         return _Reducer(op="min", field=str(children[0]), span=self._span(),
-                        field_span=self._tok_span(children[0]))
+                        field_at=children[0].start_pos)
 
-    def red_most_frequent(self, children: list[Token]) -> n.Reducer:
+    def red_most_frequent(self, children: list[Any]) -> n.Reducer:
         return _Reducer(op="most_frequent", field=str(children[0]), span=self._span(),
-                        field_span=self._tok_span(children[0]))
+                        field_at=children[0].start_pos)
 
     def red_where(self, children: list[Any]) -> n.Reducer:
         fld, op, pivot = children
         return _Reducer(
             op=n.SURFACE_REDUCER[op],  # type: ignore[arg-type]
-            field=str(fld), pivot=pivot, span=self._span(), field_span=self._tok_span(fld),
+            field=str(fld), pivot=pivot, span=self._span(), field_at=fld.start_pos,
         )
 
     def where_op(self, children: list[Token]) -> str:
@@ -386,12 +382,12 @@ class _ToAst(ExprBuilder):
     def branch(self, children: list[Any]) -> n.Branch:
         name, call = children
         return _Branch(name=str(name), call=call, span=self._span(),
-                       name_span=self._tok_span(name))
+                       name_at=name.start_pos)
 
     def compare(self, children: list[Any]) -> n.Compare:
         call, param, values = children
         return _Compare(call=call, param=str(param), values=values, span=self._span(),
-                        param_span=self._tok_span(param))
+                        param_at=param.start_pos)
 
     def if_stmt(self, children: list[Any]) -> n.IfStmt:
         cond, then, orelse = children
@@ -422,7 +418,7 @@ class _ToAst(ExprBuilder):
     def answer_field(self, children: list[Any]) -> n.AnswerField:
         name, expr = children
         return _AnswerField(name=str(name), expr=expr, span=self._span(),
-                            name_span=self._tok_span(name))
+                            name_at=name.start_pos)
 
     def say_stmt(self, children: list[Token]) -> n.SayStmt:
         return _SayStmt(template=self._unquote(children[0]), span=self._span())

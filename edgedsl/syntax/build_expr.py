@@ -111,9 +111,9 @@ class ExprBuilder:
     def cmp_op(self, children: list[Token]) -> str:
         return str(children[0])
 
-    def pred_exists(self, children: list[Token]) -> n.PredExists:
+    def pred_exists(self, children: list[Any]) -> n.PredExists:
         return _PredExists(name=str(children[0]), span=self._span(),
-                           name_span=self._tok_span(children[0]))
+                           name_at=children[0].start_pos)
 
     def binop(self, children: list[Any]) -> n.BinOp:
         left, op, right = children
@@ -137,7 +137,7 @@ class ExprBuilder:
     def func_call(self, children: list[Any]) -> n.FuncCall:
         name, *args = children
         return _FuncCall(name=str(name), args=tuple(args), span=self._span(),
-                         name_span=self._tok_span(name))
+                         name_at=name.start_pos)
 
     # ------------------------------------------------------------ literals
     def string_lit(self, children: list[Token]) -> n.StringLit:

@@ -19,13 +19,15 @@ def span_field() -> Span:
 
 
 PART = "part"
-"""The metadata key of a sub-part's span (a name inside a node): kept for diagnostics only, so
-it is left out of equality, ``repr`` and the JSON of ``edgedsl parse``."""
+"""The metadata key of a sub-part's offset (where a name inside a node starts, ``name_at``,
+``field_at`` …; -1 when the AST was not parsed): kept for diagnostics only, so it is left out of
+equality, ``repr`` and the JSON of ``edgedsl parse``. The checker makes the span of the name
+from it (``CheckContext.part``)."""
 
 
-def part_field() -> Span:
-    """The span of a sub-part (``name_span``, ``field_span`` …), marked :data:`PART`."""
-    return field(default=NO_SPAN, compare=False, repr=False, metadata={PART: True})
+def part_field() -> int:
+    """The offset of a sub-part (``name_at``, ``field_at`` …), marked :data:`PART`."""
+    return field(default=-1, compare=False, repr=False, metadata={PART: True})
 
 
 _span = span_field
@@ -75,8 +77,8 @@ class UseDecl:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
-    name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False,
-                                         metadata={PART: True})
+    name_at: tuple[int, ...] = field(default=(), compare=False, repr=False,
+                                     metadata={PART: True})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,7 +91,7 @@ class TypeDecl:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,7 +103,7 @@ class FieldDecl:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,7 +116,7 @@ class RecordDecl:
     trailing: str | None = None
     end_comments: tuple[str, ...] = ()
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,7 +126,7 @@ class ParamDecl:
     name: str
     type: TypeExpr
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -135,7 +137,7 @@ class PagedOpt:
     name: str
     limit: int | None = None
     span: Span = _span()
-    key_span: Span = _part()
+    key_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,10 +156,10 @@ class ToolDecl:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
-    name_span: Span = _part()
-    returns_span: Span = _part()
-    paged_span: Span = _part()
-    """The span of the word ``paged`` (NO_SPAN when the tool is not paged)."""
+    name_at: int = _part()
+    returns_at: int = _part()
+    paged_at: int = _part()
+    """Where the word ``paged`` starts (-1 when the tool is not paged)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -217,7 +219,7 @@ class PlatformDecl:
     trailing: str | None = None
     end_comments: tuple[str, ...] = ()
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 for _cls in list(globals().values()):  # faster constructors, same signatures (see source.py)

@@ -5,8 +5,8 @@ written in :mod:`edgedsl.syntax.decls` and re-exported here.
 
 Every node is a frozen, slotted, keyword-only dataclass. ``span`` is excluded from equality so
 that ``parse(format(ast)) == ast`` compares structure only; so are the spans of the sub-parts a
-diagnostic points at (``name_span``, ``field_span``, … marked :data:`PART`), which the builder
-takes from the tokens, so no pass has to find a name inside its node's text again.
+diagnostic points at (their offsets ``name_at``, ``field_at``, … marked :data:`PART`), which
+the builder takes from the tokens, so no pass has to find a name inside its node's text again.
 Statement-level nodes carry the comments written on the lines before them (``comments``) and
 a comment at the end of their own line (``trailing``); blocks carry the comments after their
 last statement (``end_comments``). No lark type appears here.
@@ -111,8 +111,8 @@ class Ref:
 
     parts: tuple[str, ...]
     span: Span = _span()
-    field_span: Span = _part()
-    """The span of the last part (the field)."""
+    field_at: int = _part()
+    """Where the last part (the field) starts."""
 
     @property
     def binding(self) -> str:
@@ -158,7 +158,7 @@ class FuncCall:
     name: str
     args: tuple[Expr, ...]
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 Expr: TypeAlias = (
@@ -194,7 +194,7 @@ class PredExists:
 
     name: str
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -263,7 +263,7 @@ class Arg:
     name: str
     value: ArgValue
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -275,10 +275,10 @@ class Call:
     args: tuple[Arg, ...] = ()
     pages: int | Literal["all"] | None = None
     span: Span = _span()
-    platform_span: Span = _part()
-    tool_span: Span = _part()
-    pages_span: Span = _part()
-    """The span of the word ``pages`` (NO_SPAN without a ``pages`` clause)."""
+    platform_at: int = _part()
+    tool_at: int = _part()
+    pages_at: int = _part()
+    """Where the word ``pages`` starts (-1 without a ``pages`` clause)."""
 
     @property
     def qualname(self) -> str:
@@ -297,7 +297,7 @@ class Reducer:
     field: str
     pivot: Literal_ | None = None
     span: Span = _span()
-    field_span: Span = _part()
+    field_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -307,8 +307,9 @@ class Drv:
     source: tuple[str, ...]
     steps: tuple[Reducer, ...]
     span: Span = _span()
-    source_span: Span = _part()
-    """The span of ``x`` or ``group.branch`` after ``drv``."""
+    source_at: int = _part()
+    """Where ``x`` or ``group.branch`` after ``drv`` starts (and ends, ``source_end``)."""
+    source_end: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -320,7 +321,7 @@ class Branch:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -341,7 +342,7 @@ class Compare:
     param: str
     values: ListLit
     span: Span = _span()
-    param_span: Span = _part()
+    param_at: int = _part()
 
 
 NodeExpr: TypeAlias = Call | Drv | Parallel | Compare
@@ -358,7 +359,7 @@ class Binding:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -382,7 +383,7 @@ class AnswerField:
     name: str
     expr: Expr
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -420,7 +421,7 @@ class Trajectory:
     trailing: str | None = None
     end_comments: tuple[str, ...] = ()
     span: Span = _span()
-    name_span: Span = _part()
+    name_at: int = _part()
 
 
 Item: TypeAlias = UseDecl | TypeDecl | RecordDecl | PlatformDecl | Trajectory
