@@ -110,9 +110,12 @@ class _ToAst(ExprBuilder):
     (:func:`edgedsl.syntax.parser.direct_parser`, no tree) or over a lark tree (:meth:`walk`).
     """
 
-    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT", "NAME"})
-    """Token types read with their positions (a name's span is kept on its node, see
-    ``nodes.PART``); operators and keywords may come as plain text."""
+    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT"})
+    """Token types read with their positions; operators and keywords may come as plain text."""
+
+    located_tokens = frozenset({"NAME"})
+    """Token types read with their start only (a name's offset is kept on its node, see
+    ``nodes.PART``): :class:`~edgedsl.syntax.lalr.Located` strings from the fused loop."""
 
     def __init__(self) -> None:
         self.reset(Source("<none>", ""), Diagnostics())

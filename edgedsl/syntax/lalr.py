@@ -58,6 +58,13 @@ class NoParse(UnexpectedInput):
         self.pos_in_stream = pos  # type: ignore[assignment]
 
 
+class Located(str):
+    """A token's text and where it starts (``start_pos``, as on :class:`lark.Token`): what a
+    builder reads of a name whose position it keeps but whose line it does not need."""
+
+    start_pos: int
+
+
 class Unsupported(RuntimeError):
     """The grammar or lark's configuration is not what the fused loop implements."""
 
@@ -218,10 +225,12 @@ def fused_parser(lark: Lark, builder: Any, *, trace: list[Token] | None = None) 
     ``builder`` needs a method per rule that :func:`builds` (taking the rule's children, as a
     lark tree would hold them), a ``pos`` attribute and a ``comment(token)`` method receiving
     every comment token. A builder with a ``positioned_tokens`` set receives the other kept
-    tokens (names, operators) as plain strings. Tokens that no rule keeps are never made into
-    :class:`lark.Token` objects, and the stacks grow but never shrink
-    (``benchmarks/bench_compile_instructions.py`` counts what each of these saves). With
-    ``trace``, every token (comments included) is appended to it as a :class:`lark.Token`.
+    tokens (names, operators) as plain strings, except those in its ``located_tokens`` set,
+    which come as :class:`Located` strings (the text and ``start_pos``, no line counting).
+    Tokens that no rule keeps are never made into :class:`lark.Token` objects, and the stacks
+    grow but never shrink (``benchmarks/bench_compile_instructions.py`` counts what each of
+    these saves). With ``trace``, every token (comments included) is appended to it as a
+    :class:`lark.Token`.
     Raises :class:`Unsupported` when the grammar or lark's configuration is not one it
     implements.
     """
@@ -269,6 +278,8 @@ def fused_parser(lark: Lark, builder: Any, *, trace: list[Token] | None = None) 
     # kept tokens the builder reads as text only are passed as plain strings (no Token made)
     positioned = getattr(builder, "positioned_tokens", None)
     plain = frozenset() if positioned is None or trace is not None else kept - set(positioned)
+    located = plain & frozenset(getattr(builder, "located_tokens", ()))
+    plain -= located
 
     # ---- states: actions (shift to s >= 0, reduce rule r as ~r), lexer of the state
     actions: dict[int, dict[str, int]] = {}
@@ -377,6 +388,10 @@ def fused_parser(lark: Lark, builder: Any, *, trace: list[Token] | None = None) 
                         break
                 if typ in plain:
                     tok = value
+                    break
+                if typ in located:
+                    tok = new_str(Located, value)
+                    tok.start_pos = s
                     break
                 if text.find("\n", cpos, s) >= 0:
                     line += text.count("\n", cpos, s)
