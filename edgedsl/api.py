@@ -12,10 +12,10 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .build import parse_module
 from .diagnostics import CompileError, not_utf8
-from .nodes import Module
 from .source import Source
+from .syntax.build import parse_module
+from .syntax.nodes import Module
 
 if TYPE_CHECKING:
     from .check import CheckResult
@@ -67,7 +67,7 @@ def parse(src: Source | str | Path, name: str = "<string>") -> Module:
 
 def format(module: Module) -> str:
     """Stage `format`: AST → canonical text."""
-    from .printer import format_module
+    from .syntax.printer import format_module
 
     return format_module(module)
 

@@ -101,9 +101,9 @@ def _search_paths(args: argparse.Namespace) -> list[Path]:
 
 def cmd_parse(args: argparse.Namespace) -> int:
     """``edgedsl parse FILE``: the AST as JSON (``--tree`` for the lark tree)."""
-    from .build import build
     from .dump import to_jsonable
-    from .parser import parse
+    from .syntax.build import build
+    from .syntax.parser import parse
 
     src = _read(args.file)
     try:
@@ -151,7 +151,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     """``edgedsl fmt FILE… [--check]``: rewrite files in the canonical layout."""
-    from .fmt import format_files
+    from .syntax.fmt import format_files
 
     for p in args.files:
         if not Path(p).is_file():

@@ -26,8 +26,8 @@ def to_jsonable(value: Any, *, spans: bool = True) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {"_node": type(value).__name__}
         for f in dataclasses.fields(value):
-            if f.name == "span" and not spans:
-                continue
+            if (f.name == "span" and not spans) or f.metadata.get("part"):
+                continue  # a sub-part's span is for diagnostics (`nodes.PART`)
             v = getattr(value, f.name)
             if (
                 f.name in ("comments", "end_comments", "then_end_comments", "else_end_comments")

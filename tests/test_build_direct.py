@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgedsl.build import build, parse_module
 from edgedsl.diagnostics import CompileError
-from edgedsl.parser import MAX_DEPTH, parse, rule_names
 from edgedsl.source import Source, Span
+from edgedsl.syntax.build import build, parse_module
+from edgedsl.syntax.parser import MAX_DEPTH, parse, rule_names
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,7 +96,7 @@ def test_nesting_limit_is_the_same(depth: int) -> None:
 
 
 def test_every_builder_rule_is_a_grammar_rule() -> None:
-    from edgedsl.build import _ToAst
+    from edgedsl.syntax.build import _ToAst
 
     names = set(rule_names())
     assert "start" in names and "binop" in names
@@ -107,7 +107,7 @@ def test_unknown_lark_falls_back_to_two_passes(monkeypatch: pytest.MonkeyPatch) 
     """If lark's internals change, parse_module still works through the tree path."""
     import threading
 
-    from edgedsl import build as b
+    from edgedsl.syntax import build as b
 
     def broken(builder: object) -> object:
         raise RuntimeError("unsupported lark version: cannot install the direct builder")
@@ -148,16 +148,16 @@ def test_comment_attachment_work_is_linear(path: str, monkeypatch: pytest.Monkey
     """Attaching comments looks at each comment a bounded number of times, however many
     statements the file has (it used to scan every comment for every statement: 4,000 small
     trajectories with two comments each took 9x as long to build as without)."""
-    from edgedsl import build as b
+    from edgedsl.syntax import build as b
 
     made: list[Any] = []
 
-    class Counting(b._Comments):
+    class Counting(b.Comments):
         def __init__(self, *args: Any) -> None:
             super().__init__(*args)
             made.append(self)
 
-    monkeypatch.setattr(b, "_Comments", Counting)
+    monkeypatch.setattr(b, "Comments", Counting)
     for n in (200, 2000):
         made.clear()
         text = _commented_file(n)

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from edgedsl import ir
-from edgedsl import nodes as n
-from edgedsl.build import parse_module
 from edgedsl.check import PASSES, CheckError, CheckResult, check, load_catalog
 from edgedsl.check.typerules import junction_fit, literal_problem
 from edgedsl.diagnostics import Diagnostic
 from edgedsl.source import Source
+from edgedsl.syntax import nodes as n
+from edgedsl.syntax.build import parse_module
 from edgedsl.types import DATE, FLOAT, INT, JSON, NUM, STR, CodeType, EnumType, ListType
 
 CATALOGS = Path(__file__).resolve().parent / "catalogs"

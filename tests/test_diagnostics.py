@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from goldens import check_golden
 
-from edgedsl.build import parse_module
 from edgedsl.check import check
 from edgedsl.codes import CODES
 from edgedsl.diagnostics import CompileError, Diagnostic
 from edgedsl.render import render_text
 from edgedsl.source import Source
+from edgedsl.syntax.build import parse_module
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES_DIR = ROOT / "tests" / "diagnostics"

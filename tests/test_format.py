@@ -14,10 +14,10 @@ from ast_strategies import accepted_keywords, keywords, modules
 from goldens import check_golden
 from hypothesis import example, given
 
-from edgedsl import nodes as n
-from edgedsl.build import parse_module
-from edgedsl.fmt import format_files
-from edgedsl.printer import WIDTH, format_expr, format_module, format_pred, format_text
+from edgedsl.syntax import nodes as n
+from edgedsl.syntax.build import parse_module
+from edgedsl.syntax.fmt import format_files
+from edgedsl.syntax.printer import WIDTH, format_expr, format_module, format_pred, format_text
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "format"

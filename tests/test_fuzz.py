@@ -2,7 +2,7 @@
 
 Inputs: random sequences of the grammar's own terminals, mutations (deletions, duplications,
 swaps, insertions) of valid formatted programs, arbitrary text, and pathological nesting. For
-each, :func:`edgedsl.build.parse_module` returns a Module or raises CompileError whose
+each, :func:`edgedsl.syntax.build.parse_module` returns a Module or raises CompileError whose
 diagnostics carry a syntax-stage code and a span inside the text.
 
 The ``ci`` profile runs the conftest's example count; ``EDGEDSL_PROFILE=long`` runs at least
@@ -20,11 +20,11 @@ from ast_strategies import modules
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from edgedsl import nodes as n
-from edgedsl.build import parse_module
 from edgedsl.diagnostics import CompileError
-from edgedsl.parser import _lark
-from edgedsl.printer import format_module
+from edgedsl.syntax import nodes as n
+from edgedsl.syntax.build import parse_module
+from edgedsl.syntax.parser import _lark
+from edgedsl.syntax.printer import format_module
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG = os.environ.get("EDGEDSL_PROFILE") == "long"

@@ -31,13 +31,13 @@ from lark import Token
 from lark.lexer import LexerThread
 
 from edgedsl.api import check
-from edgedsl.build import parse_module
 from edgedsl.codes import CODES
 from edgedsl.diagnostics import CompileError
-from edgedsl.parser import _lark
 from edgedsl.plan_compile import compile_program
-from edgedsl.printer import format_module
 from edgedsl.source import Source, decode_source
+from edgedsl.syntax.build import parse_module
+from edgedsl.syntax.parser import _lark
+from edgedsl.syntax.printer import format_module
 
 
 @functools.cache
@@ -250,7 +250,7 @@ def _with_template(text: str, template: str) -> str:
     `say` replaced, or one added)."""
     import dataclasses
 
-    from edgedsl import nodes as n
+    from edgedsl.syntax import nodes as n
 
     try:
         module = parse_module(text)

@@ -3,7 +3,7 @@
 Two limits keep every recursive pass (the builder, the checker, the lowering, the plan compiler,
 the formatter, jinja2's template parser and code generator) far from Python's recursion limit:
 
-- the program: at most :data:`edgedsl.parser.MAX_DEPTH` levels of syntax (``E011``, pointing
+- the program: at most :data:`edgedsl.syntax.parser.MAX_DEPTH` levels of syntax (``E011``, pointing
   at the construct that goes too deep);
 - a ``say`` template: at most :data:`edgedsl.say.MAX_TEMPLATE_DEPTH` levels of brackets,
   operators and blocks (``E310`` from the checker, ``R508`` from the renderer), checked on
@@ -27,8 +27,6 @@ from jinja2 import TemplateError, TemplateSyntaxError
 
 from edgedsl import api
 from edgedsl.diagnostics import CompileError
-from edgedsl.parser import MAX_DEPTH
-from edgedsl.printer import format_module
 from edgedsl.runtime.backends import PythonBackend
 from edgedsl.say import (
     MAX_TEMPLATE_DEPTH,
@@ -38,6 +36,8 @@ from edgedsl.say import (
     parse_say,
     render_say,
 )
+from edgedsl.syntax.parser import MAX_DEPTH
+from edgedsl.syntax.printer import format_module
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,18 +1,20 @@
-"""The fused lexer + LALR loop (``parser._fused``) is lark's contextual lexer and parser, exactly.
+"""The fused lexer + LALR loop (``edgedsl.syntax.lalr``) is lark's contextual lexer and parser.
 
-``parse_module`` no longer drives lark per token: it runs one loop over lark's own tables. These
-tests hold that loop to lark on every shipped ``.edge`` file, on generated programs and on broken
-text:
+``parse_module`` does not drive lark per token: it runs one loop over lark's parse table and
+terminal definitions. These tests hold that loop to lark's own loop, through lark's documented
+API only, on every shipped ``.edge`` file, on generated programs and on broken text:
 
-- the token stream (type, text, offsets, line and column of both ends) equals the stream lark's
-  contextual lexer hands its parser, comments (with their positions) included;
-- a recording builder sees the same rule calls, children and extents from the fused loop as from
-  lark's own LALR loop driving it (``direct_parser(..., fused=False)``);
+- the token stream (type, text, offsets, line and column of both ends) equals the tokens of
+  lark's tree built with ``keep_all_tokens`` (every token its parser shifted), comments (with
+  their positions, from a lexer callback) included;
+- a recording builder sees the same rule calls, children and extents from the fused loop as
+  from a walk over lark's tree (``propagate_positions``);
 - the fused loop fails exactly when lark does, and ``E011`` (nesting) the same way.
 """
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any
 
@@ -20,19 +22,14 @@ import pytest
 from ast_strategies import modules
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lark import Lark, Token
+from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 from test_fuzz import generated_mutants, shipped_mutants, token_soup
 
-from edgedsl.parser import (
-    MAX_DEPTH,
-    TooDeep,
-    _fused,
-    _new_lark,
-    direct_parser,
-    rule_names,
-)
-from edgedsl.printer import format_module
+from edgedsl.syntax import lalr
+from edgedsl.syntax.lalr import fused_parser
+from edgedsl.syntax.parser import MAX_DEPTH, TooDeep, _new_lark, direct_parser, rule_names
+from edgedsl.syntax.printer import format_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,32 +59,41 @@ class _Recorder:
         self.comments.append(_tok(tok))
         return tok
 
+    def walk(self, tree: Tree[Token], depth: int = 1) -> Any:
+        """The calls a walk over lark's tree makes (as ``build._ToAst.walk`` does)."""
+        if depth > MAX_DEPTH:
+            raise TooDeep
+        children = [self.walk(c, depth + 1) if isinstance(c, Tree) else c
+                    for c in tree.children]
+        meta = tree.meta
+        self.pos = (None, None) if meta.empty else (meta.start_pos, meta.end_pos)
+        return getattr(self, str(tree.data))(children)
 
-def _lark(builder: _Recorder) -> Lark:
-    return _new_lark(maybe_placeholders=True, lexer_callbacks={"COMMENT": builder.comment})
+
+def _leaves(tree: Tree[Token]) -> list[Token]:
+    out: list[Token] = []
+    stack: list[Any] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Tree):
+            stack.extend(reversed(node.children))
+        elif isinstance(node, Token):
+            out.append(node)
+    return out
 
 
 class _Streams:
-    """lark's token stream (through its contextual lexer) and the fused loop's, on one text."""
+    """lark's token stream (the leaves of its tree with every token kept) and the fused
+    loop's, on one text."""
 
     def __init__(self) -> None:
         self.lark_comments: list[tuple[Any, ...]] = []
-        self.lark = _new_lark(maybe_placeholders=True,
+        self.lark = _new_lark(maybe_placeholders=True, keep_all_tokens=True,
                               lexer_callbacks={"COMMENT": self._lark_comment})
-        self.lark_tokens: list[tuple[Any, ...]] = []
-        lexer = self.lark.parser.lexer
-        original = lexer.lex
-
-        def spy(state: Any, parser_state: Any) -> Any:
-            for tok in original(state, parser_state):
-                self.lark_tokens.append(_tok(tok))
-                yield tok
-
-        lexer.lex = spy
         self.trace: list[Token] = []
-        self.fused_comments: list[tuple[Any, ...]] = []
         self.recorder = _Recorder()
-        self.fused = _fused(_lark(self.recorder), self.recorder, trace=self.trace)
+        self.fused = fused_parser(_new_lark(maybe_placeholders=True), self.recorder,
+                                  trace=self.trace)
 
     def _lark_comment(self, tok: Token) -> Token:
         self.lark_comments.append(_tok(tok))
@@ -95,13 +101,13 @@ class _Streams:
 
     def run(self, text: str) -> tuple[Any, Any]:
         """(lark's outcome, the fused loop's outcome): ok + tokens, or the failure."""
-        self.lark_tokens.clear()
         self.lark_comments.clear()
         self.trace.clear()
         self.recorder.comments.clear()
         try:
-            self.lark.parse(text)
-            theirs: Any = ("ok", tuple(self.lark_tokens), tuple(self.lark_comments))
+            tree = self.lark.parse(text)
+            tokens = tuple(_tok(t) for t in _leaves(tree))
+            theirs: Any = ("ok", tokens, tuple(self.lark_comments))
         except UnexpectedInput:
             theirs = ("error",)
         try:
@@ -137,10 +143,13 @@ _DRIVERS: list[tuple[_Recorder, Any, Any]] = []
 
 
 def _builders_agree(text: str) -> None:
-    """The recording builder sees the same calls driven by the fused loop and by lark."""
+    """The recording builder sees the same calls driven by the fused loop and by a walk over
+    lark's tree (comments from the same lexer callback)."""
     if not _DRIVERS:
         rec = _Recorder()
-        _DRIVERS.append((rec, direct_parser(rec, fused=True), direct_parser(rec, fused=False)))
+        tree_lark = _new_lark(propagate_positions=True, maybe_placeholders=True,
+                              lexer_callbacks={"COMMENT": rec.comment})
+        _DRIVERS.append((rec, direct_parser(rec), lambda s: rec.walk(tree_lark.parse(s))))
     rec, *runs = _DRIVERS[0]
     out = []
     for run in runs:
@@ -237,9 +246,25 @@ def test_builder_calls_agree(text: str) -> None:
 
 def test_parse_module_runs_the_fused_loop() -> None:
     """The shipped grammar and lark are laid out as the fused loop expects (no silent fallback
-    to lark's own, slower loop)."""
-    assert direct_parser(_Recorder()).__qualname__.startswith("_fused.")
-    from edgedsl.build import _direct, parse_module
+    to building from lark's tree)."""
+    assert direct_parser(_Recorder()).__module__ == lalr.__name__
+    from edgedsl.syntax.build import _direct, parse_module
 
     parse_module("use a")
-    assert _direct.run is not None and _direct.run.__qualname__.startswith("_fused.")
+    assert _direct.run is not None and _direct.run.__module__ == lalr.__name__
+    assert not _direct.unsupported
+
+
+def test_lalr_reads_no_private_lark_names_and_evaluates_no_code() -> None:
+    """The loop reads lark's documented objects only (no ``_name`` of another object) and makes
+    its functions without ``eval``/``exec``."""
+    tree = ast.parse(Path(lalr.__file__).read_text(encoding="utf-8"))
+    private = sorted({
+        node.attr for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+        and not node.attr.startswith("__") and not (
+            isinstance(node.value, ast.Name) and node.value.id == "self")})
+    assert private == []
+    calls = {node.func.id for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert not calls & {"eval", "exec", "compile"}

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 import pytest
 
 from edgedsl import ir
-from edgedsl import nodes as n
 from edgedsl.reducers import ReduceStep
 from edgedsl.source import NO_SPAN, Source, fast_frozen_init, maker
+from edgedsl.syntax import nodes as n
 
 
 @fast_frozen_init

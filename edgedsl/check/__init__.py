@@ -24,11 +24,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import nodes as n
 from ..catalog import Catalog
 from ..diagnostics import CompileError, Diagnostic
 from ..ir import ProgramIR
 from ..source import Source
+from ..syntax import nodes as n
 from .catalog_pass import build_catalog
 from .context import CheckContext
 from .graph import check_graph
@@ -124,7 +124,7 @@ def load_catalog(names: Iterable[str], search_paths: Sequence[Path] = ()) -> Cat
     names = list(names)
     text = f"use {', '.join(names)}\n" if names else ""
     source = Source("<catalog>", text)
-    from ..build import parse_module
+    from ..syntax.build import parse_module
 
     ctx = CheckContext(
         module=parse_module(source),

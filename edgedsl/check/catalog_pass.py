@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
-from .. import nodes as n
 from ..catalog import Catalog, Paging, Param, Platform, Tool
 from ..diagnostics import Diagnostic, diag, suggestion_hint
 from ..source import Span
 from ..sqlquote import ident_key
+from ..syntax import nodes as n
 from ..types import (
     BOOL,
     DATE,
@@ -81,7 +81,7 @@ class _Builder:
         """``decls`` without the repeated names, each repetition reported (``E105``)."""
         first: dict[str, Span] = {}
         for d in decls:
-            span = self.ctx.sub_span(d.span, d.name)
+            span = self.ctx.named(d)
             if d.name in first:
                 self.dup(what, d.name, span, first[d.name])
                 continue
@@ -97,10 +97,10 @@ class _Builder:
             elif isinstance(item, n.PlatformDecl):
                 if item.name in self.ctx.platform_module:
                     first = self.spans.get(f"platform:{item.name}")
-                    self.dup("platform", item.name, self.ctx.sub_span(item.span, item.name), first)
+                    self.dup("platform", item.name, self.ctx.named(item), first)
                     continue
                 self.ctx.platform_module[item.name] = mod.name
-                self.spans[f"platform:{item.name}"] = self.ctx.sub_span(item.span, item.name)
+                self.spans[f"platform:{item.name}"] = self.ctx.named(item)
                 self.platform_decls.append((mod, item))
                 scope = self.type_scope.setdefault((mod.name, item.name), {})
                 for sub in item.items:
@@ -108,7 +108,7 @@ class _Builder:
                         self.declare_type(item.name, sub, scope)
 
     def declare_type(self, qual: str, decl: n.TypeDecl, scope: dict[str, str]) -> None:
-        span = self.ctx.sub_span(decl.span, decl.name)
+        span = self.ctx.named(decl)
         if decl.name in SCALAR_KINDS:
             self.ctx.diags.add(
                 diag(
@@ -141,7 +141,7 @@ class _Builder:
                         self.declare_record_name(p.name, sub, scope)
 
     def declare_record_name(self, qual: str, decl: n.RecordDecl, scope: dict[str, str]) -> None:
-        span = self.ctx.sub_span(decl.span, decl.name)
+        span = self.ctx.named(decl)
         qname = f"{qual}.{decl.name}"
         if decl.name in scope or f"record:{qname}" in self.spans:
             self.dup("record", decl.name, span, self.spans.get(f"record:{qname}"))
@@ -253,7 +253,7 @@ class _Builder:
         earlier field's up to ASCII case (``E121``)."""
         first: dict[str, n.FieldDecl] = {}
         for f in fields:
-            span = self.ctx.sub_span(f.span, f.name)
+            span = self.ctx.named(f)
             if f.name.startswith(RESERVED_PREFIX):
                 self.ctx.diags.add(diag(
                     "E120",
@@ -271,7 +271,7 @@ class _Builder:
                     f"fields `{other.name}` and `{f.name}` differ only in case",
                     span,
                     "the same column as the first",
-                    secondary=[(self.ctx.sub_span(other.span, other.name), "first declared here")],
+                    secondary=[(self.ctx.named(other), "first declared here")],
                     hints=["the records are held in DuckDB, whose column names ignore ASCII "
                            "case; declare one of them"],
                 ))
@@ -312,7 +312,7 @@ class _Builder:
                 elif isinstance(item, n.QuotaDecl):
                     quota = (item.amount, item.per)
             elif isinstance(item, n.ToolDecl):
-                span = self.ctx.sub_span(item.span, item.name)
+                span = self.ctx.named(item)
                 if item.name in tools:
                     self.dup("tool", item.name, span, tool_spans[item.name])
                     continue
@@ -336,7 +336,7 @@ class _Builder:
             Param(p.name, self.resolve(p.type, mod, platform), p.type.optional, span=p.span)
             for p in self.unique("parameter", decl.params)
         ]
-        ret_span = self.ctx.sub_span(decl.span, decl.returns, last=True)
+        ret_span = self.ctx.part(decl.span, decl.returns_at, decl.returns)
         hits = self.lookup("record", decl.returns, mod, platform)
         record = RecordType(f"{platform}.{decl.returns}", ())
         if len(hits) == 1 and hits[0] in self.cat.records:
@@ -384,7 +384,7 @@ class _Builder:
                     diag(
                         "E108",
                         f"unknown paging option `{opt.key}`",
-                        self.ctx.sub_span(opt.span, opt.key),
+                        self.ctx.part(opt.span, opt.key_at, opt.key),
                         "not a paging option",
                         hints=[
                             *suggestion_hint(opt.key, PAGING_KEYS),
@@ -427,7 +427,7 @@ class _Builder:
                 diag(
                     "E108",
                     f"paged tool `{decl.name}` does not name its page parameter",
-                    self.ctx.sub_span(decl.span, "paged", last=True),
+                    self.ctx.part(decl.span, decl.paged_at, "paged"),
                     "no `page:` option",
                     hints=[
                         "write `paged(page: pageNo, size: numOfRows <= 100, total: totalCount)`"

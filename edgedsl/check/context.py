@@ -11,17 +11,15 @@ Something an earlier pass could not resolve is simply absent from these maps (or
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .. import nodes as n
 from ..catalog import Catalog, Param, Tool
 from ..diagnostics import Diagnostics, diag
 from ..source import Source, Span
+from ..syntax import nodes as n
 from ..types import FieldType
 
 if TYPE_CHECKING:
@@ -147,40 +145,23 @@ class CheckContext:
     program: ProgramIR | None = None
     check_trajectories: bool = True
 
-    def sub_span(
-        self, span: Span, needle: str, *, last: bool = False, word: bool = True, skip: int = 0
-    ) -> Span:
-        """The span of ``needle`` inside ``span`` (first or last occurrence, ignoring the first
-        ``skip`` characters), else ``span`` itself."""
-        src = self.sources.get(span.file)
-        if src is None or not needle:
-            return span
-        base = span.start + skip
-        text = src.text[base : span.end]
-        pattern = _needle_pattern(needle, word)
-        m = None
-        if last:
-            for m in pattern.finditer(text):  # noqa: B007 - the last match is wanted
-                pass
-        else:
-            m = pattern.search(text)
-        if m is None:
-            return span
-        return src.span(base + m.start(), base + m.end())
+    def extent(self, whole: Span, start: int, end: int) -> Span:
+        """The span of ``start``..``end`` in the file of ``whole`` (a sub-part of the node
+        spanning ``whole``, from the offsets the parser kept, ``nodes.PART``); ``whole`` itself
+        when the AST carries no offsets (made by synthesis, not parsed)."""
+        src = self.sources.get(whole.file)
+        if src is None or start < 0:
+            return whole
+        return src.span(start, end)
 
-    def head_span(self, span: Span, length: int) -> Span:
-        """The first ``length`` characters of ``span``."""
-        src = self.sources.get(span.file)
-        if src is None:
-            return span
-        return src.span(span.start, min(span.end, span.start + length))
+    def part(self, whole: Span, start: int, name: str) -> Span:
+        """The span of ``name`` written at offset ``start`` inside the node spanning ``whole``
+        (see :meth:`extent`)."""
+        return self.extent(whole, start, start + len(name))
 
-
-@lru_cache(maxsize=512)
-def _needle_pattern(needle: str, word: bool) -> re.Pattern[str]:
-    if word:
-        return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(needle)}(?![A-Za-z0-9_])")
-    return re.compile(re.escape(needle))
+    def named(self, node: Any) -> Span:
+        """The span of the name of ``node`` (a node with ``name`` and ``name_at``)."""
+        return self.part(node.span, node.name_at, node.name)
 
 
 class Reporter:

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from jinja2 import TemplateSyntaxError, meta
 
-from .. import nodes as n
 from ..diagnostics import suggestion_hint
 from ..say import MAX_TEMPLATE_DEPTH, SayTooDeepError, parse_say
 from ..source import Span
+from ..syntax import nodes as n
 from .context import CheckContext, Reporter, TrajInfo
 
 
@@ -65,7 +65,7 @@ class _Graph(Reporter):
 
     def def_span(self, name: str) -> Span | None:
         b = next((b for b in self.t.bindings if b.name == name), None)
-        return None if b is None else self.ctx.head_span(b.span, len(name))
+        return None if b is None else self.ctx.named(b)
 
     def forward_uses(self) -> None:
         reported: set[frozenset[str]] = set()
@@ -116,7 +116,7 @@ class _Graph(Reporter):
             self.err(
                 "W001",
                 f"`{b.name}` is never used",
-                self.ctx.head_span(b.span, len(b.name)),
+                self.ctx.named(b),
                 "bound but not used",
                 hints=[f"remove it, or rename it `_{b.name}` to keep it on purpose"],
             )
@@ -140,7 +140,7 @@ class _Graph(Reporter):
                     self.err(
                         "E304",
                         f"`{tool.qualname}` is not paged",
-                        self.ctx.sub_span(call.span, "pages", last=True),
+                        self.ctx.part(call.span, call.pages_at, "pages"),
                         "`pages` not allowed",
                         hints=["remove the `pages` clause"],
                     )
@@ -148,7 +148,7 @@ class _Graph(Reporter):
                     self.err(
                         "E303",
                         f"`pages {call.pages}` reads no page",
-                        self.ctx.sub_span(call.span, "pages", last=True),
+                        self.ctx.part(call.span, call.pages_at, "pages"),
                         "at least 1",
                         hints=["write `pages 1` or more, or `pages all`"],
                     )
@@ -188,7 +188,7 @@ class _Graph(Reporter):
             self.err(
                 "W003",
                 f"trajectory `{traj.name}` has no `answer`",
-                self.ctx.sub_span(traj.span, traj.name),
+                self.ctx.named(traj),
                 "no answer",
                 hints=["add `answer x.field` or `answer { name: x.field }`"],
             )

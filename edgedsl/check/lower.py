@@ -22,10 +22,10 @@ from __future__ import annotations
 from typing import Literal, cast
 
 from .. import ir
-from .. import nodes as n
 from ..catalog import Param
 from ..reducers import ReduceStep
 from ..source import maker
+from ..syntax import nodes as n
 from ..types import STR, FieldType
 from .context import CheckContext, Group, Rel, TrajInfo
 from .typerules import LITERALS, literal_type, pivot_value

@@ -4,9 +4,9 @@
 compiled, the extra search paths, then the shipped standard library. The same order serves every
 ``use``, also inside used modules, so a module name always denotes one file (a local
 ``codes.edge`` shadows the standard one for the whole program, as on a Python path). Each module
-is parsed with :func:`edgedsl.build.parse_module` (its syntax errors become diagnostics pointing
-into that file) and loaded once; a ``use`` cycle is ``E104``; a module found nowhere is ``E103``
-with a did-you-mean over available module names.
+is parsed with :func:`edgedsl.syntax.build.parse_module` (its syntax errors become
+diagnostics pointing into that file) and loaded once; a ``use`` cycle is ``E104``; a module
+found nowhere is ``E103`` with a did-you-mean over available module names.
 Modules end up in ``ctx.modules`` in dependency order (used modules first).
 """
 
@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from .. import nodes as n
-from ..build import parse_module
 from ..diagnostics import CompileError, Diagnostic, diag, not_utf8, suggestion_hint
 from ..resources import stdlib_dir
 from ..source import Source, Span, decode_source
+from ..syntax import nodes as n
+from ..syntax.build import parse_module
 from .context import CheckContext, ModuleInfo
 
 
@@ -145,20 +145,21 @@ class _Loader:
             for item in info.ast.items:
                 if not isinstance(item, n.UseDecl):
                     continue
-                for name in item.names:
-                    loaded = self.use(name, item.span)
+                starts = item.name_at or (-1,) * len(item.names)
+                for name, at in zip(item.names, starts, strict=True):
+                    loaded = self.use(name, self.ctx.part(item.span, at, name))
                     if loaded is not None and loaded not in info.uses:
                         info.uses.append(loaded)
         self.stack.pop()
         self.ctx.modules[info.name] = info
 
-    def use(self, name: str, decl_span: Span) -> str | None:
-        """Load the module ``name`` used by a ``use`` declaration at ``decl_span``."""
+    def use(self, name: str, name_span: Span) -> str | None:
+        """Load the module ``name`` written at ``name_span`` in a ``use`` declaration."""
         main = self.ctx.main
         origin = main.path if main is not None else None
         found = _find_in(_candidates(origin, self.ctx.search_paths, f"{name}.edge"))
         if found is None:
-            span = self.ctx.sub_span(decl_span, name)
+            span = name_span
             dirs = search_dirs(origin, self.ctx.search_paths)
             self.ctx.catalog_incomplete = True
             std = _stdlib()
@@ -186,7 +187,7 @@ class _Loader:
                 diag(
                     "E104",
                     f"`use` cycle: {' → '.join([*chain, name])}",
-                    self.ctx.sub_span(decl_span, name),
+                    name_span,
                     "this `use` closes the cycle",
                     hints=["move the shared declarations into a module that both can use"],
                 )
@@ -201,7 +202,7 @@ class _Loader:
         except (OSError, UnicodeDecodeError) as err:
             self.ctx.catalog_incomplete = True
             self.unreadable.add(key)
-            at_use = self.ctx.sub_span(decl_span, name)
+            at_use = name_span
             if isinstance(err, UnicodeDecodeError):  # at the `use`, and at the byte
                 bad, shown = not_utf8(str(path), err)
                 self.ctx.sources[shown.name] = shown

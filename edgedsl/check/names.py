@@ -9,10 +9,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import nodes as n
 from ..diagnostics import suggestion_hint
 from ..source import Span
-from .context import CheckContext, Group, Join, RefInfo, Rel, Reporter, TrajInfo, Use, Value
+from ..syntax import nodes as n
+from .context import (
+    CheckContext,
+    Group,
+    Join,
+    RefInfo,
+    Rel,
+    Reporter,
+    TrajInfo,
+    Use,
+    Value,
+)
 
 FUNCS = ("round", "count", "sum", "avg", "min", "max")
 
@@ -61,13 +71,13 @@ class NameResolver(Reporter):
         self.user: str | None = None
 
     def twice(self, what: str, name: str, again: Span, first: Span) -> None:
-        """``E118``: ``name`` given again at ``again`` (spans of statements starting with it)."""
+        """``E118``: ``name`` given again at ``again`` (the spans of the name itself)."""
         self.err(
             "E118",
             f"{what} `{name}` is given twice",
-            self.ctx.head_span(again, len(name)),
+            again,
             "given again",
-            secondary=[(self.ctx.head_span(first, len(name)), "first given here")],
+            secondary=[(first, "first given here")],
         )
 
     # ------------------------------------------------------------ names
@@ -85,7 +95,7 @@ class NameResolver(Reporter):
                 f"`{name}` is bound in only one branch of an `if`",
                 span,
                 "used here, after the `if`",
-                secondary=[(self.ctx.head_span(b.span, len(name)), "bound only in this branch")],
+                secondary=[(self.ctx.named(b), "bound only in this branch")],
                 hints=[f"bind `{name}` in both branches, or use it inside its branch"],
             )
             return False, None
@@ -190,7 +200,7 @@ class NameResolver(Reporter):
                 return None
         fname = rest[0]
         if fname not in rel.fields:
-            label_span = self.ctx.sub_span(ref.span, fname, last=True)
+            label_span = self.ctx.part(ref.span, ref.field_at, ref.field)
             self.err(
                 "E114",
                 f"`{rel.id}` has no field `{fname}`",
@@ -229,7 +239,7 @@ class NameResolver(Reporter):
                 self.err(
                     "E116",
                     f"unknown function `{e.name}`",
-                    self.ctx.head_span(e.span, len(e.name)),
+                    self.ctx.named(e),
                     "not a function",
                     hints=suggestion_hint(e.name, FUNCS) or [f"functions: {', '.join(FUNCS)}"],
                 )
@@ -253,7 +263,7 @@ class NameResolver(Reporter):
             self.expr(p.left, scope)
             self.expr(p.right, scope)
         elif isinstance(p, n.PredExists):
-            rel = self.relation((p.name,), self.ctx.sub_span(p.span, p.name, last=True), scope)
+            rel = self.relation((p.name,), self.ctx.named(p), scope)
             if rel is not None:
                 self.t.refs[id(p)] = RefInfo(rel)
         elif isinstance(p, n.PredNot):

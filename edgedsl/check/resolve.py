@@ -16,9 +16,9 @@ in :mod:`edgedsl.check.names`.
 
 from __future__ import annotations
 
-from .. import nodes as n
 from ..catalog import Tool
 from ..diagnostics import suggestion_hint
+from ..syntax import nodes as n
 from .context import UNKNOWN, CheckContext, Group, Join, Rel, Value
 from .names import NameResolver, Scope
 
@@ -38,7 +38,8 @@ class _Resolver(NameResolver):
                 first: dict[str, n.AnswerField] = {}
                 for f in s.fields or ():
                     if f.name in first:
-                        self.twice("answer field", f.name, f.span, first[f.name].span)
+                        self.twice("answer field", f.name, self.ctx.named(f),
+                                   self.ctx.named(first[f.name]))
                     first.setdefault(f.name, f)
                     self.expr(f.expr, scope)
 
@@ -48,9 +49,9 @@ class _Resolver(NameResolver):
             self.err(
                 "E115",
                 f"`{b.name}` is bound twice",
-                self.ctx.head_span(b.span, len(b.name)),
+                self.ctx.named(b),
                 "bound again here",
-                secondary=[(self.ctx.head_span(prev.span, len(b.name)), "first bound here")],
+                secondary=[(self.ctx.named(prev), "first bound here")],
                 hints=["a name is bound once; choose a new name for the second relation"],
             )
         self.user = b.name
@@ -98,10 +99,8 @@ class _Resolver(NameResolver):
         if isinstance(node, n.Call):
             return self.call(name, node, scope, None)
         if isinstance(node, n.Drv):
-            src_span = self.ctx.sub_span(node.span, node.source[0], skip=3)
-            if len(node.source) > 1:
-                src_span = self.ctx.sub_span(node.span, ".".join(node.source), skip=3, word=False)
-            src = self.relation(node.source, src_span, scope)
+            at = self.ctx.extent(node.span, node.source_at, node.source_end)
+            src = self.relation(node.source, at, scope)
             if src is None:
                 return None
             self.t.drv_sources[id(node)] = src
@@ -110,7 +109,7 @@ class _Resolver(NameResolver):
                     self.err(
                         "E114",
                         f"`{src.id}` has no field `{step.field}`",
-                        self.ctx.sub_span(step.span, step.field, last=step.pivot is None),
+                        self.ctx.part(step.span, step.field_at, step.field),
                         "no such field",
                         secondary=[(src.span, f"`{src.id}` comes from here")],
                         hints=suggestion_hint(step.field, src.fields),
@@ -129,7 +128,8 @@ class _Resolver(NameResolver):
         shared: dict[str, n.Arg] = {}
         for arg in par.shared:
             if arg.name in shared:
-                self.twice("shared name", arg.name, arg.span, shared[arg.name].span)
+                self.twice("shared name", arg.name, self.ctx.named(arg),
+                           self.ctx.named(shared[arg.name]))
                 continue
             shared[arg.name] = arg
             self.arg_value(arg.value, scope, None)
@@ -139,7 +139,7 @@ class _Resolver(NameResolver):
                 self.err(
                     "E115",
                     f"branch `{br.name}` is bound twice in `{name}`",
-                    self.ctx.head_span(br.span, len(br.name)),
+                    self.ctx.named(br),
                     "bound again here",
                 )
                 continue
@@ -185,7 +185,8 @@ class _Resolver(NameResolver):
         fields = tool.record.field_types()  # a fresh dict
         for arg in call.args:
             if arg.name in given:
-                self.twice("argument", arg.name, arg.span, given[arg.name].span)
+                self.twice("argument", arg.name, self.ctx.named(arg),
+                           self.ctx.named(given[arg.name]))
                 continue
             given[arg.name] = arg
             param = tool.param(arg.name)
@@ -201,7 +202,7 @@ class _Resolver(NameResolver):
                 self.err(
                     "E112",
                     f"`{tool.qualname}` has no parameter `{arg.name}`",
-                    self.ctx.head_span(arg.span, len(arg.name)),
+                    self.ctx.named(arg),
                     "unknown parameter",
                     hints=hints,
                 )
@@ -219,7 +220,7 @@ class _Resolver(NameResolver):
                 self.err(
                     "E110",
                     f"unknown platform `{call.platform}`",
-                    self.ctx.head_span(call.span, len(call.platform)),
+                    self.ctx.part(call.span, call.platform_at, call.platform),
                     "no such platform",
                     hints=suggestion_hint(call.platform, cat.platforms)
                     or [
@@ -232,13 +233,13 @@ class _Resolver(NameResolver):
             self.err(
                 "E110",
                 f"platform `{call.platform}` is not imported",
-                self.ctx.head_span(call.span, len(call.platform)),
+                self.ctx.part(call.span, call.platform_at, call.platform),
                 "declared in a module this file does not use",
                 hints=[f"add `use {mod}`"],
             )
         tool = plat.tools.get(call.tool)
         if tool is None:
-            tspan = self.ctx.sub_span(call.span, call.tool)
+            tspan = self.ctx.part(call.span, call.tool_at, call.tool)
             hints = suggestion_hint(call.tool, plat.tools)
             elsewhere = [t.qualname for t in cat.tools() if t.name == call.tool]
             if elsewhere:

@@ -24,8 +24,8 @@ import datetime as dt
 import re
 from typing import Literal
 
-from .. import nodes as n
 from ..diagnostics import suggestion_hint
+from ..syntax import nodes as n
 from ..types import (
     BOOL,
     DATE,

@@ -19,11 +19,11 @@ in :mod:`edgedsl.check.typerules`. Checks, in source order:
 
 from __future__ import annotations
 
-from .. import nodes as n
 from ..catalog import Param, Tool
 from ..diagnostics import did_you_mean, suggestion_hint
 from ..reducers import REDUCERS
 from ..source import Span
+from ..syntax import nodes as n
 from ..types import CodeType
 from .context import CheckContext, RefInfo, Rel, and_list, known
 from .typerules import (
@@ -257,7 +257,7 @@ class _Typer(ExprTyper):
                 self.err(
                     "E204",
                     f"reducer `{red.surface}` needs {rule}",
-                    self.ctx.sub_span(step.span, step.field, last=step.pivot is None),
+                    self.ctx.part(step.span, step.field_at, step.field),
                     f"`{step.field}` is {type_phrase(ft)}",
                     secondary=[(src.span, f"`{src.id}` comes from here")],
                     hints=[hint],
@@ -289,7 +289,7 @@ class _Typer(ExprTyper):
             )
         if tool is None:
             return
-        pspan = self.ctx.sub_span(cmp.span, cmp.param, last=True)
+        pspan = self.ctx.part(cmp.span, cmp.param_at, cmp.param)
         param = tool.param(cmp.param)
         if param is None:
             self.err(
@@ -335,8 +335,8 @@ class _Typer(ExprTyper):
                 j.uses[0],
                 "used here, after the `if`",
                 secondary=[
-                    (self.ctx.head_span(j.then.span, len(j.name)), "bound here"),
-                    (self.ctx.head_span(j.orelse.span, len(j.name)), "and here"),
+                    (self.ctx.named(j.then), "bound here"),
+                    (self.ctx.named(j.orelse), "and here"),
                 ],
                 hints=["bind the name to the same kind of relation in both branches"],
             )

@@ -32,14 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .. import nodes as n
 from ..diagnostics import CompileError
 from ..plan import Plan
-from ..printer import format_module
 from ..runtime.backends import Backend
 from ..runtime.executor import run_trajectory
 from ..runtime.result import RunResult
 from ..source import Source
+from ..syntax import nodes as n
+from ..syntax.printer import format_module
 from ..types import CodeType
 from .model import Binding, Port, Scalar, ToolNode
 from .observe import value_ok

@@ -1,6 +1,6 @@
 """Static analysis of a trajectory's AST: features, structure type, tools and tool edges.
 
-Everything here reads the surface AST only (:mod:`edgedsl.nodes`), so it works on a file that
+Everything here reads the surface AST only (:mod:`edgedsl.syntax.nodes`), so it works on a file that
 was parsed but never checked or run — the contamination audit needs no execution.
 
 * **features** — the non-sequential ingredients a trajectory uses, in the fixed order
@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from .. import nodes as n
+from ..syntax import nodes as n
 from .record import Structure
 
 __all__ = [

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import nodes
+from ..syntax import nodes
 from .analyze import adjacency_edges, dependency_edges, tools_of
 
 __all__ = [

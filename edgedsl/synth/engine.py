@@ -28,7 +28,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from .. import nodes as n
 from ..catalog import Catalog, Tool
 from ..diagnostics import CompileError
 from ..graph.args import ArgChooser, pool_from_graph
@@ -37,11 +36,12 @@ from ..graph.observe import tool_index
 from ..graph.refine import emitter_for
 from ..graph.rollout import literal
 from ..plan import Plan
-from ..printer import format_module
 from ..runtime.backends import Backend
 from ..runtime.executor import run_trajectory
 from ..runtime.result import RunResult
 from ..source import Source
+from ..syntax import nodes as n
+from ..syntax.printer import format_module
 from ..types import FieldType
 from .junction import Columns, JunctionPlan, Prefer, ReduceChoice, type_junction
 from .memo import MemoBackend

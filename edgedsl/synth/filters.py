@@ -43,10 +43,10 @@ from typing import Any, Literal, get_args
 import jinja2
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import nodes as n
 from ..diagnostics import CompileError
 from ..llm import LLMClient, LLMError, Message
 from ..plan import Plan
+from ..syntax import nodes as n
 from .query import (
     QueryTemplateError,
     korean_date,

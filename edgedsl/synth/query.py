@@ -42,9 +42,9 @@ import orjson
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .. import nodes as n
 from ..llm import LLMClient, LLMError, Message
 from ..plan import Plan
+from ..syntax import nodes as n
 from .analyze import structure_of
 
 __all__ = [

@@ -23,11 +23,11 @@ from typing import Any
 
 import orjson
 
-from .. import nodes as n
 from ..diagnostics import CompileError
 from ..runtime.backends import Backend
 from ..runtime.result import RunResult
 from ..source import Source
+from ..syntax import nodes as n
 from .filters import Rejection
 
 __all__ = ["answer_key", "decorative_steps", "hands_on_only_inputs", "resolve", "value_texts"]

@@ -29,11 +29,11 @@ from typing import Any
 
 import orjson
 
-from .. import nodes
 from ..plan import CallStep, CompareStep, DrvStep, ParallelStep, Plan, StepPlan, TrajectoryPlan
 from ..runtime.duck import python_columns
 from ..runtime.result import RunResult
 from ..runtime.trace import CallTrace, JunctionTrace, StepTrace
+from ..syntax import nodes
 from ..types import type_from_json
 from .analyze import features, structure_of, tools_of
 from .record import RESULT_HEAD, CallRecord, EdgeUse, JunctionRecord, TaskRecord

@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import nodes as n
 from ..catalog import Catalog
 from ..graph.model import GraphEdge, ToolGraph
 from ..runtime.backends import Backend
+from ..syntax import nodes as n
 from .analyze import structure_of
 from .engine import Engine, Executed, emit_module
 from .filters import Rejection, Stage

@@ -19,9 +19,9 @@ from edgedsl.graph.observe import ValuePool
 from edgedsl.graph.probe import probe
 from edgedsl.graph.refine import RefineConfig, Refiner, emitter_for, refine
 from edgedsl.graph.rollout import PathSpec, Step, run_paths
-from edgedsl.printer import format_module
 from edgedsl.runtime.backends import PythonBackend
 from edgedsl.source import Source
+from edgedsl.syntax.printer import format_module
 
 CAT = catalog()
 

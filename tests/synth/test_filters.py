@@ -12,9 +12,9 @@ import pytest
 from graph.fake_llm import FakeLLM, fail, ok
 
 from edgedsl import api
-from edgedsl import nodes as n
 from edgedsl.llm import LLMClient, LLMConfig, LLMError
 from edgedsl.plan import Plan
+from edgedsl.syntax import nodes as n
 from edgedsl.synth.filters import (
     REJECTIONS,
     STAGE_OF,

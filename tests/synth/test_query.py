@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgedsl import api
-from edgedsl import nodes as n
 from edgedsl.llm import LLMClient, LLMConfig, LLMError
 from edgedsl.plan import Plan
+from edgedsl.syntax import nodes as n
 from edgedsl.synth.analyze import structure_of
 from edgedsl.synth.filters import find_leaks, static_problems
 from edgedsl.synth.query import (

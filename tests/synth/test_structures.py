@@ -10,8 +10,8 @@ import pytest
 from synth_world import light_catalog, light_graph
 
 from edgedsl import api
-from edgedsl import nodes as n
 from edgedsl.runtime.backends import make_backend
+from edgedsl.syntax import nodes as n
 from edgedsl.synth.analyze import structure_of
 from edgedsl.synth.engine import Engine, emit_module
 from edgedsl.synth.structures import GENERATORS, Built

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from edgedsl import nodes
 from edgedsl.api import parse
+from edgedsl.syntax import nodes
 from edgedsl.synth.analyze import (
     adjacency_edges,
     dependency_edges,

@@ -11,8 +11,8 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgedsl import nodes
 from edgedsl.api import parse
+from edgedsl.syntax import nodes
 from edgedsl.synth.audit import AuditReport, audit, audit_dirs, normalise_query, render_audit
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from .diagnostics import CompileError, Diagnostic, diag, not_utf8
+from ..diagnostics import CompileError, Diagnostic, diag, not_utf8
+from ..source import UTF8_BOM, decode_source
 from .printer import format_text
-from .source import UTF8_BOM, decode_source
 
 
 def format_files(

@@ -1,10 +1,15 @@
 """The AST: typed surface nodes built from the lark tree by ``build.py``.
 
+This module is the one passes import; the catalog half (type expressions and declarations) is
+written in :mod:`edgedsl.syntax.decls` and re-exported here.
+
 Every node is a frozen, slotted, keyword-only dataclass. ``span`` is excluded from equality so
-that ``parse(format(ast)) == ast`` compares structure only. Statement-level nodes carry the
-comments written on the lines before them (``comments``) and a comment at the end of their own
-line (``trailing``); blocks carry the comments after their last statement (``end_comments``).
-No lark type appears here.
+that ``parse(format(ast)) == ast`` compares structure only; so are the spans of the sub-parts a
+diagnostic points at (their offsets ``name_at``, ``field_at``, … marked :data:`PART`), which
+the builder takes from the tokens, so no pass has to find a name inside its node's text again.
+Statement-level nodes carry the comments written on the lines before them (``comments``) and
+a comment at the end of their own line (``trailing``); blocks carry the comments after their
+last statement (``end_comments``). No lark type appears here.
 
 Reducer operators are named as in the reducer registry: ``max``, ``min``, ``most_frequent``,
 ``ge`` (``>=``), ``le`` (``<=``), ``eq`` (``==``) and ``after``.
@@ -13,14 +18,35 @@ Reducer operators are named as in the reducer registry: ``max``, ``min``, ``most
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from .source import NO_SPAN, Span, fast_frozen_init
+from ..source import Span, fast_frozen_init
+from .decls import (  # noqa: F401 - re-exported: passes import every node from here
+    PART,
+    BaseDecl,
+    EnumTypeExpr,
+    EnvelopeDecl,
+    FieldDecl,
+    ListTypeExpr,
+    NamedTypeExpr,
+    PagedOpt,
+    ParamDecl,
+    PlatformDecl,
+    PlatformItem,
+    QuotaDecl,
+    RecordDecl,
+    SecretDecl,
+    ToolDecl,
+    TypeDecl,
+    TypeExpr,
+    UseDecl,
+    part_field,
+    span_field,
+)
 
-
-def _span() -> Span:
-    return field(default=NO_SPAN, compare=False, repr=False)
+_span = span_field
+_part = part_field
 
 
 # ---------------------------------------------------------------- literals
@@ -76,182 +102,6 @@ class DictLit:
 
 Literal_: TypeAlias = StringLit | NumberLit | DateLit | BoolLit | ListLit | DictLit
 
-# ---------------------------------------------------------------- types (catalog syntax)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NamedTypeExpr:
-    """A type by name: ``str``, ``date``, ``CorpCode`` or ``codes.StockCode``; ``?`` if optional."""
-
-    name: str
-    optional: bool = False
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EnumTypeExpr:
-    """``enum[A, B, "기타"]``; members are kept as strings."""
-
-    members: tuple[str, ...]
-    optional: bool = False
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ListTypeExpr:
-    """``[T]``."""
-
-    item: TypeExpr
-    optional: bool = False
-    span: Span = _span()
-
-
-TypeExpr: TypeAlias = NamedTypeExpr | EnumTypeExpr | ListTypeExpr
-
-# ---------------------------------------------------------------- catalog declarations
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UseDecl:
-    """``use dart, krx``: import catalog modules."""
-
-    names: tuple[str, ...]
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TypeDecl:
-    """``type CorpCode = code /^[0-9]{8}$/ "doc"``: a nominal code type."""
-
-    name: str
-    pattern: str
-    doc: str | None = None
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FieldDecl:
-    """One field of a record declaration, ``rcept_dt: date``."""
-
-    name: str
-    type: TypeExpr
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecordDecl:
-    """``record Disclosure { … }``."""
-
-    name: str
-    fields: tuple[FieldDecl, ...]
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    end_comments: tuple[str, ...] = ()
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ParamDecl:
-    """One parameter of a tool, ``corp_code: CorpCode?``."""
-
-    name: str
-    type: TypeExpr
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PagedOpt:
-    """One paging option, ``size: page_count <= 100``: role, wire name and optional limit."""
-
-    key: str
-    name: str
-    limit: int | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolDecl:
-    """``tool NAME "doc" [METHOD "path"] (params) -> [Record] [at "path"] [paged(…)]``."""
-
-    name: str
-    doc: str | None = None
-    method: str | None = None
-    path: str | None = None
-    params: tuple[ParamDecl, ...] = ()
-    returns: str
-    many: bool = True
-    at: str | None = None
-    paged: tuple[PagedOpt, ...] | None = None
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BaseDecl:
-    """``base "https://…"``: the platform's base URL."""
-
-    url: str
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EnvelopeDecl:
-    """``envelope dart``: the platform's response convention."""
-
-    name: str
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SecretDecl:
-    """``secret crtfc_key``: a parameter supplied at run time and never recorded."""
-
-    name: str
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class QuotaDecl:
-    """``quota 20000 per day``."""
-
-    amount: int
-    per: str
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    span: Span = _span()
-
-
-PlatformItem: TypeAlias = (
-    BaseDecl | EnvelopeDecl | SecretDecl | QuotaDecl | TypeDecl | RecordDecl | ToolDecl
-)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PlatformDecl:
-    """``platform dart "doc" { … }``: one provider's settings, types, records and tools."""
-
-    name: str
-    doc: str | None = None
-    items: tuple[PlatformItem, ...] = ()
-    comments: tuple[str, ...] = ()
-    trailing: str | None = None
-    end_comments: tuple[str, ...] = ()
-    span: Span = _span()
-
-
 # ---------------------------------------------------------------- expressions
 
 
@@ -261,6 +111,8 @@ class Ref:
 
     parts: tuple[str, ...]
     span: Span = _span()
+    field_at: int = _part()
+    """Where the last part (the field) starts."""
 
     @property
     def binding(self) -> str:
@@ -306,6 +158,7 @@ class FuncCall:
     name: str
     args: tuple[Expr, ...]
     span: Span = _span()
+    name_at: int = _part()
 
 
 Expr: TypeAlias = (
@@ -341,6 +194,7 @@ class PredExists:
 
     name: str
     span: Span = _span()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -409,6 +263,7 @@ class Arg:
     name: str
     value: ArgValue
     span: Span = _span()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -420,6 +275,10 @@ class Call:
     args: tuple[Arg, ...] = ()
     pages: int | Literal["all"] | None = None
     span: Span = _span()
+    platform_at: int = _part()
+    tool_at: int = _part()
+    pages_at: int = _part()
+    """Where the word ``pages`` starts (-1 without a ``pages`` clause)."""
 
     @property
     def qualname(self) -> str:
@@ -438,6 +297,7 @@ class Reducer:
     field: str
     pivot: Literal_ | None = None
     span: Span = _span()
+    field_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -447,6 +307,9 @@ class Drv:
     source: tuple[str, ...]
     steps: tuple[Reducer, ...]
     span: Span = _span()
+    source_at: int = _part()
+    """Where ``x`` or ``group.branch`` after ``drv`` starts (and ends, ``source_end``)."""
+    source_end: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -458,6 +321,7 @@ class Branch:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -478,6 +342,7 @@ class Compare:
     param: str
     values: ListLit
     span: Span = _span()
+    param_at: int = _part()
 
 
 NodeExpr: TypeAlias = Call | Drv | Parallel | Compare
@@ -494,6 +359,7 @@ class Binding:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -517,6 +383,7 @@ class AnswerField:
     name: str
     expr: Expr
     span: Span = _span()
+    name_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -554,6 +421,7 @@ class Trajectory:
     trailing: str | None = None
     end_comments: tuple[str, ...] = ()
     span: Span = _span()
+    name_at: int = _part()
 
 
 Item: TypeAlias = UseDecl | TypeDecl | RecordDecl | PlatformDecl | Trajectory

@@ -1,0 +1,504 @@
+"""Stage `build`: lark tree → AST (``nodes.py``), then comments attached at statement level.
+
+The transformer is the only place that knows rule names of ``grammar/edge.lark``; nothing of
+lark leaks past it. Comments are assigned by position in a second step: a comment on the line a
+statement ends is its ``trailing`` comment, comments before a statement are its leading
+``comments``, comments after the last statement of a block are the block's ``end_comments``, and
+comments inside a statement (between the arguments of a multi-line call, say) are hoisted to
+that statement's leading comments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from lark import Token, Tree
+from lark.exceptions import UnexpectedInput
+
+from ..diagnostics import CompileError, Diagnostic, Diagnostics, diag
+from ..source import Source, Span, maker
+from ..types import CodePatternError, code_pattern
+from . import nodes as n
+from .build_expr import ExprBuilder, present
+from .comments import Comments
+from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse, too_deep
+
+# Node constructors without ``type.__call__`` (:func:`~edgedsl.source.maker`): the builder
+# makes every node of every compiled file.
+_AnswerField = maker(n.AnswerField)
+_AnswerStmt = maker(n.AnswerStmt)
+_Arg = maker(n.Arg)
+_BaseDecl = maker(n.BaseDecl)
+_Binding = maker(n.Binding)
+_Branch = maker(n.Branch)
+_Call = maker(n.Call)
+_Compare = maker(n.Compare)
+_Drv = maker(n.Drv)
+_EnumTypeExpr = maker(n.EnumTypeExpr)
+_EnvelopeDecl = maker(n.EnvelopeDecl)
+_FanArg = maker(n.FanArg)
+_FieldDecl = maker(n.FieldDecl)
+_IfStmt = maker(n.IfStmt)
+_ListTypeExpr = maker(n.ListTypeExpr)
+_Module = maker(n.Module)
+_NamedTypeExpr = maker(n.NamedTypeExpr)
+_PagedOpt = maker(n.PagedOpt)
+_Parallel = maker(n.Parallel)
+_ParamDecl = maker(n.ParamDecl)
+_PlatformDecl = maker(n.PlatformDecl)
+_QuotaDecl = maker(n.QuotaDecl)
+_RecordDecl = maker(n.RecordDecl)
+_Reducer = maker(n.Reducer)
+_Ref = maker(n.Ref)
+_SayStmt = maker(n.SayStmt)
+_SecretDecl = maker(n.SecretDecl)
+_SeqArg = maker(n.SeqArg)
+_SharedArg = maker(n.SharedArg)
+_ToolDecl = maker(n.ToolDecl)
+_Trajectory = maker(n.Trajectory)
+_TypeDecl = maker(n.TypeDecl)
+_UseDecl = maker(n.UseDecl)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Block:
+    stmts: tuple[Any, ...]
+    span: Span
+
+
+@dataclasses.dataclass(frozen=True)
+class _Http:
+    method: str
+    path: str
+
+
+@dataclasses.dataclass(frozen=True)
+class _Pages:
+    value: int | str
+    at: int  # where the word `pages` starts
+
+
+@dataclasses.dataclass(frozen=True)
+class _RelRef:
+    parts: tuple[str, ...]
+    start: int
+    end: int
+
+
+@dataclasses.dataclass(frozen=True)
+class _Returns:
+    name: str
+    many: bool
+    at: int
+
+
+@dataclasses.dataclass(frozen=True)
+class _Paged:
+    opts: tuple[n.PagedOpt, ...]
+    at: int  # where the word `paged` starts
+
+
+class _ToAst(ExprBuilder):
+    """Builds AST nodes bottom-up with spans; collects build-time diagnostics.
+
+    One method per named rule of the grammar (see :func:`edgedsl.syntax.parser.rule_names`),
+    called with the rule's children once they are built; ``pos`` holds the rule's
+    ``(start, end)``. The same builder runs inside the LALR parser
+    (:func:`edgedsl.syntax.parser.direct_parser`, no tree) or over a lark tree (:meth:`walk`).
+    """
+
+    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT"})
+    """Token types read with their positions; operators and keywords may come as plain text."""
+
+    located_tokens = frozenset({"NAME"})
+    """Token types read with their start only (a name's offset is kept on its node, see
+    ``nodes.PART``): :class:`~edgedsl.syntax.lalr.Located` strings from the fused loop."""
+
+    def __init__(self) -> None:
+        self.reset(Source("<none>", ""), Diagnostics())
+
+    def reset(self, source: Source, diags: Diagnostics) -> None:
+        """Start building a new source."""
+        self.src = source
+        self.diags = diags
+        self.pos: tuple[int | None, int | None] = (None, None)
+        self.comments: list[Token] = []
+        self.block_spans: dict[int, tuple[Span, Span | None]] = {}
+
+    def comment(self, tok: Token) -> Token:
+        """Lexer callback: collect a comment token."""
+        self.comments.append(tok)
+        return tok
+
+    def walk(self, tree: Tree[Token], depth: int = 1) -> Any:
+        """Build from a lark tree (positions from its metas); TooDeep past MAX_DEPTH levels."""
+        if depth > MAX_DEPTH:
+            raise TooDeep
+        children = [
+            self.walk(c, depth + 1) if isinstance(c, Tree) else c for c in tree.children
+        ]
+        meta = tree.meta
+        self.pos = (None, None) if meta.empty else (meta.start_pos, meta.end_pos)
+        return getattr(self, str(tree.data))(children)
+
+    # ------------------------------------------------------------ module and catalogs
+    def start(self, children: list[Any]) -> n.Module:
+        return _Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
+
+    def use_decl(self, children: list[Any]) -> n.UseDecl:
+        return _UseDecl(names=tuple(map(str, children)), span=self._span(),
+                        name_at=tuple(c.start_pos for c in children))
+
+    def type_decl(self, children: list[Any]) -> n.TypeDecl:
+        name, regex, doc = children
+        pattern = str(regex)[1:-1]
+        try:
+            code_pattern(pattern)
+        except CodePatternError as err:
+            self.diags.add(
+                diag("E101", f"invalid regular expression: {err}", self._tok_span(regex),
+                     "this pattern", hints=[err.hint])
+            )
+        return _TypeDecl(
+            name=str(name), pattern=pattern, doc=None if doc is None else self._unquote(doc),
+            span=self._span(), name_at=name.start_pos,
+        )
+
+    def record_decl(self, children: list[Any]) -> n.RecordDecl:
+        name, *fields = children
+        return _RecordDecl(name=str(name), fields=tuple(fields), span=self._span(),
+                           name_at=name.start_pos)
+
+    def field_decl(self, children: list[Any]) -> n.FieldDecl:
+        name, texpr = children
+        return _FieldDecl(name=str(name), type=texpr, span=self._span(),
+                          name_at=name.start_pos)
+
+    def type_expr(self, children: list[Any]) -> n.TypeExpr:
+        base, optional = children
+        if optional is not None:
+            base = dataclasses.replace(base, optional=True, span=self._span())
+        return base
+
+    def named_type(self, children: list[Any]) -> n.NamedTypeExpr:
+        name = ".".join(map(str, present(children)))
+        return _NamedTypeExpr(name=name, span=self._span())
+
+    def enum_type(self, children: list[Any]) -> n.EnumTypeExpr:
+        return _EnumTypeExpr(members=tuple(children), span=self._span())
+
+    def enum_member(self, children: list[Token]) -> str:
+        (tok,) = children
+        return self._unquote(tok) if getattr(tok, "type", None) == "STRING" else str(tok)
+
+    def list_type(self, children: list[Any]) -> n.ListTypeExpr:
+        (item,) = children
+        return _ListTypeExpr(item=item, span=self._span())
+
+    def platform_decl(self, children: list[Any]) -> n.PlatformDecl:
+        name, doc, *items = children
+        return _PlatformDecl(
+            name=str(name), doc=None if doc is None else self._unquote(doc), items=tuple(items),
+            span=self._span(), name_at=name.start_pos,
+        )
+
+    def base_decl(self, children: list[Token]) -> n.BaseDecl:
+        return _BaseDecl(url=self._unquote(children[0]), span=self._span())
+
+    def envelope_decl(self, children: list[Token]) -> n.EnvelopeDecl:
+        return _EnvelopeDecl(name=str(children[0]), span=self._span())
+
+    def secret_decl(self, children: list[Token]) -> n.SecretDecl:
+        return _SecretDecl(name=str(children[0]), span=self._span())
+
+    def quota_decl(self, children: list[Token]) -> n.QuotaDecl:
+        amount, per = children
+        value = self._number(amount)
+        if not isinstance(value, int):
+            self.diags.add(diag("E102", "a quota is a whole number of calls",
+                                self._tok_span(amount), "not a whole number"))
+            value = int(value)
+        return _QuotaDecl(amount=value, per=str(per), span=self._span())
+
+    def tool_decl(self, children: list[Any]) -> n.ToolDecl:
+        name, doc, http, *rest = children
+        params = tuple(p for p in rest[:-3] if p is not None)
+        returns, at, paged = rest[-3:]
+        return _ToolDecl(
+            name=str(name),
+            doc=None if doc is None else self._unquote(doc),
+            method=None if http is None else http.method,
+            path=None if http is None else http.path,
+            params=params,
+            returns=returns.name,
+            many=returns.many,
+            at=at,
+            paged=None if paged is None else paged.opts,
+            span=self._span(),
+            name_at=name.start_pos,
+            returns_at=returns.at,
+            paged_at=-1 if paged is None else paged.at,
+        )
+
+    def http(self, children: list[Any]) -> _Http:
+        method, path = children
+        return _Http(method, self._unquote(path))
+
+    def method(self, children: list[Token]) -> str:
+        return str(children[0])
+
+    def param_decl(self, children: list[Any]) -> n.ParamDecl:
+        name, texpr = children
+        return _ParamDecl(name=str(name), type=texpr, span=self._span(),
+                          name_at=name.start_pos)
+
+    def returns_many(self, children: list[Any]) -> _Returns:
+        return _Returns(str(children[0]), True, children[0].start_pos)
+
+    def returns_one(self, children: list[Any]) -> _Returns:
+        return _Returns(str(children[0]), False, children[0].start_pos)
+
+    def at_path(self, children: list[Token]) -> str:
+        return self._unquote(children[0])
+
+    def paged(self, children: list[Any]) -> _Paged:
+        return _Paged(tuple(children), self.pos[0] or 0)
+
+    def paged_opt(self, children: list[Any]) -> n.PagedOpt:
+        key, name, limit = children
+        lim = None if limit is None else self._number(limit)
+        if lim is not None and not isinstance(lim, int):
+            self.diags.add(diag("E102", "a page-size limit is a whole number",
+                                self._tok_span(limit), "not a whole number"))
+            lim = int(lim)
+        return _PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span(),
+                         key_at=key.start_pos)
+
+    # ------------------------------------------------------------ trajectories
+    def trajectory(self, children: list[Any]) -> n.Trajectory:
+        name, query, *body = children
+        return _Trajectory(
+            name=str(name), query=self._unquote(query), body=tuple(body), span=self._span(),
+            name_at=name.start_pos,
+        )
+
+    def binding(self, children: list[Any]) -> n.Binding:
+        name, node = children
+        return _Binding(name=str(name), node=node, span=self._span(),
+                        name_at=name.start_pos)
+
+    def call(self, children: list[Any]) -> n.Call:
+        (platform, tool), *rest = children
+        pages = rest.pop()
+        return _Call(
+            platform=str(platform), tool=str(tool), args=tuple(present(rest)),
+            pages=None if pages is None else pages.value,
+            span=self._span(), platform_at=platform.start_pos,
+            tool_at=tool.start_pos,
+            pages_at=-1 if pages is None else pages.at,
+        )
+
+    def tool_ref(self, children: list[Token]) -> tuple[Token, Token]:
+        return children[0], children[1]
+
+    def arg(self, children: list[Any]) -> n.Arg:
+        name, value = children
+        return _Arg(name=str(name), value=value, span=self._span(),
+                    name_at=name.start_pos)
+
+    def shared(self, children: list[Any]) -> n.Arg:
+        return self.arg(children)
+
+    def seq_arg(self, children: list[Any]) -> n.SeqArg:
+        return _SeqArg(ref=children[0], span=self._span())
+
+    def fan_arg(self, children: list[Any]) -> n.FanArg:
+        bound, ref = children
+        return _FanArg(ref=ref, bound=bound, span=self._span())
+
+    def fan_bound(self, children: list[Token]) -> int:
+        (tok,) = children
+        value = self._number(tok)
+        if not isinstance(value, int):
+            self.diags.add(diag("E009", "a fan bound is a whole number", self._tok_span(tok),
+                                "not a whole number", hints=["write `fan(3) x.f`"]))
+            return int(value)
+        return value
+
+    def shared_arg(self, children: list[Token]) -> n.SharedArg:
+        return _SharedArg(name=str(children[0]), span=self._span())
+
+    def pages_all(self, children: list[Any]) -> _Pages:
+        return _Pages("all", self.pos[0] or 0)
+
+    def pages_n(self, children: list[Token]) -> _Pages:
+        (tok,) = children
+        value = self._number(tok)
+        if not isinstance(value, int):
+            self.diags.add(diag("E007", "`pages` takes `all` or a whole number",
+                                self._tok_span(tok), "not a whole number"))
+            value = int(value)
+        return _Pages(value, self.pos[0] or 0)
+
+    def ref(self, children: list[Any]) -> n.Ref:
+        return _Ref(parts=tuple(map(str, children)), span=self._span(),
+                    field_at=children[-1].start_pos)
+
+    def rel_ref(self, children: list[Any]) -> _RelRef:
+        return _RelRef(tuple(map(str, present(children))), self.pos[0] or 0, self.pos[1] or 0)
+
+    def drv(self, children: list[Any]) -> n.Drv:
+        source, *steps = children
+        return _Drv(source=source.parts, steps=tuple(steps), span=self._span(),
+                    source_at=source.start, source_end=source.end)
+
+    def red_max(self, children: list[Any]) -> n.Reducer:
+        return _Reducer(op="max", field=str(children[0]), span=self._span(),
+                        field_at=children[0].start_pos)
+
+    def red_min(self, children: list[Any]) -> n.Reducer:
+        return _Reducer(op="min", field=str(children[0]), span=self._span(),
+                        field_at=children[0].start_pos)
+
+    def red_most_frequent(self, children: list[Any]) -> n.Reducer:
+        return _Reducer(op="most_frequent", field=str(children[0]), span=self._span(),
+                        field_at=children[0].start_pos)
+
+    def red_where(self, children: list[Any]) -> n.Reducer:
+        fld, op, pivot = children
+        return _Reducer(
+            op=n.SURFACE_REDUCER[op],  # type: ignore[arg-type]
+            field=str(fld), pivot=pivot, span=self._span(), field_at=fld.start_pos,
+        )
+
+    def where_op(self, children: list[Token]) -> str:
+        return str(children[0])
+
+    def parallel(self, children: list[Any]) -> n.Parallel:
+        shared = tuple(c for c in children if isinstance(c, n.Arg))
+        branches = tuple(c for c in children if isinstance(c, n.Branch))
+        return _Parallel(shared=shared, branches=branches, span=self._span())
+
+    def branch(self, children: list[Any]) -> n.Branch:
+        name, call = children
+        return _Branch(name=str(name), call=call, span=self._span(),
+                       name_at=name.start_pos)
+
+    def compare(self, children: list[Any]) -> n.Compare:
+        call, param, values = children
+        return _Compare(call=call, param=str(param), values=values, span=self._span(),
+                        param_at=param.start_pos)
+
+    def if_stmt(self, children: list[Any]) -> n.IfStmt:
+        cond, then, orelse = children
+        if isinstance(orelse, n.IfStmt):
+            orelse_block: tuple[Any, ...] | None = (orelse,)
+        elif isinstance(orelse, _Block):
+            orelse_block = orelse.stmts
+        else:
+            orelse_block = None
+        node = _IfStmt(cond=cond, then=then.stmts, orelse=orelse_block, span=self._span())
+        # remember block spans for comment attachment (not part of the AST)
+        else_span = orelse.span if isinstance(orelse, _Block) else None
+        self.block_spans[id(node)] = (then.span, else_span)
+        return node
+
+    def block(self, children: list[Any]) -> _Block:
+        return _Block(tuple(children), self._span())
+
+    def answer_stmt(self, children: list[Any]) -> n.AnswerStmt:
+        (value,) = children
+        if isinstance(value, list):
+            return _AnswerStmt(fields=tuple(value), span=self._span())
+        return _AnswerStmt(expr=value, span=self._span())
+
+    def answer_block(self, children: list[Any]) -> list[n.AnswerField]:
+        return present(children)
+
+    def answer_field(self, children: list[Any]) -> n.AnswerField:
+        name, expr = children
+        return _AnswerField(name=str(name), expr=expr, span=self._span(),
+                            name_at=name.start_pos)
+
+    def say_stmt(self, children: list[Token]) -> n.SayStmt:
+        return _SayStmt(template=self._unquote(children[0]), span=self._span())
+
+# ---------------------------------------------------------------- public
+
+
+def _finish(t: _ToAst, module: n.Module, comments: list[Token]) -> n.Module:
+    module = Comments(comments, t.block_spans).attach_module(module)
+    t.diags.raise_if_errors("build")
+    return module
+
+
+def build(parsed: ParseResult) -> n.Module:
+    """Turn a parse result into an AST; raise CompileError with ``E0xx`` diagnostics."""
+    t = _ToAst()
+    t.reset(parsed.source, Diagnostics())
+    try:
+        module = t.walk(parsed.tree)
+    except TooDeep:  # a tree that did not come from `parse`, which refuses it with E011
+        error = too_deep(parsed.source, parsed.tree)
+        assert error is not None
+        raise error from None
+    return _finish(t, module, parsed.comments)
+
+
+class _Direct(threading.local):
+    """Per thread: one builder and the parser running it (built on first use)."""
+
+    builder: _ToAst | None = None
+    run: Callable[[str], Any] | None = None
+    busy: bool = False
+    unsupported: bool = False  # this lark cannot host the direct builder: two passes
+
+
+_direct = _Direct()
+
+
+def parse_module(source: Source | str, name: str = "<string>") -> n.Module:
+    """``parse`` then ``build``: text → AST, in one pass (no lark tree is built)."""
+    src = source if isinstance(source, Source) else Source(name, source)
+    d = _direct
+    if d.busy or d.unsupported:  # re-entered from a rule method, or an unknown lark: two passes
+        return build(parse(src))
+    if d.run is None:
+        d.builder = _ToAst()
+        try:
+            d.run = direct_parser(d.builder)
+        except RuntimeError:  # lark's internals changed: the (slower) tree path still works
+            d.unsupported = True
+            return build(parse(src))
+    t = d.builder
+    assert t is not None
+    d.busy = True
+    try:
+        t.reset(src, Diagnostics())
+        try:
+            module = d.run(src.text)
+        except (UnexpectedInput, TooDeep):
+            # reported below by the tree path: lark's hand-written syntax messages, and E011
+            # at the first construct too deep in reading order (the fused loop only knows the
+            # last one it reduced)
+            module = None
+        if module is not None:
+            return _finish(t, module, t.comments)
+    finally:
+        d.busy = False
+    return build(parse(src))
+
+
+def syntax_diagnostics(source: Source | str, name: str = "<string>") -> list[Diagnostic]:
+    """The syntax diagnostics of a text (empty when it parses and builds)."""
+    try:
+        parse_module(source, name)
+    except CompileError as err:
+        return err.diagnostics
+    return []
+
+
+__all__ = ["Tree", "build", "parse_module", "syntax_diagnostics"]
