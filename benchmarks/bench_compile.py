@@ -37,8 +37,8 @@ from ratios import speedup
 
 from edgedsl.api import compile as compile_source
 from edgedsl.check import check
-from edgedsl.plan import compile_program
-from edgedsl.source import Source
+from edgedsl.core.source import Source
+from edgedsl.plan.compile import compile_program
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.parser import parse
 

@@ -41,7 +41,7 @@ def child(stage: str, n: int) -> None:
 
     from edgedsl.api import compile as compile_source
     from edgedsl.check import check
-    from edgedsl.plan_compile import compile_program
+    from edgedsl.plan.compile import compile_program
     from edgedsl.syntax.build import parse_module
     from edgedsl.syntax.parser import _new_lark, direct_parser, rule_names
 

@@ -53,10 +53,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ratios import cost, speedup
 
-from edgedsl.reducers import REDUCERS, ReduceForm, ReduceStep, coerce, reduce_sql
+from edgedsl.core.types import DATE, INT, STR, EnumType, FieldType
+from edgedsl.reduce.registry import REDUCERS, ReduceForm, ReduceStep, coerce, reduce_sql
 from edgedsl.runtime import duck
 from edgedsl.runtime.duck import Relation, python_columns, scratch_cursor, select_relation, shred
-from edgedsl.types import DATE, INT, STR, EnumType, FieldType
 
 try:  # the figure to beat, when installed (the optional `bench` extra)
     import polars as pl

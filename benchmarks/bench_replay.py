@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from ratios import speedup
 
 import edgedsl
-from edgedsl.plan import ToolSpec
+from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime import (
     PythonBackend,
     RecordingBackend,

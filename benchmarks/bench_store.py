@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from ratios import speedup
 
-from edgedsl.plan import ToolSpec
+from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime import Response, Store, StoreBackend
 from edgedsl.runtime.store import store_key
 

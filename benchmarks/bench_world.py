@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 from ratios import speedup
 
 from edgedsl.api import check
-from edgedsl.plan import ToolSpec
-from edgedsl.resources import stdlib_dir
+from edgedsl.core.resources import stdlib_dir
+from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime.http import (
     HttpBackend,
     HttpOptions,

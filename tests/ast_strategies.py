@@ -20,11 +20,11 @@ from functools import cache
 
 from hypothesis import strategies as st
 
-from edgedsl.diagnostics import CompileError
+from edgedsl.core.diagnostics import CompileError
+from edgedsl.core.types import CodePatternError, code_pattern
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.parser import _lark
-from edgedsl.types import CodePatternError, code_pattern
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -58,7 +58,7 @@ def _forget_live_keys() -> Iterator[None]:
 def llm_served() -> Iterator[tuple[Any, str]]:
     """The fake OpenAI-compatible endpoint (``graph/fake_llm.py``) served on 127.0.0.1 for a
     module: the app and its base URL."""
-    from graph.fake_llm import FakeLLM, serve
+    from tests.recipe.graph.fake_llm import FakeLLM, serve
 
     app = FakeLLM()
     with serve(app) as url:

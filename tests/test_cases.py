@@ -14,14 +14,16 @@ from typing import Any
 
 import orjson
 import pytest
-from goldens import check_golden
+from edgedsl.runtime.python_backend import PythonBackend
 
 from edgedsl.api import check, parse
-from edgedsl.dump import to_jsonable
-from edgedsl.plan import compile_program, plan_to_json
-from edgedsl.runtime.backends import PythonBackend, load_python_tools
+from edgedsl.cli.dump import to_jsonable
+from edgedsl.plan.compile import compile_program
+from edgedsl.plan.model import plan_to_json
+from edgedsl.runtime.backends import load_python_tools
 from edgedsl.runtime.executor import run_plan_sync
 from edgedsl.syntax.printer import format_module
+from tests.goldens import check_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from edgedsl.diagnostics import CompileError
+from edgedsl.core.diagnostics import CompileError
 from edgedsl.syntax.build import parse_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +55,7 @@ def test_testing_guide_examples_run(block: tuple[str, int, str]) -> None:
 
 
 def test_docs_say_most_frequent_ties_go_to_the_smallest_value() -> None:
-    # the language (docs/language.md, tests/test_reducers.py) breaks a frequency tie by the
+    # the language (docs/language.md, tests/reduce/test_reducers.py) breaks a frequency tie by the
     # smallest value; any paragraph of the docs that speaks of its ties must say the same
     for doc in DOCS:
         for para in doc.read_text(encoding="utf-8").split("\n\n"):

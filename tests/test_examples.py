@@ -25,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from goldens import updating
+from edgedsl.runtime.python_backend import PythonBackend
 
 from edgedsl.api import check, compile, read_source, run
-from edgedsl.runtime.backends import PythonBackend, import_file, load_python_tools
+from edgedsl.runtime.backends import import_file, load_python_tools
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.nodes import TypeDecl as n_TypeDecl
 from edgedsl.syntax.printer import format_module
+from tests.goldens import updating
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

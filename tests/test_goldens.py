@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from goldens import ENV, check_golden, updating
+
+from tests.goldens import ENV, check_golden, updating
 
 ROOT = Path(__file__).resolve().parent.parent
 

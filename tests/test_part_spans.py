@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ast_strategies import modules
 from hypothesis import given, settings
 
-from edgedsl.diagnostics import CompileError
-from edgedsl.dump import to_jsonable
-from edgedsl.source import Source
+from edgedsl.cli.dump import to_jsonable
+from edgedsl.core.diagnostics import CompileError
+from edgedsl.core.source import Source
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.printer import format_module
+from tests.ast_strategies import modules
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from ..diagnostics import CompileError, Diagnostic, diag, not_utf8, suggestion_hint
-from ..resources import stdlib_dir
-from ..source import Source, Span, decode_source
+from ..core.diagnostics import CompileError, Diagnostic, diag, not_utf8, suggestion_hint
+from ..core.resources import stdlib_dir
+from ..core.source import Source, Span, decode_source
 from ..syntax import nodes as n
 from ..syntax.build import parse_module
 from .context import CheckContext, ModuleInfo

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..diagnostics import suggestion_hint
-from ..source import Span
+from ..core.diagnostics import suggestion_hint
+from ..core.source import Span
 from ..syntax import nodes as n
 from .context import (
     CheckContext,

@@ -16,8 +16,8 @@ in :mod:`edgedsl.check.names`.
 
 from __future__ import annotations
 
-from ..catalog import Tool
-from ..diagnostics import suggestion_hint
+from ..core.catalog import Tool
+from ..core.diagnostics import suggestion_hint
 from ..syntax import nodes as n
 from .context import UNKNOWN, CheckContext, Group, Join, Rel, Value
 from .names import NameResolver, Scope

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import orjson
 
-from ..plan import ToolSpec
+from ..plan.model import ToolSpec
 from . import interrupt
 from .redact import Redactor, excerpt, remember, scrub
 
@@ -624,7 +624,7 @@ def _python_factory(
 
 
 def _store_factory(path: str | Path, strict: bool = True, inner: Backend | None = None) -> Backend:
-    from .store import StoreBackend
+    from .store_replay import StoreBackend
 
     return StoreBackend(path, strict=strict, inner=inner)
 

@@ -33,16 +33,11 @@ from urllib.parse import parse_qsl, quote, urlsplit
 import httpx
 import orjson
 
-from ..plan import ToolSpec
-from .backends import (
-    PythonBackend,
-    Response,
-    ToolFailure,
-    register_backend,
-    requires_http,
-)
+from ..plan.model import ToolSpec
+from .backends import Response, ToolFailure, register_backend, requires_http
 from .builtins import BUILTINS, is_builtin
 from .normalize import DecodeMemo, FlatTable, normalize_columnar
+from .python_backend import PythonBackend
 from .redact import Redactor, remember
 
 __all__ = [

@@ -18,15 +18,15 @@ from typing import Any
 from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
-from ..diagnostics import CompileError, Diagnostic, Diagnostics, diag
-from ..source import Source, Span, maker
-from ..types import CodePatternError, code_pattern
+from ..core.diagnostics import CompileError, Diagnostic, Diagnostics, diag
+from ..core.source import Source, Span, maker
+from ..core.types import CodePatternError, code_pattern
 from . import nodes as n
 from .build_expr import ExprBuilder, present
 from .comments import Comments
 from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse, too_deep
 
-# Node constructors without ``type.__call__`` (:func:`~edgedsl.source.maker`): the builder
+# Node constructors without ``type.__call__`` (:func:`~edgedsl.core.source.maker`): the builder
 # makes every node of every compiled file.
 _AnswerField = maker(n.AnswerField)
 _AnswerStmt = maker(n.AnswerStmt)

@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 from lark import Token
 
-from ..diagnostics import Diagnostics, diag
-from ..source import Source, Span, maker
+from ..core.diagnostics import Diagnostics, diag
+from ..core.source import Source, Span, maker
 from . import nodes as n
 
 _BinOp = maker(n.BinOp)

@@ -14,7 +14,7 @@ from typing import Any
 
 from lark import Token
 
-from ..source import Span
+from ..core.source import Span
 from . import nodes as n
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from ..source import NO_SPAN, Span, fast_frozen_init
+from ..core.source import NO_SPAN, Span, fast_frozen_init
 
 
 def span_field() -> Span:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..diagnostics import CompileError, Diagnostic, diag, not_utf8
-from ..source import UTF8_BOM, decode_source
+from ..core.diagnostics import CompileError, Diagnostic, diag, not_utf8
+from ..core.source import UTF8_BOM, decode_source
 from .printer import format_text
 
 

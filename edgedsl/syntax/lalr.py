@@ -18,8 +18,8 @@ single child passed through); a ``_rule`` standing for exactly one rule (:func:`
 passed through as its value. Nesting deeper than :data:`MAX_DEPTH` raises :class:`TooDeep`; any
 syntax error raises :class:`NoParse` (callers re-parse with lark for the diagnostic).
 
-lark's own loop is the oracle (``tests/test_parser_fused.py``): the same token stream as lark's
-contextual lexer, the same builder calls as a walk over lark's tree, the same failures.
+lark's own loop is the oracle (``tests/syntax/test_parser_fused.py``): the same token stream as
+lark's contextual lexer, the same builder calls as a walk over lark's tree, the same failures.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import datetime as _dt
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from ..source import Span, fast_frozen_init
+from ..core.source import Span, fast_frozen_init
 from .decls import (  # noqa: F401 - re-exported: passes import every node from here
     PART,
     BaseDecl,

@@ -1,8 +1,8 @@
 """Stage `parse`: text → lark tree (LALR, positions on every node).
 
 The grammar is checked in lark's *strict* mode (no terminal collisions, no shift/reduce
-conflicts) by the test suite (``tests/test_grammar_strict.py``), not at every start: with Hangul
-syllables in names, lark's regex-collision analysis costs seconds per construction.
+conflicts) by the test suite (``tests/syntax/test_grammar_strict.py``), not at every start: with
+Hangul syllables in names, lark's regex-collision analysis costs seconds per construction.
 
 A thin module: it owns the :class:`lark.Lark` instances, collects comments through a lexer
 callback, and turns lark's exceptions into coded diagnostics (``E0xx``), with hand-written
@@ -29,9 +29,9 @@ from typing import Any
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
-from ..diagnostics import CompileError, Diagnostic, diag
-from ..resources import grammar_path
-from ..source import Source
+from ..core.diagnostics import CompileError, Diagnostic, diag
+from ..core.resources import grammar_path
+from ..core.source import Source
 from .lalr import MAX_DEPTH, NoParse, TooDeep, builds, fused_parser
 
 __all__ = ["MAX_DEPTH", "NoParse", "ParseResult", "TooDeep", "direct_parser", "parse",
