@@ -6,7 +6,7 @@ inside it). Prints the time of ``edgedsl.check`` (parse, build with comment atta
 on each, best of ``--repeat``, and the ratio with / without comments. Attaching comments used to
 scan every comment for every statement (4,000 trajectories: 1.7 s without comments, 15.4 s with
 two each); it is linear now, so the ratio stays near 1 whatever ``--n`` is. Never asserts on
-time (``tests/test_build_direct.py`` bounds the work by counting instead).
+time (``tests/syntax/test_build_direct.py`` bounds the work by counting instead).
 
     python benchmarks/bench_comments.py [--n 4000] [--repeat 3]
 """
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_compile import CATALOG, trajectory
 
 from edgedsl.api import check
-from edgedsl.source import Source
+from edgedsl.core.source import Source
 
 
 def corpus(n: int, comments: bool) -> str:

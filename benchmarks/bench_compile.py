@@ -33,11 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from edgedsl.api import compile as compile_source
-from edgedsl.build import parse_module
 from edgedsl.check import check
-from edgedsl.parser import parse
-from edgedsl.plan import compile_program
-from edgedsl.source import Source
+from edgedsl.core.source import Source
+from edgedsl.plan.model import compile_program
+from edgedsl.syntax.build import parse_module
+from edgedsl.syntax.parser import parse
 
 CATALOG = """\
 platform fin "mini finance" {

@@ -37,10 +37,10 @@ def child(stage: str, n: int) -> None:
     import bench_compile as bc
 
     from edgedsl.api import compile as compile_source
-    from edgedsl.build import parse_module
     from edgedsl.check import check
-    from edgedsl.parser import direct_parser, rule_names
-    from edgedsl.plan_compile import compile_program
+    from edgedsl.plan.compile import compile_program
+    from edgedsl.syntax.build import parse_module
+    from edgedsl.syntax.parser import direct_parser, rule_names
 
     with tempfile.TemporaryDirectory() as tmp:
         sources = bc.write_corpus(Path(tmp), 100 + n)

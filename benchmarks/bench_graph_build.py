@@ -1,7 +1,7 @@
 """Candidate graph build (EDGE phase A, step 1): time of each stage on a large catalog.
 
 Measures, in the same process:
-  * ours: ``edgedsl.graph.build.build_candidates_report`` on the synthetic catalog of
+  * ours: ``edgedsl.recipe.graph.build.build_candidates_report`` on the synthetic catalog of
     ``--tools`` tools served by the world's generic engine (``edgedsl.world.synth``; its 24
     platforms share one file, so the platform is taken as the domain), and on the ten-platform
     standard catalog — wall and CPU seconds of each stage (nodes, embed, retrieve, bind, score,
@@ -29,11 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from edgedsl.catalog import Catalog, Platform
 from edgedsl.check import load_catalog
-from edgedsl.graph.build import BuildReport, build_candidates_report
-from edgedsl.graph.embed import HashedNgramEmbedder
-from edgedsl.graph.signature import signature_text, tool_nodes
+from edgedsl.core.catalog import Catalog, Platform
+from edgedsl.recipe.graph.build import BuildReport, build_candidates_report
+from edgedsl.recipe.graph.embed import HashedNgramEmbedder
+from edgedsl.recipe.graph.signature import signature_text, tool_nodes
 from edgedsl.world.synth import synthetic_catalog
 
 TARGET_SECONDS = 10.0

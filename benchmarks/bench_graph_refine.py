@@ -3,8 +3,8 @@
 Measures, in the same process, on the synthetic catalog of ``--tools`` tools served by the
 world's generic engine (``edgedsl.world.synth``, the platform as the domain):
 
-  * ours: ``edgedsl.graph.refine`` for ``--iterations`` iterations of ``--paths`` paths on the
-    world backend (each batch compiled as one module, paths run concurrently);
+  * ours: ``edgedsl.recipe.graph.refine`` for ``--iterations`` iterations of ``--paths`` paths
+    on the world backend (each batch compiled as one module, paths run concurrently);
   * baseline: the same kind of iteration with every path compiled alone and run one after
     another (``--baseline-iterations`` iterations, scaled);
 
@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from edgedsl.check import load_catalog
-from edgedsl.graph.build import build_candidates
-from edgedsl.graph.model import CatalogRef
-from edgedsl.graph.refine import RefineConfig, Refiner
-from edgedsl.graph.rollout import run_paths
+from edgedsl.recipe.graph.build import build_candidates
+from edgedsl.recipe.graph.model import CatalogRef
+from edgedsl.recipe.graph.refine import RefineConfig, Refiner
+from edgedsl.recipe.graph.rollout import run_paths
 from edgedsl.runtime.http import make_world_backend
 from edgedsl.world.engine import World
 from edgedsl.world.synth import synthetic_catalog

@@ -35,10 +35,10 @@ sys.path.insert(0, str(ROOT))
 import duckdb
 from bench_drv import median_seconds  # benchmarks/ is the script's directory
 
-from edgedsl.reducers import ReduceForm, ReduceStep, reduce_sql
+from edgedsl.core.types import DATE, FLOAT, STR, FieldType
+from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import Relation, python_columns, reduction_form, select_relation
-from edgedsl.types import DATE, FLOAT, STR, FieldType
 
 Case = tuple[str, list[dict[str, Any]], dict[str, FieldType], list[ReduceStep]]
 

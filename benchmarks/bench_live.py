@@ -60,8 +60,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from edgedsl.api import compile as compile_source
-from edgedsl.plan import Plan, TrajectoryPlan
-from edgedsl.resources import stdlib_dir
+from edgedsl.core.resources import stdlib_dir
+from edgedsl.plan.model import Plan, TrajectoryPlan
 from edgedsl.runtime.backends import Backend
 from edgedsl.runtime.executor import run
 from edgedsl.runtime.http import WORLD_KEY, HttpBackend, HttpOptions, make_world_backend

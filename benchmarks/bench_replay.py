@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import edgedsl
-from edgedsl.plan import ToolSpec
+from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime import (
     PythonBackend,
     RecordingBackend,

@@ -39,7 +39,7 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from edgedsl.plan import ToolSpec
+from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime import Response, Store, StoreBackend
 from edgedsl.runtime.store import store_key
 

@@ -32,13 +32,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from edgedsl.check import load_catalog
-from edgedsl.graph.model import load_graph
+from edgedsl.cli.synth import default_graph_path
+from edgedsl.recipe.graph.model import load_graph
+from edgedsl.recipe.synth.corpus import load_corpus
+from edgedsl.recipe.synth.export import export
+from edgedsl.recipe.synth.pipeline import SynthConfig, SynthReport, synthesize
+from edgedsl.recipe.synth.stats import corpus_stats, render_stats
 from edgedsl.runtime.backends import make_backend
-from edgedsl.synth.cli import default_graph_path
-from edgedsl.synth.corpus import load_corpus
-from edgedsl.synth.export import export
-from edgedsl.synth.pipeline import SynthConfig, SynthReport, synthesize
-from edgedsl.synth.stats import corpus_stats, render_stats
 
 TARGET_SECONDS = 600.0
 

@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from edgedsl.api import check
-from edgedsl.plan import ToolSpec
-from edgedsl.resources import stdlib_dir
+from edgedsl.core.resources import stdlib_dir
+from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime.http import (
     HttpBackend,
     HttpOptions,

@@ -17,7 +17,7 @@ from __future__ import annotations
 # sets the package attribute of the same name, which would otherwise shadow the function.
 from . import check as _check_package  # noqa: F401
 from .api import check, compile, format, parse, read_source, run
-from .diagnostics import CompileError, Diagnostic
+from .core.diagnostics import CompileError, Diagnostic
 
 __version__ = "0.1.0"
 

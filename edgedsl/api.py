@@ -12,15 +12,15 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .build import parse_module
-from .diagnostics import CompileError, not_utf8
-from .nodes import Module
-from .source import Source
+from .core.diagnostics import CompileError, not_utf8
+from .core.source import Source
+from .syntax.build import parse_module
+from .syntax.nodes import Module
 
 if TYPE_CHECKING:
     from .check import CheckResult
-    from .ir import ProgramIR
-    from .plan import Plan
+    from .check.ir import ProgramIR
+    from .plan.model import Plan
     from .runtime.backends import Backend
     from .runtime.executor import RunResult
 
@@ -37,7 +37,7 @@ def _checker() -> Callable[..., CheckResult]:
 @cache
 def _planner() -> Callable[[ProgramIR], Plan]:
     """``plan.compile_program``, imported on first use."""
-    from .plan_compile import compile_program
+    from .plan.compile import compile_program
 
     return compile_program
 
@@ -67,7 +67,7 @@ def parse(src: Source | str | Path, name: str = "<string>") -> Module:
 
 def format(module: Module) -> str:
     """Stage `format`: AST → canonical text."""
-    from .printer import format_module
+    from .syntax.printer import format_module
 
     return format_module(module)
 

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for random, syntactically valid ASTs (``edgedsl.nodes``).
+"""Hypothesis strategies for random, syntactically valid ASTs (``edgedsl.syntax.nodes``).
 
 Generated modules respect the invariants of the build pass: no ``Neg(NumberLit)`` (build folds
 ``-<number>``), And/Or with two or more operands, ``paged`` None or a non-empty tuple, an
@@ -20,11 +20,11 @@ from functools import cache
 
 from hypothesis import strategies as st
 
-from edgedsl import nodes as n
-from edgedsl.build import parse_module
-from edgedsl.diagnostics import CompileError
-from edgedsl.parser import _lark
-from edgedsl.types import CodePatternError, code_pattern
+from edgedsl.core.diagnostics import CompileError
+from edgedsl.core.types import CodePatternError, code_pattern
+from edgedsl.syntax import nodes as n
+from edgedsl.syntax.build import parse_module
+from edgedsl.syntax.parser import _lark
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -1,6 +1,6 @@
-"""Shared pytest configuration: Hypothesis profiles ``ci`` (default) and ``long``, and the
-``tests/`` directory importable from every test directory (shared helpers such as
-``loopback``), and the fake chat endpoint as fixtures (``llm_served``, ``fake``).
+"""Shared pytest configuration: Hypothesis profiles ``ci`` (default) and ``long``, and the fake
+chat endpoint as fixtures (``llm_served``, ``fake``). ``tests`` is a package: shared helpers
+import as ``tests.loopback``, ``tests.plan_fixtures`` and so on.
 
 Select the long profile with ``EDGEDSL_PROFILE=long``.
 """
@@ -8,9 +8,7 @@ Select the long profile with ``EDGEDSL_PROFILE=long``.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,10 +22,6 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("EDGEDSL_PROFILE", "ci"))
 
-if str(Path(__file__).resolve().parent) not in sys.path:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-
 @pytest.fixture(autouse=True)
 def _forget_live_keys() -> Iterator[None]:
     """Keys a test's backends remember (edgedsl.runtime.redact) do not outlive the test: a later
@@ -40,9 +34,9 @@ def _forget_live_keys() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def llm_served() -> Iterator[tuple[Any, str]]:
-    """The fake OpenAI-compatible endpoint (``graph/fake_llm.py``) served on 127.0.0.1 for a
-    module: the app and its base URL."""
-    from graph.fake_llm import FakeLLM, serve
+    """The fake OpenAI-compatible endpoint (``tests/recipe/graph/fake_llm.py``) served on
+    127.0.0.1 for a module: the app and its base URL."""
+    from tests.recipe.graph.fake_llm import FakeLLM, serve
 
     app = FakeLLM()
     with serve(app) as url:

@@ -17,11 +17,11 @@ import datetime as dt
 import time
 from typing import Any
 
-from edgedsl import ir
-from edgedsl.catalog import Catalog, Paging, Param, Platform, Tool
-from edgedsl.reducers import ReduceStep
-from edgedsl.source import Span
-from edgedsl.types import DATE, FLOAT, INT, STR, CodeType, FieldSpec, RecordType
+from edgedsl.check import ir
+from edgedsl.core.catalog import Catalog, Paging, Param, Platform, Tool
+from edgedsl.core.source import Span
+from edgedsl.core.types import DATE, FLOAT, INT, STR, CodeType, FieldSpec, RecordType
+from edgedsl.reduce.registry import ReduceStep
 
 CORP_CODE = CodeType("demo.CorpCode", r"^C[0-9]$")
 FILE = "demo.edge"

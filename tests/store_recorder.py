@@ -21,7 +21,7 @@ import signal
 import sys
 from typing import Any
 
-from edgedsl.plan import ToolSpec
+from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime import PythonBackend, RecordingBackend, Store
 
 TOOL = ToolSpec.model_validate({

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from edgedsl.graph.model import CatalogRef, ToolGraph, load_graph
-from edgedsl.synth.cli import default_graph_path
+from edgedsl.cli.synth import default_graph_path
+from edgedsl.recipe.graph.model import CatalogRef, ToolGraph, load_graph
 
 LIGHT = ("assembly", "ex", "nec", "neis")
 

@@ -16,11 +16,11 @@ import orjson
 import pytest
 
 from edgedsl.api import check, parse
-from edgedsl.dump import to_jsonable
-from edgedsl.plan import compile_program, plan_to_json
-from edgedsl.printer import format_module
+from edgedsl.cli.dump import to_jsonable
+from edgedsl.plan.model import compile_program, plan_to_json
 from edgedsl.runtime.backends import PythonBackend, load_python_tools
 from edgedsl.runtime.executor import run_plan_sync
+from edgedsl.syntax.printer import format_module
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

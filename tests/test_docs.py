@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from edgedsl.build import parse_module
-from edgedsl.diagnostics import CompileError
+from edgedsl.core.diagnostics import CompileError
+from edgedsl.syntax.build import parse_module
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "docs" / "language.md", ROOT / "docs" / "testing.md", ROOT / "docs" / "graph.md",

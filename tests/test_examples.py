@@ -28,10 +28,10 @@ from typing import Any
 import pytest
 
 from edgedsl.api import check, compile, read_source, run
-from edgedsl.build import parse_module
-from edgedsl.nodes import TypeDecl as n_TypeDecl
-from edgedsl.printer import format_module
 from edgedsl.runtime.backends import PythonBackend, import_file, load_python_tools
+from edgedsl.syntax.build import parse_module
+from edgedsl.syntax.nodes import TypeDecl as n_TypeDecl
+from edgedsl.syntax.printer import format_module
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -581,7 +581,7 @@ def _all_text() -> str:
 
 
 def test_examples_cover_the_language() -> None:
-    from edgedsl import nodes as n
+    from edgedsl.syntax import nodes as n
 
     kinds: set[str] = set()
     reducers: set[str] = set()

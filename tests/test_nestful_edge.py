@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from edgedsl import nodes as n
 from edgedsl.api import check, compile, read_source, run
-from edgedsl.build import parse_module
-from edgedsl.printer import format_module
 from edgedsl.runtime.backends import PythonBackend, import_file, load_python_tools
+from edgedsl.syntax import nodes as n
+from edgedsl.syntax.build import parse_module
+from edgedsl.syntax.printer import format_module
 
 ROOT = Path(__file__).resolve().parents[1]
 NESTFUL_DIR = ROOT / "examples" / "nestful"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from edgedsl.resources import grammar_path, stdlib_dir
+from edgedsl.core.resources import grammar_path, stdlib_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,4 +65,4 @@ def test_wheel_ships_grammar_and_stdlib(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "edgedsl/_shipped/grammar/edge.lark" in names
     assert any(n.startswith("edgedsl/_shipped/stdlib/") and n.endswith(".edge") for n in names)
-    assert "edgedsl/cli.py" in names
+    assert "edgedsl/cli/__init__.py" in names

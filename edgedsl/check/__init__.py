@@ -3,7 +3,7 @@
 The stage is one tuple of passes (:data:`PASSES`), run in order over one shared
 :class:`~edgedsl.check.context.CheckContext`; every pass reports into the same diagnostics bag
 and skips what an earlier pass could not resolve. At the end, errors raise one
-:class:`CheckError` (a :class:`~edgedsl.diagnostics.CompileError` that also carries the sources
+:class:`CheckError` (a :class:`~edgedsl.core.diagnostics.CompileError` that also carries the sources
 of every module it points into); otherwise :class:`CheckResult` holds the IR and the warnings.
 
 ========================  =====================================================================
@@ -14,7 +14,7 @@ pass                      does
 ``resolve_names``         every name in a trajectory → tool, parameter, binding, field
 ``check_types``           literals, junctions (nominal code types), reducers, expressions
 ``check_graph``           ordering and cycles, unused bindings, pages, answer and say
-``lower_program``         → :class:`~edgedsl.ir.ProgramIR` (only when there is no error)
+``lower_program``         → :class:`~edgedsl.check.ir.ProgramIR` (only when there is no error)
 ========================  =====================================================================
 """
 
@@ -24,14 +24,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import nodes as n
-from ..catalog import Catalog
-from ..diagnostics import CompileError, Diagnostic
-from ..ir import ProgramIR
-from ..source import Source
+from ..core.catalog import Catalog
+from ..core.diagnostics import CompileError, Diagnostic
+from ..core.source import Source
+from ..syntax import nodes as n
 from .catalog_pass import build_catalog
 from .context import CheckContext
 from .graph import check_graph
+from .ir import ProgramIR
 from .lower import lower_program
 from .modules import load_modules
 from .resolve import resolve_names
@@ -124,7 +124,7 @@ def load_catalog(names: Iterable[str], search_paths: Sequence[Path] = ()) -> Cat
     names = list(names)
     text = f"use {', '.join(names)}\n" if names else ""
     source = Source("<catalog>", text)
-    from ..build import parse_module
+    from ..syntax.build import parse_module
 
     ctx = CheckContext(
         module=parse_module(source),

@@ -21,12 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
-from .. import nodes as n
-from ..catalog import Catalog, Paging, Param, Platform, Tool
-from ..diagnostics import Diagnostic, diag, suggestion_hint
-from ..source import Span
-from ..sqlquote import ident_key
-from ..types import (
+from ..core.catalog import Catalog, Paging, Param, Platform, Tool
+from ..core.diagnostics import Diagnostic, diag, suggestion_hint
+from ..core.source import Span
+from ..core.sqlquote import ident_key
+from ..core.types import (
     BOOL,
     DATE,
     FLOAT,
@@ -43,6 +42,7 @@ from ..types import (
     RecordType,
     ScalarType,
 )
+from ..syntax import nodes as n
 from .context import UNKNOWN, CheckContext, ModuleInfo
 
 PAGING_KEYS = ("page", "size", "total")

@@ -1,7 +1,7 @@
 """The state the `check` passes share: loaded modules, the catalog, and per-trajectory facts.
 
 Each pass reads what earlier passes left in a :class:`CheckContext` and adds its own facts;
-all of them report into the one :class:`~edgedsl.diagnostics.Diagnostics` bag. Facts about AST
+all of them report into the one :class:`~edgedsl.core.diagnostics.Diagnostics` bag. Facts about AST
 nodes are keyed by ``id(node)`` (AST nodes compare structurally, so identity is the key), which
 is safe because the context keeps the AST alive.
 
@@ -18,14 +18,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import nodes as n
-from ..catalog import Catalog, Param, Tool
-from ..diagnostics import Diagnostics, diag
-from ..source import Source, Span
-from ..types import FieldType
+from ..core.catalog import Catalog, Param, Tool
+from ..core.diagnostics import Diagnostics, diag
+from ..core.source import Source, Span
+from ..core.types import FieldType
+from ..syntax import nodes as n
 
 if TYPE_CHECKING:
-    from ..ir import ProgramIR
+    from .ir import ProgramIR
 
 
 @dataclass(frozen=True, slots=True)

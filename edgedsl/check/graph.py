@@ -14,7 +14,7 @@ a predicate or the answer). Checks:
 - ``answer``: missing (``W003``), given twice (``E305``), inside an ``if`` (``E308``); ``say``
   without an answer (``E306``), twice (``E307``), inside an ``if`` (``E308``); a ``say``
   template that does not parse as jinja2 (``E309``), nests too deeply (``E310``, see
-  :data:`edgedsl.say.MAX_TEMPLATE_DEPTH`) or names something that is not an answer field
+  :data:`edgedsl.core.say.MAX_TEMPLATE_DEPTH`) or names something that is not an answer field
   (``W005``; a single-expression answer is ``answer``).
 """
 
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from jinja2 import TemplateSyntaxError, meta
 
-from .. import nodes as n
-from ..diagnostics import suggestion_hint
-from ..say import MAX_TEMPLATE_DEPTH, SayTooDeepError, parse_say
-from ..source import Span
+from ..core.diagnostics import suggestion_hint
+from ..core.say import MAX_TEMPLATE_DEPTH, SayTooDeepError, parse_say
+from ..core.source import Span
+from ..syntax import nodes as n
 from .context import CheckContext, Reporter, TrajInfo
 
 

@@ -1,4 +1,4 @@
-"""Pass `lower`: the resolved, type-checked AST → :class:`edgedsl.ir.ProgramIR`.
+"""Pass `lower`: the resolved, type-checked AST → :class:`edgedsl.check.ir.ProgramIR`.
 
 Runs only when no earlier pass reported an error (the IR of a wrong program is never built), so
 it may assume every name is resolved. Decisions fixed here:
@@ -21,18 +21,18 @@ from __future__ import annotations
 
 from typing import Literal, cast
 
-from .. import ir
-from .. import nodes as n
-from ..catalog import Param
-from ..reducers import ReduceStep
-from ..source import maker
-from ..types import STR, FieldType
+from ..core.catalog import Param
+from ..core.source import maker
+from ..core.types import STR, FieldType
+from ..reduce.registry import ReduceStep
+from ..syntax import nodes as n
+from . import ir
 from .context import CheckContext, Group, Rel, TrajInfo
 from .typerules import LITERALS, literal_type, pivot_value
 
 AggFn = Literal["sum", "avg", "min", "max"]
 
-# IR constructors without ``type.__call__`` (:func:`~edgedsl.source.maker`)
+# IR constructors without ``type.__call__`` (:func:`~edgedsl.core.source.maker`)
 _AggE = maker(ir.AggE)
 _AndP = maker(ir.AndP)
 _AnswerIR = maker(ir.AnswerIR)

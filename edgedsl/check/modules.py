@@ -4,9 +4,9 @@
 compiled, the extra search paths, then the shipped standard library. The same order serves every
 ``use``, also inside used modules, so a module name always denotes one file (a local
 ``codes.edge`` shadows the standard one for the whole program, as on a Python path). Each module
-is parsed with :func:`edgedsl.build.parse_module` (its syntax errors become diagnostics pointing
-into that file) and loaded once; a ``use`` cycle is ``E104``; a module found nowhere is ``E103``
-with a did-you-mean over available module names.
+is parsed with :func:`edgedsl.syntax.build.parse_module` (its syntax errors become diagnostics
+pointing into that file) and loaded once; a ``use`` cycle is ``E104``; a module found nowhere is
+``E103`` with a did-you-mean over available module names.
 Modules end up in ``ctx.modules`` in dependency order (used modules first).
 """
 
@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from .. import nodes as n
-from ..build import parse_module
-from ..diagnostics import CompileError, Diagnostic, diag, not_utf8, suggestion_hint
-from ..resources import stdlib_dir
-from ..source import Source, Span, decode_source
+from ..core.diagnostics import CompileError, Diagnostic, diag, not_utf8, suggestion_hint
+from ..core.resources import stdlib_dir
+from ..core.source import Source, Span, decode_source
+from ..syntax import nodes as n
+from ..syntax.build import parse_module
 from .context import CheckContext, ModuleInfo
 
 

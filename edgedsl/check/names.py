@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import nodes as n
-from ..diagnostics import suggestion_hint
-from ..source import Span
+from ..core.diagnostics import suggestion_hint
+from ..core.source import Span
+from ..syntax import nodes as n
 from .context import CheckContext, Group, Join, RefInfo, Rel, Reporter, TrajInfo, Use, Value
 
 FUNCS = ("round", "count", "sum", "avg", "min", "max")

@@ -16,9 +16,9 @@ in :mod:`edgedsl.check.names`.
 
 from __future__ import annotations
 
-from .. import nodes as n
-from ..catalog import Tool
-from ..diagnostics import suggestion_hint
+from ..core.catalog import Tool
+from ..core.diagnostics import suggestion_hint
+from ..syntax import nodes as n
 from .context import UNKNOWN, CheckContext, Group, Join, Rel, Value
 from .names import NameResolver, Scope
 

@@ -24,9 +24,8 @@ import datetime as dt
 import re
 from typing import Literal
 
-from .. import nodes as n
-from ..diagnostics import suggestion_hint
-from ..types import (
+from ..core.diagnostics import suggestion_hint
+from ..core.types import (
     BOOL,
     DATE,
     FLOAT,
@@ -43,6 +42,7 @@ from ..types import (
     is_numeric,
     is_stringish,
 )
+from ..syntax import nodes as n
 from .context import known
 
 Fit = Literal["ok", "warn", "code", "error"]

@@ -7,8 +7,8 @@ fields (``E214``), function arguments (``E215``), comparable operands (``E216``)
 
 from __future__ import annotations
 
-from .. import nodes as n
-from ..types import BOOL, DATE, FLOAT, INT, NUM, FieldType, is_date, is_numeric
+from ..core.types import BOOL, DATE, FLOAT, INT, NUM, FieldType, is_date, is_numeric
+from ..syntax import nodes as n
 from .context import CheckContext, Reporter, TrajInfo, known
 from .typerules import LITERALS, comparable, literal_type, type_phrase
 

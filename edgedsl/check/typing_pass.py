@@ -19,12 +19,12 @@ in :mod:`edgedsl.check.typerules`. Checks, in source order:
 
 from __future__ import annotations
 
-from .. import nodes as n
-from ..catalog import Param, Tool
-from ..diagnostics import did_you_mean, suggestion_hint
-from ..reducers import REDUCERS
-from ..source import Span
-from ..types import CodeType
+from ..core.catalog import Param, Tool
+from ..core.diagnostics import did_you_mean, suggestion_hint
+from ..core.source import Span
+from ..core.types import CodeType
+from ..reduce.registry import REDUCERS
+from ..syntax import nodes as n
 from .context import CheckContext, RefInfo, Rel, and_list, known
 from .typerules import (
     LITERALS,

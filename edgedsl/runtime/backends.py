@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import orjson
 
-from ..plan import ToolSpec
+from ..plan.model import ToolSpec
 from . import interrupt
 from .redact import Redactor, excerpt, remember, scrub
 

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, Literal
 
-from edgedsl.sqlquote import quote_ident
+from edgedsl.core.sqlquote import quote_ident
 
 __all__ = ["PACK_MIN_VALUES", "BindMode", "bind_column", "column_sql", "packing"]
 

@@ -29,9 +29,9 @@ from typing import Any
 
 import orjson
 
-from ..plan import Plan, ToolSpec
-from ..sqlquote import quote_ident
-from ..types import ListType, type_from_json
+from ..core.sqlquote import quote_ident
+from ..core.types import ListType, type_from_json
+from ..plan.model import Plan, ToolSpec
 from .backends import Backend, ToolFailure
 from .executor import at_least_one
 from .store import Store, StoreBackend, describe_call

@@ -57,8 +57,13 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import orjson
 
-from ..diagnostics import Diagnostic, diag
-from ..plan import (
+from ..core.diagnostics import Diagnostic, diag
+from ..core.say import SayLimitError, render_say
+from ..core.source import Span
+from ..core.sqlquote import quote_ident as _quote_ident
+from ..core.types import INT, STR, FieldType, ListType, ScalarType, type_from_json
+from ..plan.compile import count_sql, distinct_sql
+from ..plan.model import (
     AnswerField,
     CallStep,
     CompareStep,
@@ -72,12 +77,7 @@ from ..plan import (
     TrajectoryPlan,
     decode_value,
 )
-from ..plan_compile import count_sql, distinct_sql
-from ..reducers import decode_stored, is_json
-from ..say import SayLimitError, render_say
-from ..source import Span
-from ..sqlquote import quote_ident as _quote_ident
-from ..types import INT, STR, FieldType, ListType, ScalarType, type_from_json
+from ..reduce.registry import decode_stored, is_json
 from .backends import MAX_TOTAL, Backend, Response, classify, make_backend, unsupported_reason
 from .duck import (
     PYTHON_SHRED_MAX_CELLS,

@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 import httpx
 import orjson
 
-from ..plan import ToolSpec
+from ..plan.model import ToolSpec
 from .backends import (
     PythonBackend,
     Response,

@@ -31,7 +31,7 @@ from xml.etree import ElementTree
 
 import orjson
 
-from ..plan import ToolSpec
+from ..plan.model import ToolSpec
 from .backends import ToolFailure, dig, first_non_record, reported_total
 from .redact import excerpt
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from .trace import Trace
 
 __all__ = ["RunResult"]

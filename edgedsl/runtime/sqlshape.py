@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from edgedsl.sqlquote import ident_key
+from edgedsl.core.sqlquote import ident_key
 
 __all__ = ["flatten"]
 

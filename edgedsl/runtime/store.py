@@ -10,9 +10,9 @@ Tables
     total, raw body, record_count, recorded_at, and ``seq``: a number given to each write, in
     write order (NULL in files recorded before it was kept).
     ``tools`` — one row per declaration hash: qualname, record field types (JSON), records table,
-    and the tool's whole :class:`~edgedsl.plan.ToolSpec` as JSON (``spec``; NULL in files recorded
-    before it was kept, added by ``ALTER TABLE`` on the first write), so that ``edgedsl store
-    drift`` can call the tool again without its source.
+    and the tool's whole :class:`~edgedsl.plan.model.ToolSpec` as JSON (``spec``; NULL in files
+    recorded before it was kept, added by ``ALTER TABLE`` on the first write), so that ``edgedsl
+    store drift`` can call the tool again without its source.
     ``records_<decl hash>`` — the records of every response of that declaration, shredded by
     :func:`edgedsl.runtime.duck.shred` into typed columns, plus ``__key`` and ``__seq`` (the
     response's ``seq``: rows are appended in ``seq`` order, so DuckDB's per-row-group min/max of
@@ -60,9 +60,9 @@ from typing import Any
 import duckdb
 import orjson
 
-from ..plan import ToolSpec
-from ..sqlquote import quote_ident
-from ..types import FieldType
+from ..core.sqlquote import quote_ident
+from ..core.types import FieldType
+from ..plan.model import ToolSpec
 from .backends import Backend, Response, StoredRows, ToolFailure
 from .duck import Relation, shred
 from .redact import scrub
@@ -385,7 +385,7 @@ class Store:
         fields = self.con.execute(
             "SELECT fields FROM tools WHERE records_table = ?", [stored.table]
         ).fetchone()
-        from ..types import type_from_json
+        from ..core.types import type_from_json
 
         types = {k: type_from_json(v) for k, v in orjson.loads(fields[0]).items()} if fields else {}
         name = f"__stored_{stored.key[:16]}"

@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import duckdb
 
-from ..diagnostics import Diagnostic, diag
-from ..sqlquote import ident_key
+from ..core.diagnostics import Diagnostic, diag
+from ..core.sqlquote import ident_key
 
 if TYPE_CHECKING:
-    from ..plan import ToolSpec
+    from ..plan.model import ToolSpec
     from .backends import Response
 
 __all__ = [

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..plan import ToolSpec
+from ..plan.model import ToolSpec
 from .backends import Backend, Response, ToolFailure
 from .store import Item, Store, close_con, safe_call
 from .store_file import (

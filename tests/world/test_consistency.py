@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from edgedsl.api import check
-from edgedsl.catalog import Catalog, Tool
-from edgedsl.resources import stdlib_dir
+from edgedsl.core.catalog import Catalog, Tool
+from edgedsl.core.resources import stdlib_dir
 from edgedsl.world.decl import Endpoint
 from edgedsl.world.engine import World
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from edgedsl.api import check, parse
-from edgedsl.nodes import PlatformDecl, RecordDecl, ToolDecl
+from edgedsl.syntax.nodes import PlatformDecl, RecordDecl, ToolDecl
 from edgedsl.world.engine import World
 from edgedsl.world.platforms import ex
 from edgedsl.world.rand import rng

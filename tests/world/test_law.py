@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from edgedsl.api import check
-from edgedsl.diagnostics import CompileError
+from edgedsl.core.diagnostics import CompileError
 from edgedsl.world.engine import World
 from edgedsl.world.platforms import law
 

@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 import edgedsl
-from edgedsl.plan import ToolSpec
+from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime.backends import ToolFailure
 from edgedsl.runtime.http import make_world_backend
 from edgedsl.runtime.normalize import normalize

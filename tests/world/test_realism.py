@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 import orjson
 import pytest
-from loopback import serve_asgi
+
+from tests.loopback import serve_asgi
 
 neispy = pytest.importorskip("neispy")
 uvicorn = pytest.importorskip("uvicorn")

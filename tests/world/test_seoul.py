@@ -6,12 +6,12 @@ from typing import Any
 
 import orjson
 import pytest
-from test_region import _catalog_agrees
 
 from edgedsl.api import check
 from edgedsl.world.engine import World
 from edgedsl.world.platforms import region, seoul
 from edgedsl.world.platforms.region_data import apt_trades
+from tests.world.test_region import _catalog_agrees
 
 
 @pytest.fixture(scope="module")

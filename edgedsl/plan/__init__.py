@@ -1,0 +1,1 @@
+"""Stage `plan`: the plan model, the compiler from IR to a plan, drawings."""

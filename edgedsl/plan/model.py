@@ -1,0 +1,515 @@
+"""Stage `plan`: IR → Plan, the compiled, serialisable form of a program.
+
+A :class:`Plan` holds everything a run needs without the source text: a :class:`ToolSpec` per
+tool used (wire details, parameter and record types as ``type_to_json`` JSON, paging, the
+declaration hash the store keys on) and one :class:`TrajectoryPlan` per trajectory.
+
+A trajectory plan keys its steps by id. Top-level steps keep their IR id (``filings``, the
+group id ``day`` of a ``parallel``); the calls of a ``parallel`` group keep their relation id
+(``day.meals``) and are run by the group step; the steps of an ``if`` branch are keyed
+``<if id>/then/<id>`` or ``<if id>/else/<id>`` (both branches may bind the same name) and run
+by the ``if`` step. Every step names the DuckDB table it writes in ``relation``: the relation
+id, so that later steps read ``pick`` whichever branch produced it.
+
+``layers`` lists the top-level step ids in topological layers: every step depends only on
+steps of earlier layers, so the steps of one layer may run concurrently. ``if`` steps carry the
+layers of each branch the same way.
+
+Values (literal arguments, pivots, SQL parameters) are stored as JSON with a tag where JSON has
+no type: ``{"$date": "2024-12-01"}`` for a date, ``{"$int": "18446744073709551616"}`` for an
+integer beyond 64 bits, ``{"$dict": {...}}`` for an object that would otherwise read as a tag.
+:func:`encode_value` / :func:`decode_value` convert, so a reloaded plan binds exactly the same
+parameters.
+
+Reductions, ``if`` predicates and answers are SQL text with ``?`` parameters over the relation
+tables of a run (see :mod:`edgedsl.runtime.duck` for the table layout). A predicate is one
+``SELECT`` returning one boolean (NULL counts as false); an answer field is one ``SELECT``
+returning either the distinct non-null values of a field in first-occurrence order
+(``shape="values"``) or one scalar (``shape="scalar"``).
+
+The compiler itself (IR → these models) lives in :mod:`edgedsl.plan.compile`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..check import ir
+from ..core.catalog import Catalog, Platform, Tool
+from ..core.diagnostics import CompileError, diag
+from ..core.jsonfile import read_json_object, schema_problems
+from ..core.source import NO_SPAN, Span
+from ..core.types import FieldType, type_from_json, type_to_json
+
+__all__ = [
+    "PLAN_VERSION",
+    "AnswerField",
+    "AnswerPlan",
+    "CallStep",
+    "CompareStep",
+    "DrvStep",
+    "IfStep",
+    "JunctionSpec",
+    "ParallelStep",
+    "Plan",
+    "RequestTemplate",
+    "SharedSpec",
+    "SpanInfo",
+    "StepPlan",
+    "ToolSpec",
+    "TrajectoryPlan",
+    "compile_program",
+    "compile_trajectory",
+    "decode_value",
+    "encode_value",
+    "load_plan",
+    "plan_to_json",
+]
+
+PLAN_VERSION = 2
+_INT64 = (-(2**63), 2**63 - 1)
+
+# ---------------------------------------------------------------- value codec
+
+
+def encode_value(v: object) -> Any:
+    """A JSON-ready form of a literal or SQL parameter (dates and big ints tagged)."""
+    if isinstance(v, _dt.datetime):
+        raise ValueError(f"datetimes are not plan values: {v!r}")
+    if isinstance(v, _dt.date):
+        return {"$date": v.isoformat()}
+    if isinstance(v, bool) or v is None or isinstance(v, str | float):
+        return v
+    if isinstance(v, int):
+        return v if _INT64[0] <= v <= _INT64[1] else {"$int": str(v)}
+    if isinstance(v, list | tuple):
+        return [encode_value(x) for x in v]
+    if isinstance(v, dict):
+        body = {str(k): encode_value(x) for k, x in v.items()}
+        if len(body) == 1 and next(iter(body)) in ("$date", "$int", "$dict"):
+            return {"$dict": body}
+        return body
+    raise ValueError(f"not a plan value: {type(v).__name__} {v!r}")
+
+
+def decode_value(v: Any) -> object:
+    """Inverse of :func:`encode_value`."""
+    if isinstance(v, list):
+        return [decode_value(x) for x in v]
+    if isinstance(v, dict):
+        if len(v) == 1:
+            (k, x), = v.items()
+            if k == "$date":
+                return _dt.date.fromisoformat(x)
+            if k == "$int":
+                return int(x)
+            if k == "$dict":
+                return {kk: decode_value(xx) for kk, xx in x.items()}
+        return {k: decode_value(x) for k, x in v.items()}
+    return v
+
+
+# ---------------------------------------------------------------- models
+
+_cfg = ConfigDict(extra="forbid")
+
+
+class SpanInfo(BaseModel):
+    """Where a step came from in the source (1-based line and column of both ends)."""
+
+    model_config = _cfg
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    start: int = 0
+    end: int = 0
+
+    @classmethod
+    def of(cls, span: Span) -> SpanInfo | None:
+        """The SpanInfo of an IR span (None for ``NO_SPAN``)."""
+        if span == NO_SPAN:
+            return None
+        return cls(file=span.file, line=span.line, col=span.col, end_line=span.end_line,
+                   end_col=span.end_col, start=span.start, end=span.end)
+
+    def to_span(self) -> Span:
+        """Back to a :class:`~edgedsl.core.source.Span` (for diagnostics)."""
+        return Span(self.file, self.start, self.end, self.line, self.col, self.end_line,
+                    self.end_col)
+
+
+class ParamSpec(BaseModel):
+    """One tool parameter: name, JSON type, optional."""
+
+    model_config = _cfg
+    name: str
+    type: Any
+    optional: bool = False
+
+
+class PagingSpec(BaseModel):
+    """Wire names of a tool's page / size parameters, the size limit and the total field."""
+
+    model_config = _cfg
+    page: str | None = None
+    size: str | None = None
+    size_limit: int | None = None
+    total: str | None = None
+
+
+class ToolSpec(BaseModel):
+    """Everything needed to call a tool without the source (the secret's *name*, never a value)."""
+
+    model_config = _cfg
+    qualname: str
+    platform: str
+    name: str
+    doc: str = ""
+    method: str | None = None
+    path: str | None = None
+    base: str | None = None
+    envelope: str | None = None
+    secret: str | None = None
+    params: list[ParamSpec] = Field(default_factory=list)
+    record: str = "Record"
+    fields: dict[str, Any] = Field(default_factory=dict)
+    many: bool = True
+    at: str | None = None
+    paging: PagingSpec | None = None
+    declaration_hash: str
+
+    @property
+    def has_http(self) -> bool:
+        """True when the tool declares a method and a path."""
+        return self.method is not None and self.path is not None
+
+    def field_types(self) -> dict[str, FieldType]:
+        """Record field name → semantic type."""
+        return {k: type_from_json(v) for k, v in self.fields.items()}
+
+    @classmethod
+    def of(cls, tool: Tool, catalog: Catalog | None = None) -> ToolSpec:
+        """The spec of a catalog tool (platform settings from ``catalog`` when given).
+
+        The validated input of a tool's spec is memoised per (tool, platform) object: catalogs
+        are shared between compiles of files using the same modules, so the declaration hash is
+        computed once. Each call still returns a fresh model."""
+        return cls.model_validate(cls.input_of(tool, catalog))
+
+    @classmethod
+    def input_of(cls, tool: Tool, catalog: Catalog | None = None) -> dict[str, Any]:
+        """The (memoised, shared: not to be changed) input :meth:`of` validates."""
+        plat = catalog.platforms.get(tool.platform) if catalog is not None else None
+        hit = _SPEC_INPUTS.get(id(tool))
+        if hit is None or hit[0] is not tool or hit[1] is not plat:
+            hit = (tool, plat, cls._input(tool, plat))
+            if len(_SPEC_INPUTS) >= 1024:
+                _SPEC_INPUTS.clear()
+            _SPEC_INPUTS[id(tool)] = hit
+        return hit[2]
+
+    @staticmethod
+    def _input(tool: Tool, plat: Platform | None) -> dict[str, Any]:
+        pg = tool.paging
+        return {
+            "qualname": tool.qualname, "platform": tool.platform, "name": tool.name,
+            "doc": tool.doc, "method": tool.method, "path": tool.path,
+            "base": plat.base if plat else None, "envelope": plat.envelope if plat else None,
+            "secret": plat.secret if plat else None,
+            "params": [{"name": p.name, "type": type_to_json(p.type), "optional": p.optional}
+                       for p in tool.params],
+            "record": tool.record.name,
+            "fields": {f.name: type_to_json(f.type) for f in tool.record.fields},
+            "many": tool.many, "at": tool.at,
+            "paging": None if pg is None else {"page": pg.page, "size": pg.size,
+                                               "size_limit": pg.size_limit, "total": pg.total},
+            "declaration_hash": tool.declaration_hash(),
+        }
+
+
+_SPEC_INPUTS: dict[int, tuple[Tool, Platform | None, dict[str, Any]]] = {}
+
+
+class JunctionSpec(BaseModel):
+    """A junction placeholder: the argument takes the distinct values of ``source.field``."""
+
+    model_config = _cfg
+    kind: Literal["seq", "fan"]
+    source: str
+    field: str
+    bound: int
+    type: Any = "str"
+    span: SpanInfo | None = None
+
+
+class RequestTemplate(BaseModel):
+    """A call with holes: literal args (encoded JSON), junction placeholders, shared names."""
+
+    model_config = _cfg
+    tool: str
+    literals: dict[str, Any] = Field(default_factory=dict)
+    junctions: dict[str, JunctionSpec] = Field(default_factory=dict)
+    shared: dict[str, str] = Field(default_factory=dict)
+    pages: int | Literal["all"] | None = None
+
+
+class SharedSpec(BaseModel):
+    """A shared argument of a ``parallel`` group: a literal or a Seq junction."""
+
+    model_config = _cfg
+    literal: Any = None
+    junction: JunctionSpec | None = None
+
+
+class _StepBase(BaseModel):
+    model_config = _cfg
+    id: str
+    relation: str | None = None
+    deps: list[str] = Field(default_factory=list)
+    span: SpanInfo | None = None
+
+
+class CallStep(_StepBase):
+    """A tool call; with a fan junction, one call per distinct value, rows tagged ``__arm``."""
+
+    kind: Literal["call"] = "call"
+    request: RequestTemplate
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class DrvStep(_StepBase):
+    """A reduction: final SQL over the source table and its encoded parameters.
+
+    ``sql`` is the reduction as it runs over a relation read inline (a response held in
+    memory); ``table_sql`` the same reduction for a source stored as a table (a replayed or
+    written relation), None when the two texts are the same — see
+    :data:`edgedsl.reduce.registry.ReduceForm`. Both bind ``params``."""
+
+    kind: Literal["drv"] = "drv"
+    source: str
+    reducers: list[dict[str, Any]] = Field(default_factory=list)
+    sql: str
+    table_sql: str | None = None
+    params: list[Any] = Field(default_factory=list)
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class ParallelStep(_StepBase):
+    """A ``parallel`` group: shared arguments and the ids of its branch call steps."""
+
+    kind: Literal["parallel"] = "parallel"
+    shared: dict[str, SharedSpec] = Field(default_factory=dict)
+    branches: list[str] = Field(default_factory=list)
+
+
+class CompareStep(_StepBase):
+    """``compare``: the call once per arm value of ``param``; rows tagged ``__arm``."""
+
+    kind: Literal["compare"] = "compare"
+    request: RequestTemplate
+    param: str
+    values: list[Any] = Field(default_factory=list)
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
+class PredicateSpec(BaseModel):
+    """An ``if`` predicate as one SQL ``SELECT`` of a boolean, with its parameters."""
+
+    model_config = _cfg
+    sql: str
+    params: list[Any] = Field(default_factory=list)
+
+
+class IfStep(_StepBase):
+    """A conditional: the predicate and the layers of step ids of each branch."""
+
+    kind: Literal["if"] = "if"
+    predicate: PredicateSpec
+    then: list[list[str]] = Field(default_factory=list)
+    orelse: list[list[str]] = Field(default_factory=list)
+    binds: list[str] = Field(default_factory=list)
+
+
+StepPlan = Annotated[
+    CallStep | DrvStep | ParallelStep | CompareStep | IfStep, Field(discriminator="kind")
+]
+
+
+class AnswerField(BaseModel):
+    """One answer value: SQL, parameters, shape (``values`` or ``scalar``) and JSON type."""
+
+    model_config = _cfg
+    name: str | None = None
+    sql: str
+    params: list[Any] = Field(default_factory=list)
+    shape: Literal["values", "scalar"]
+    type: Any = None
+    span: SpanInfo | None = None
+
+
+class AnswerPlan(BaseModel):
+    """``answer e`` (kind ``expr``, one field) or ``answer {…}`` (kind ``object``)."""
+
+    model_config = _cfg
+    kind: Literal["expr", "object"]
+    fields: list[AnswerField]
+
+
+class TrajectoryPlan(BaseModel):
+    """One compiled trajectory."""
+
+    model_config = _cfg
+    name: str
+    query: str = ""
+    steps: dict[str, StepPlan] = Field(default_factory=dict)
+    layers: list[list[str]] = Field(default_factory=list)
+    answer: AnswerPlan | None = None
+    say: str | None = None
+    span: SpanInfo | None = None
+
+
+class Plan(BaseModel):
+    """A compiled program: the tools it calls and its trajectories."""
+
+    model_config = _cfg
+    version: int = PLAN_VERSION
+    source_name: str = ""
+    tools: dict[str, ToolSpec] = Field(default_factory=dict)
+    trajectories: list[TrajectoryPlan] = Field(default_factory=list)
+
+    def trajectory(self, name: str) -> TrajectoryPlan:
+        """The trajectory called ``name`` (KeyError naming the known ones otherwise)."""
+        for t in self.trajectories:
+            if t.name == name:
+                return t
+        known = [t.name for t in self.trajectories]
+        raise KeyError(f"no trajectory {name!r}; the plan has {known}")
+
+
+# ---------------------------------------------------------------- trusted construction
+
+_M = TypeVar("_M", bound=BaseModel)
+_object_new = object.__new__
+# the slots every model has, set through their descriptors (what ``object.__setattr__`` finds,
+# without looking for it on every call)
+_set_dict, _set_fields_set, _set_extra, _set_private = (
+    BaseModel.__dict__[name].__set__
+    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
+                 "__pydantic_private__")
+)
+
+
+def trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
+    """A model made from values the planner built itself, without validating them again.
+
+    The planner's output is valid by construction (``tests/plan/test_plan_trusted.py`` checks that
+    every compiled example equals its own ``model_dump`` validated again, field order, fields set
+    and leaf types included), so it is assembled as ``model_construct`` would, minus its
+    per-field loop: ``values`` holds every field, in declaration order, with fresh containers
+    where validation would make them. Plans read from JSON are validated (:func:`load_plan`).
+    Only for models without validators, ``model_post_init``, extra fields or a root
+    (:func:`_check_trusted`)."""
+    m = _object_new(cls)
+    _set_dict(m, values)
+    _set_fields_set(m, fields_set)
+    _set_extra(m, None)
+    _set_private(m, None)
+    return m
+
+
+def _check_trusted(*models: type[BaseModel]) -> None:
+    """Refuse :func:`trusted` for a model whose validation does more than check and copy."""
+    for cls in models:
+        decorators = cls.__pydantic_decorators__
+        if (
+            cls.__pydantic_post_init__ is not None
+            or cls.__pydantic_root_model__
+            or cls.model_config.get("extra") == "allow"
+            or "__new__" in cls.__dict__
+            or any(getattr(decorators, kind) for kind in (
+                "validators", "field_validators", "root_validators", "model_validators"))
+        ):  # pragma: no cover - a guard for future changes to the models
+            raise RuntimeError(f"{cls.__name__} cannot be built without validation")
+
+
+# ---------------------------------------------------------------- JSON in and out
+
+
+def plan_to_json(plan: Plan) -> bytes:
+    """The plan as indented JSON bytes (keys in model order)."""
+    return orjson.dumps(plan.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+
+
+def _e401(message: str) -> CompileError:
+    return CompileError("plan", [diag("E401", message, hints=["recompile the source"])])
+
+
+def load_plan(data: bytes | str | Path) -> Plan:
+    """Read a plan from JSON bytes, JSON text, or a file path (``Path``, or a ``str`` not
+    starting with ``{``). Corrupt JSON or a schema violation → ``CompileError`` E401; another
+    plan version → E402."""
+    raw = read_json_object(data, "plan", _e401)
+    version = raw.get("version")
+    if version is None:
+        raise _e401("plan has no `version` field")
+    if version != PLAN_VERSION:
+        raise CompileError("plan", [diag(
+            "E402", f"plan version {version}, this edgedsl reads version {PLAN_VERSION}; "
+            "recompile the source")])
+    try:
+        plan = Plan.model_validate(raw)
+    except ValidationError as exc:
+        raise _e401("plan does not match the schema: " + schema_problems(exc)) from None
+    problems = _validate_refs(plan)
+    if problems:
+        raise _e401("plan is inconsistent: " + "; ".join(problems[:3]))
+    return plan
+
+
+def _validate_refs(plan: Plan) -> list[str]:
+    out: list[str] = []
+    for t in plan.trajectories:
+        nested: list[list[list[str]]] = [t.layers]
+        for s in t.steps.values():
+            if isinstance(s, CallStep | CompareStep) and s.request.tool not in plan.tools:
+                out.append(f"step `{s.id}` calls unknown tool `{s.request.tool}`")
+            if isinstance(s, IfStep):
+                nested += [s.then, s.orelse]
+            if isinstance(s, ParallelStep):
+                nested.append([s.branches])
+            out += [f"step `{s.id}` depends on unknown step `{d}`" for d in s.deps
+                    if d not in t.steps]
+        for layers in nested:
+            out += [f"trajectory `{t.name}` lists unknown step `{k}`"
+                    for layer in layers for k in layer if k not in t.steps]
+    return out
+
+
+# ---------------------------------------------------------------- the compiler
+
+
+def compile_program(program: ir.ProgramIR) -> Plan:
+    """Stage `plan`: compile every trajectory of a checked program into one :class:`Plan`
+    (implemented in :mod:`edgedsl.plan.compile`)."""
+    return _compiler().compile_program(program)
+
+
+@cache
+def _compiler() -> Any:
+    """:mod:`edgedsl.plan.compile` (it imports this module: imported on first use)."""
+    from . import compile as plan_compile
+
+    return plan_compile
+
+
+def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
+    """Compile one checked trajectory (tools are collected by :func:`compile_program`)."""
+    return _compiler().compile_trajectory(traj)

@@ -1,0 +1,1 @@
+"""The data-synthesis recipe: the LLM client, the tool graph and synthesis."""

@@ -1,0 +1,250 @@
+"""Observed values: what real responses returned, as default candidates for parameters.
+
+A :class:`ValuePool` collects the values of output fields seen in responses, keyed so that a
+parameter can find values it accepts: by code type (``code:CorpCode`` — any field of that code
+type), and by lower-cased field name and scalar kind (``name:basdt:date``); the years of observed
+dates feed ``year:int``, where an ``int`` parameter named like a year (``bsns_year``,
+``bizYear``, ``AY``) also looks; every observed date also feeds ``date:any``, from which a date
+or date-shaped code parameter with nothing else observed takes values
+(:meth:`ValuePool.for_param`). Values are typed by the field's declared type
+(:func:`edgedsl.reduce.coerce.coerce`), dates kept as ISO strings.
+
+The pool is order-independent: per key it keeps the ``cap`` values with the smallest stable
+hash (a bottom-k sample), so concurrent runs that see the same responses in another order leave
+the same pool, and refinement stays reproducible from its seed.
+
+:class:`ObservingBackend` wraps any backend and feeds every successful response into a pool.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import zlib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ...core.catalog import Catalog, Tool
+from ...core.types import CodeType, EnumType, FieldType, ListType, ScalarType
+from ...plan.model import ToolSpec
+from ...reduce.coerce import coerce
+from ...runtime.backends import Backend, Response
+from .model import Port, Scalar, ToolNode
+
+__all__ = ["ObservingBackend", "ValuePool", "keys_for_param", "value_ok"]
+
+RECORDS_PER_RESPONSE = 50
+"""Records of a response looked at (values further down add little variety)."""
+
+
+def _hash(key: str, value: Scalar) -> int:
+    return zlib.crc32(f"{key}\x00{type(value).__name__}\x00{value}".encode())
+
+
+def _kind(t: FieldType) -> str | None:
+    if isinstance(t, ScalarType):
+        return t.kind if t.kind != "json" else None
+    if isinstance(t, EnumType):
+        return "str"
+    return None
+
+
+def keys_for_field(name: str, t: FieldType) -> list[str]:
+    """The pool keys a field of type ``t`` called ``name`` feeds (a date also feeds
+    ``year:int`` with its year, see :func:`keys_for_param`)."""
+    if isinstance(t, CodeType):
+        return [f"code:{t.name}"]
+    kind = _kind(t)
+    return [f"name:{name.lower()}:{kind}"] if kind else []
+
+
+def _is_year(name: str) -> bool:
+    low = name.lower()
+    return "year" in low or low.endswith("yy") or low in ("yr", "yyyy", "ay", "sy")
+
+
+def keys_for_param(port: Port) -> list[str]:
+    """The pool keys a parameter may take values from (code types exactly; otherwise the same
+    name and scalar kind)."""
+    if port.code:
+        return [f"code:{port.code}"]
+    kind = "str" if port.type.startswith("enum[") else port.type
+    keys = [f"name:{port.name.lower()}:{kind}"]
+    if kind == "int" and _is_year(port.name):
+        keys.append("year:int")  # a year parameter takes the years of observed dates
+    return keys
+
+
+def _typed(t: FieldType, raw: object) -> Scalar | None:
+    try:
+        v = coerce(t, raw)
+    except (ValueError, TypeError):
+        return None
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    if isinstance(v, bool | int | float | str) and v != "":
+        return v
+    return None
+
+
+def value_ok(port: Port, value: Scalar, codes: Mapping[str, CodeType]) -> bool:
+    """True when ``value`` can be written as a literal for ``port`` and passes the checker:
+    a code type's pattern, an enum's members, a date that parses, a number for a number."""
+    t = port.type
+    if port.code:
+        ct = codes.get(port.code)
+        return isinstance(value, str) and (ct is None or ct.matches(value))
+    if t.startswith("enum["):
+        return isinstance(value, str) and value in [m.strip() for m in t[5:-1].split(",")]
+    if t == "date":
+        if not isinstance(value, str):
+            return False
+        try:
+            _dt.date.fromisoformat(value)
+        except ValueError:
+            return False
+        return True
+    if t == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t in ("float", "num"):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if t == "bool":
+        return isinstance(value, bool)
+    if t == "str":
+        return isinstance(value, str)
+    return False
+
+
+class ValuePool:
+    """Observed values per key, at most ``cap`` per key, independent of arrival order."""
+
+    def __init__(self, cap: int = 16) -> None:
+        self.cap = cap
+        self._values: dict[str, dict[Scalar, int]] = {}
+
+    def add(self, key: str, value: Scalar) -> bool:
+        """Offer a value; True when the pool changed."""
+        bucket = self._values.setdefault(key, {})
+        if value in bucket:
+            return False
+        h = _hash(key, value)
+        if len(bucket) < self.cap:
+            bucket[value] = h
+            return True
+        worst = max(bucket, key=lambda v: (bucket[v], str(v)))
+        if (h, str(value)) < (bucket[worst], str(worst)):
+            del bucket[worst]
+            bucket[value] = h
+            return True
+        return False
+
+    def observe(self, tool: Tool, records: Iterable[Mapping[str, Any]]) -> int:
+        """Feed the first records of a response of ``tool``; the number of values added."""
+        added = 0
+        fields = [(f.name, f.type, keys_for_field(f.name, f.type)) for f in tool.record.fields
+                  if not isinstance(f.type, ListType)]
+        for i, rec in enumerate(records):
+            if i >= RECORDS_PER_RESPONSE:
+                break
+            for name, t, keys in fields:
+                raw = rec.get(name)
+                if raw is None or not keys:
+                    continue
+                v = _typed(t, raw)
+                if v is None:
+                    continue
+                for k in keys:
+                    added += self.add(k, v)
+                if isinstance(t, ScalarType) and t.kind == "date" and isinstance(v, str):
+                    added += self.add("year:int", int(v[:4]))
+                    added += self.add("date:any", v)
+        return added
+
+    def values(self, key: str) -> list[Scalar]:
+        """The values kept for ``key``, in a canonical order (by hash, then text)."""
+        bucket = self._values.get(key, {})
+        return sorted(bucket, key=lambda v: (bucket[v], str(v)))
+
+    def for_param(self, port: Port, codes: Mapping[str, CodeType]) -> list[Scalar]:
+        """Observed values a parameter accepts (see :func:`keys_for_param`, :func:`value_ok`).
+
+        When none were observed under its keys, two fallbacks derive values from observed
+        dates: a ``date`` parameter takes dates seen in any date field, and a code-typed one
+        takes observed dates written ``YYYYMMDD``, ``YYYYMM`` or ``YYYY`` where its pattern
+        accepts them (a ``DEAL_YMD`` month code, say)."""
+        out: list[Scalar] = []
+        for key in keys_for_param(port):
+            out += [v for v in self.values(key) if value_ok(port, v, codes)]
+        if out:
+            return out
+        dates = [v for v in self.values("date:any") if isinstance(v, str)]
+        if port.type == "date":
+            return [v for v in dates if value_ok(port, v, codes)]
+        if port.code:
+            derived = dict.fromkeys(f for d in dates for f in (d.replace("-", ""),
+                                                               d[:7].replace("-", ""), d[:4]))
+            return [v for v in derived if value_ok(port, v, codes)]
+        return out
+
+    def to_json(self) -> dict[str, list[Scalar]]:
+        """The pool as JSON (for checkpoints)."""
+        return {k: self.values(k) for k in sorted(self._values)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, list[Scalar]], cap: int = 16) -> ValuePool:
+        """A pool from :meth:`to_json` output."""
+        pool = cls(cap)
+        for k, vs in data.items():
+            for v in vs:
+                pool.add(k, v)
+        return pool
+
+    def __len__(self) -> int:
+        return sum(len(b) for b in self._values.values())
+
+
+def tool_index(catalog: Catalog) -> dict[str, Tool]:
+    """Every tool of ``catalog`` by qualified name."""
+    return {t.qualname: t for p in catalog.platforms.values() for t in p.tools.values()}
+
+
+class ObservingBackend:
+    """Wraps a backend; every successful response's records feed ``pool``."""
+
+    def __init__(self, inner: Backend, pool: ValuePool, catalog: Catalog) -> None:
+        self.inner = inner
+        self.pool = pool
+        self.tools = tool_index(catalog)
+        self.name = getattr(inner, "name", "backend")
+        self.calls = 0
+
+    def unsupported(self, tool: ToolSpec) -> str | None:
+        """Whatever the inner backend says."""
+        fn = getattr(self.inner, "unsupported", None)
+        return fn(tool) if callable(fn) else None
+
+    async def call(self, tool: ToolSpec, args: dict[str, object], *,
+                   page: int | None) -> Response:
+        """Call the inner backend and observe the records it returns."""
+        resp = await self.inner.call(tool, args, page=page)
+        self.calls += 1
+        decl = self.tools.get(tool.qualname)
+        if decl is not None:
+            self.pool.observe(decl, resp.head(RECORDS_PER_RESPONSE))
+        return resp
+
+
+def node_defaults(node: ToolNode, pool: ValuePool, codes: Mapping[str, CodeType],
+                  limit: int = 8) -> dict[str, list[Scalar]]:
+    """Default candidates of a node's required parameters: its catalog defaults (enums) first,
+    then observed values, at most ``limit`` each; parameters with none are left out."""
+    out: dict[str, list[Scalar]] = {}
+    for port in node.params:
+        if port.optional:
+            continue
+        vals = [v for v in node.defaults.get(port.name, []) if value_ok(port, v, codes)]
+        for v in pool.for_param(port, codes):
+            if v not in vals:
+                vals.append(v)
+        if vals:
+            out[port.name] = vals[:limit]
+    return out

@@ -1,0 +1,286 @@
+"""Junction typing: how an upstream relation's records reach a downstream parameter.
+
+Given the records a step returned and the fields an edge binds (the *hand-off* fields, the first
+one primary), :func:`type_junction` types the junction by the number ``d`` of distinct
+(coerced, non-null) values of the primary field:
+
+* ``d = 1`` → **seq**;
+* ``2 ≤ d ≤ φ`` → **fan** (one call per value);
+* ``d > φ`` → **drv**: a reducer first narrows the records (the hand-off field and up to
+  :data:`FIELDS` other fields, a sample fixed per relation, are tried). The reducer follows
+  the type of the field it reads — numbers: ``max``, ``min``, ``>=``, ``<=``; dates: ``max``,
+  ``min``, ``after``; enums: ``==``; anything else: ``most_frequent`` — and a threshold or
+  equality pivot is taken from the observed values (:func:`edgedsl.reduce.registry.choose_pivot`) so
+  that 1 … φ distinct hand-off values remain. Among the reducers that work one is drawn;
+  ``most_frequent`` on the hand-off field itself (always one value) is the fallback.
+
+Secondary hand-off fields must have exactly one value where the primary is handed off; when they
+do not, ``most_frequent`` steps narrow them (the primary to one value first).
+Every reduction is evaluated here with the reducers' pure-Python reference — the semantics the
+DuckDB SQL is tested against — so the typing holds when the program runs.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ...core.types import EnumType, FieldType, ListType, is_date, is_numeric
+from ...reduce.registry import REDUCERS, choose_pivot_on_columns, coerced_column
+
+__all__ = ["Columns", "JunctionPlan", "Prefer", "ReduceChoice", "distinct", "narrowings",
+           "reducer_ops", "type_junction"]
+
+Prefer = Literal["any", "seq", "fan"]
+"""The hand-off kind a narrowing is drawn toward when both would work."""
+
+#: candidate reducer fields evaluated per junction: the hand-off field and ``FIELDS`` others
+#: drawn at random (``FEW`` others above ``LARGE`` rows) — each evaluation coerces every row
+FIELDS = 5
+LARGE = 5_000
+FEW = 2
+
+
+@dataclass(frozen=True)
+class ReduceChoice:
+    """One reducer step: ``op`` on ``field`` with an optional ``pivot`` (a coerced value)."""
+
+    op: str
+    field: str
+    pivot: object | None = None
+
+
+@dataclass(frozen=True)
+class JunctionPlan:
+    """A typed junction: ``kind`` (``drv`` when ``steps`` narrow first), the kind the hand-off
+    then has (``seq`` or ``fan``), the distinct hand-off values before (``cardinality``) and
+    after narrowing (``passed``, ``values``), and every value of every bound field handed on
+    (``handed``, as text)."""
+
+    kind: Literal["seq", "fan", "drv"]
+    handoff: Literal["seq", "fan"]
+    steps: tuple[ReduceChoice, ...]
+    cardinality: int
+    passed: int
+    values: tuple[Any, ...] = ()
+    handed: frozenset[str] = frozenset()
+
+
+def _key(v: object) -> object:
+    return repr(v) if isinstance(v, list | dict) else v
+
+
+def _distinct_of(values: Sequence[Any]) -> list[Any]:
+    seen: dict[object, Any] = {}
+    for v in values:
+        if v is not None:
+            seen.setdefault(_key(v), v)
+    return list(seen.values())
+
+
+def distinct(rows: Sequence[Mapping[str, Any]], field: str, ftype: FieldType) -> list[Any]:
+    """Distinct coerced non-null values of ``field``, in first-occurrence order."""
+    return _distinct_of(coerced_column(rows, field, ftype))
+
+
+def reducer_ops(t: FieldType) -> tuple[str, ...]:
+    """The reducers a field of type ``t`` is narrowed with (see the module doc)."""
+    if isinstance(t, ListType):
+        return ()
+    if is_numeric(t):
+        return ("max", "min", "ge", "le")
+    if is_date(t):
+        return ("max", "min", "after")
+    if isinstance(t, EnumType):
+        return ("eq",)
+    return ("most_frequent",)
+
+
+class Columns:
+    """One relation's records with their fields coerced once, on first use: junction typing
+    evaluates many reducers over the same records, on row indexes."""
+
+    def __init__(self, rows: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType]) -> None:
+        self.rows = rows
+        self.types = types
+        self._cols: dict[str, list[Any]] = {}
+        self._all: dict[str, list[Any]] = {}  # distinct values over all rows, by field
+        self._cands: dict[tuple[str, int], list[tuple[ReduceChoice, list[int]]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def col(self, field: str) -> list[Any]:
+        """Field ``field`` of every row, coerced."""
+        got = self._cols.get(field)
+        if got is None:
+            got = self._cols[field] = coerced_column(self.rows, field, self.types[field])
+        return got
+
+    def distinct(self, field: str, idx: Sequence[int] | None = None) -> list[Any]:
+        """Distinct values of ``field`` over the rows ``idx`` (all rows when None: computed
+        once per field; treat the list as read-only). ``idx`` holds distinct row indexes."""
+        if idx is None or len(idx) == len(self.rows):
+            got = self._all.get(field)
+            if got is None:
+                got = self._all[field] = _distinct_of(self.col(field))
+            return got
+        col = self.col(field)
+        return _distinct_of([col[i] for i in idx])
+
+    def apply(self, step: ReduceChoice, idx: Sequence[int]) -> list[int]:
+        """The rows of ``idx`` that ``step`` keeps (the reducer's reference semantics)."""
+        col = self.col(step.field)
+        keep = REDUCERS[step.op].on_column([col[i] for i in idx], step.pivot,
+                                           self.types[step.field])
+        return [idx[k] for k in keep]
+
+    def pivot(self, op: str, field: str, primary: str, idx: Sequence[int],
+              phi: int) -> object | None:
+        """:func:`~edgedsl.reduce.registry.choose_pivot` over the rows ``idx``."""
+        c, h = self.col(field), self.col(primary)
+        return choose_pivot_on_columns([c[i] for i in idx], [h[i] for i in idx], op,
+                                       self.types[field], phi)
+
+
+def _narrow_secondaries(cols: Columns, idx: list[int], fields: Sequence[str],
+                        handoff: Literal["seq", "fan"],
+                        ) -> tuple[list[int], list[ReduceChoice], Literal["seq", "fan"]] | None:
+    """Make every secondary field single-valued: the primary is narrowed to one value first
+    (``most_frequent``, which also drops rows where it is null), then each secondary. None when
+    a secondary then has no value at all (its ``seq`` would see nothing)."""
+    steps: list[ReduceChoice] = []
+    primary, rest = fields[0], fields[1:]
+    if any(len(cols.distinct(f, idx)) > 1 for f in rest):
+        step = ReduceChoice("most_frequent", primary)
+        idx, handoff = cols.apply(step, idx), "seq"
+        steps.append(step)
+        for f in rest:
+            if len(cols.distinct(f, idx)) > 1:
+                step = ReduceChoice("most_frequent", f)
+                idx = cols.apply(step, idx)
+                steps.append(step)
+    if any(len(cols.distinct(f, idx)) != 1 for f in rest):
+        return None
+    return idx, steps, handoff
+
+
+def _handed(cols: Columns, idx: Sequence[int], fields: Sequence[str]) -> frozenset[str]:
+    """Every value handed on, of every bound field, as text."""
+    return frozenset(str(v) for f in fields for v in cols.distinct(f, idx))
+
+
+def _candidates(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, list[int]]]:
+    """Every working narrowing of the hand-off field ``primary`` and the rows it keeps, over the
+    hand-off field and a sample of the others (the sample depends on the relation only, so the
+    list is computed once per relation and hand-off field)."""
+    got = cols._cands.get((primary, phi))
+    if got is None:
+        got = cols._cands[(primary, phi)] = _search(cols, primary, phi)
+    return got
+
+
+def _search(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, list[int]]]:
+    types = cols.types
+    fields = [f for f, t in types.items() if not f.startswith("__") and reducer_ops(t)]
+    others = [f for f in fields if f != primary]
+    k = FEW if len(cols) > LARGE else FIELDS
+    sampler = random.Random(f"{primary}:{len(cols)}:{len(others)}")
+    fields = [primary, *sampler.sample(others, min(k, len(others)))]
+    everything = list(range(len(cols)))
+    out: list[tuple[ReduceChoice, list[int]]] = []
+    for f in fields:
+        for op in reducer_ops(types[f]):
+            pivot = None
+            if REDUCERS[op].needs_pivot:
+                pivot = cols.pivot(op, f, primary, everything, phi)
+                if pivot is None:
+                    continue
+            step = ReduceChoice(op, f, pivot)
+            kept = cols.apply(step, everything)
+            if 1 <= len(cols.distinct(primary, kept)) <= phi:
+                out.append((step, kept))
+    return out
+
+
+def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[str],
+                  types: Mapping[str, FieldType], *, phi: int = 5,
+                  rng: random.Random | None = None,
+                  prefer: Prefer = "any",
+                  single: bool = False, width: int | None = None,
+                  narrow: bool = False) -> JunctionPlan | None:
+    """Type the junction handing ``fields`` (primary first) of ``rows`` downstream; None when the
+    primary field has no value at all, or a secondary none where the primary is handed off
+    (see the module doc). ``rows`` may be a :class:`Columns` of them (its coerced columns are
+    reused). ``prefer`` breaks the draw among reducers toward one hand-off kind when both are
+    possible; ``single`` asks for one value (a ``most_frequent`` step narrows a fan to a
+    seq). ``width`` (≤ φ) bounds the values a narrowing keeps (a junction of 2 … φ values
+    needs no narrowing and keeps them all — unless ``narrow``: then a ``drv`` narrows it to
+    one value, drawn among the narrowings that keep one as for a larger relation, so that
+    one call follows instead of a fan)."""
+    rng = rng or random.Random(0)
+    cols = rows if isinstance(rows, Columns) else Columns(rows, types)
+    primary = fields[0]
+    d = len(cols.distinct(primary))
+    if d == 0:
+        return None
+    steps: list[ReduceChoice] = []
+    kept = list(range(len(cols)))
+    if d == 1 or (d <= phi and not narrow):
+        handoff: Literal["seq", "fan"] = "seq" if d == 1 else "fan"
+    else:
+        cands = _candidates(cols, primary, 1 if d <= phi else min(phi, width or phi))
+        informative = [c for c in cands if c[0].op != "most_frequent" or c[0].field != primary]
+        pool = informative or cands
+        if prefer != "any":
+            wanted = [c for c in pool
+                      if (len(cols.distinct(primary, c[1])) == 1) == (prefer == "seq")]
+            pool = wanted or pool
+        if pool:
+            step, kept = pool[rng.randrange(len(pool))]
+        else:
+            step = ReduceChoice("most_frequent", primary)
+            kept = cols.apply(step, kept)
+        steps.append(step)
+        handoff = "seq" if len(cols.distinct(primary, kept)) == 1 else "fan"
+    if single and handoff == "fan":
+        step = ReduceChoice("most_frequent", primary)
+        kept, handoff = cols.apply(step, kept), "seq"
+        steps.append(step)
+    narrowed = _narrow_secondaries(cols, kept, fields, handoff)
+    if narrowed is None:
+        return None
+    kept, more, handoff = narrowed
+    steps += more
+    passed = cols.distinct(primary, kept)
+    kind: Literal["seq", "fan", "drv"] = "drv" if steps else handoff
+    return JunctionPlan(kind, handoff, tuple(steps), d, len(passed), tuple(passed),
+                        _handed(cols, kept, fields))
+
+
+def narrowings(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[str],
+               types: Mapping[str, FieldType], *, phi: int = 5,
+               rng: random.Random | None = None, width: int | None = None) -> list[JunctionPlan]:
+    """Every ``drv`` narrowing of ``rows`` that leaves 1 … φ distinct values of the primary
+    field (one per working reducer, secondaries narrowed as :func:`type_junction` does), for a
+    conditional to choose two from; empty when the primary has no value."""
+    rng = rng or random.Random(0)
+    cols = rows if isinstance(rows, Columns) else Columns(rows, types)
+    primary = fields[0]
+    d = len(cols.distinct(primary))
+    if d == 0:
+        return []
+    out: list[JunctionPlan] = []
+    for step, kept in _candidates(cols, primary, min(phi, width or phi)):
+        handoff: Literal["seq", "fan"] = "seq" if len(cols.distinct(primary, kept)) == 1 \
+            else "fan"
+        narrowed = _narrow_secondaries(cols, kept, fields, handoff)
+        if narrowed is None:
+            continue
+        kept2, more, handoff = narrowed
+        passed = cols.distinct(primary, kept2)
+        out.append(JunctionPlan("drv", handoff, (step, *more), d, len(passed), tuple(passed),
+                                _handed(cols, kept2, fields)))
+    return out

@@ -1,0 +1,101 @@
+"""A memoising backend: each distinct call is made once per synthesis run.
+
+Synthesis runs a growing prefix of every trajectory after each step it adds, and many
+trajectories start from the same calls; :class:`MemoBackend` answers a repeated
+``(tool, args, page)`` from memory (concurrent identical calls share one request). Only the
+world and recorded responses are deterministic enough for this; failures are remembered too,
+except environmental ones, which are retried on the next ask.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+from typing import Any
+
+import orjson
+
+from ...plan.model import ToolSpec
+from ...runtime.backends import Backend, Response, ToolFailure
+
+__all__ = ["MemoBackend", "call_key"]
+
+
+def _default(v: object) -> object:
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    raise TypeError(type(v).__name__)
+
+
+def call_key(tool: str, args: dict[str, Any], page: int | None) -> bytes:
+    """A canonical key of one call (arguments in sorted order, dates as ISO text)."""
+    return orjson.dumps([tool, args, page], default=_default, option=orjson.OPT_SORT_KEYS)
+
+
+class MemoBackend:
+    """Wraps a backend; answers each distinct call once (see the module doc)."""
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+        self.name = getattr(inner, "name", "backend")
+        self._done: dict[bytes, Response | ToolFailure] = {}
+        self._pending: dict[bytes, asyncio.Future[Response | ToolFailure]] = {}
+        self.calls = 0
+        self.hits = 0
+
+    def unsupported(self, tool: ToolSpec) -> str | None:
+        """Whatever the inner backend says."""
+        fn = getattr(self.inner, "unsupported", None)
+        return fn(tool) if callable(fn) else None
+
+    @staticmethod
+    def _copy(resp: Response) -> Response:
+        # a fresh handle on the same records (or the same column source): the executor may
+        # consume a response, never the records themselves
+        if resp.columns is not None and resp._records is None:
+            return Response(total=resp.total, columns=resp.columns, native=resp.native)
+        return Response(resp.records, total=resp.total, native=resp.native)
+
+    async def call(self, tool: ToolSpec, args: dict[str, object], *,
+                   page: int | None) -> Response:
+        """The inner backend's answer, from memory when this call was made before."""
+        key = call_key(tool.qualname, args, page)
+        got = self._done.get(key)
+        if got is None and key in self._pending:
+            got = await asyncio.shield(self._pending[key])
+        if got is not None:
+            self.hits += 1
+            if isinstance(got, ToolFailure):
+                raise ToolFailure(got.kind, got.code, got.message)
+            return self._copy(got)
+        fut: asyncio.Future[Response | ToolFailure] = asyncio.get_running_loop().create_future()
+        self._pending[key] = fut
+        self.calls += 1
+        try:
+            resp = await self.inner.call(tool, args, page=page)
+        except ToolFailure as exc:
+            if exc.kind != "environmental":
+                self._done[key] = exc
+            fut.set_result(exc)
+            raise
+        except BaseException as exc:
+            fut.set_exception(exc)
+            fut.exception()  # retrieved: no "never retrieved" warning when nobody waits
+            raise
+        finally:
+            self._pending.pop(key, None)
+        self._done[key] = resp
+        fut.set_result(resp)
+        return self._copy(resp)
+
+    def records(self, tool: str, args: dict[str, Any],
+                page: int | None) -> list[dict[str, Any]] | None:
+        """The records a call returned (None when it was not made or failed)."""
+        got = self._done.get(call_key(tool, args, page))
+        return got.records if isinstance(got, Response) else None
+
+    def head(self, tool: str, args: dict[str, Any], page: int | None,
+             n: int) -> list[dict[str, Any]] | None:
+        """The first ``n`` records a call returned (None when it was not made or failed)."""
+        got = self._done.get(call_key(tool, args, page))
+        return got.head(n) if isinstance(got, Response) else None

@@ -1,0 +1,344 @@
+"""``synth run``: from G* to a directory of filtered, formatted, compilable trajectories.
+
+The run fills a quota per structure type (``mix``: shares of Seq, Fan, Drv, Sem, Cmp, Cond and
+Mixed; the recipe's mix by default). Attempts are numbered; attempt ``i`` draws from its own
+``random.Random(f"{seed}:{i}")`` and targets the type the schedule gives it (the type that
+needs the most attempts still: its quota left over its yield so far), so a run is reproducible
+from its seed: attempts run in
+batches, possibly in several worker processes, and their outcomes
+(:mod:`edgedsl.recipe.synth.worker`) are taken in attempt order.
+
+A type that keeps failing — no accepted trajectory after :data:`STARVED_AFTER` attempts aimed
+at it — is *starved*: the rest of its quota moves to the other open types in proportion to
+their shares (the report says how much moved), so that a run still writes ``n`` trajectories
+when the graph cannot make one structure.
+
+Nothing is lost on failure: an accepted trajectory's file is written when its batch is taken,
+and ``tasks.jsonl`` and ``report.json`` are rewritten (atomically) after every batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ...core.catalog import Catalog
+from ...core.jsonfile import write_atomic
+from ...runtime.backends import Backend
+from ..graph.model import ToolGraph
+from .filters import FilterReport
+from .record import STRUCTURES, TaskRecord, write_records
+from .structures import COMBOS
+from .worker import Outcome, task_name
+
+__all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_RESTARTS", "DEFAULT_SINGLE", "DEFAULT_TAIL",
+           "STARVED_AFTER", "SynthConfig", "SynthReport", "quotas", "synthesize"]
+
+DEFAULT_MIX: dict[str, float] = {"Mixed": 0.367, "Drv": 0.197, "Sem": 0.170, "Seq": 0.121,
+                                 "Cmp": 0.090, "Cond": 0.028, "Fan": 0.027}
+"""The recipe's structure mix (REFERENCE.md, EDGE phase B), the default quota shares."""
+
+DEFAULT_LENGTHS: dict[int, float] = {2: 0.20, 3: 0.35, 4: 0.30, 5: 0.15}
+"""Edges per chain (before fan-outs), drawn with these weights (chains on G* often end
+earlier: no out-edge of the last tool works)."""
+
+DEFAULT_TAIL: dict[int, float] = {1: 0.3, 2: 0.5, 3: 0.2}
+"""Edges a chain grows after a ``parallel`` group or a comparison's winner, drawn with these
+weights (0: the task ends with the group or the winner)."""
+
+DEFAULT_RESTARTS = 2
+"""How many times a chain aimed at Seq, Fan or Drv that ended short of its drawn length is grown
+again from another root (the longest is kept)."""
+
+DEFAULT_SINGLE = 0.9
+"""The chance that a narrowing is drawn among those handing on one value (the next call
+sequential) rather than among all that work (several values: a fan of parallel calls)."""
+
+class SynthConfig(BaseModel):
+    """The knobs of a synthesis run."""
+
+    model_config = ConfigDict(extra="forbid")
+    n: int = Field(default=100, ge=1)
+    seed: int = 0
+    phi: int = Field(default=5, ge=2)
+    width: int = Field(default=3, ge=2)
+    mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX))
+    lengths: dict[int, float] = Field(default_factory=lambda: dict(DEFAULT_LENGTHS))
+    tail: dict[int, float] = Field(default_factory=lambda: dict(DEFAULT_TAIL))
+    single: float = Field(default=DEFAULT_SINGLE, ge=0.0, le=1.0)
+    narrow_fans: float = Field(default=0.0, ge=0.0, le=1.0)
+    restarts: int = Field(default=DEFAULT_RESTARTS, ge=0)
+    combos: dict[str, float] = Field(default_factory=lambda: dict(COMBOS))
+    tries: int = Field(default=3, ge=1)
+    batch: int = Field(default=32, ge=1)
+    max_attempts: int | None = None
+    resolve: bool = True
+    templates: str | None = None
+
+    @field_validator("tail")
+    @classmethod
+    def _tail_ok(cls, v: dict[int, float]) -> dict[int, float]:
+        if any(k < 0 for k in v) or any(w < 0 for w in v.values()):
+            raise ValueError("tail: edges and weights must not be negative")
+        return v
+
+    @field_validator("combos")
+    @classmethod
+    def _combos_ok(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(v) - set(COMBOS))
+        if unknown:
+            raise ValueError(f"combos: unknown composition {unknown[0]!r} "
+                             f"(known: {', '.join(COMBOS)})")
+        if any(w < 0 for w in v.values()) or not any(w > 0 for w in v.values()):
+            raise ValueError("combos: weights must not be negative, and one must be positive")
+        return v
+
+    def budget(self) -> int:
+        """The most attempts the run makes (default: 25 per requested trajectory)."""
+        return self.max_attempts if self.max_attempts is not None else 25 * self.n
+
+
+class SynthReport(BaseModel):
+    """What a run did: trajectories written per type, attempts, attempts skipped, quota moved
+    away from starved types, the filters' report (rejections per stage and reason), calls made
+    and served from memory."""
+
+    model_config = ConfigDict(extra="forbid")
+    requested: int
+    written: int = 0
+    attempts: int = 0
+    quotas: dict[str, int] = Field(default_factory=dict)
+    structures: dict[str, int] = Field(default_factory=dict)
+    skipped: dict[str, int] = Field(default_factory=dict)
+    moved: dict[str, int] = Field(default_factory=dict)
+    filters: FilterReport = Field(default_factory=FilterReport)
+    calls: int = 0
+    memo_hits: int = 0
+    seconds: float = 0.0
+    config: dict[str, Any] = Field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        """Count one attempt that produced no candidate (``no_structure``: the sampled tools
+        did not support the structure; ``surplus``: its type's quota was full)."""
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+def quotas(total: int, mix: Mapping[str, float]) -> dict[str, int]:
+    """Trajectories per structure type: ``total`` split by ``mix`` (largest remainders)."""
+    unknown = set(mix) - set(STRUCTURES)
+    if unknown:
+        raise ValueError(f"unknown structure types {sorted(unknown)}; known: {list(STRUCTURES)}")
+    weight = sum(max(0.0, v) for v in mix.values())
+    if weight <= 0:
+        raise ValueError("the mix gives no structure type a positive share")
+    exact = {k: total * max(0.0, v) / weight for k, v in mix.items()}
+    out = {k: int(v) for k, v in exact.items()}
+    rest = total - sum(out.values())
+    for k in sorted(exact, key=lambda k: (-(exact[k] - out[k]), k))[:rest]:
+        out[k] += 1
+    return {k: out.get(k, 0) for k in STRUCTURES}
+
+
+STARVED_AFTER = 200
+"""Attempts aimed at a type without any accepted trajectory before its quota moves."""
+
+
+@dataclass
+class _Schedule:
+    """Quota left per type, attempts aimed at each, and what moved from starved types."""
+
+    quotas: dict[str, int]
+    left: dict[str, int] = field(default_factory=dict)
+    aimed: Counter[str] = field(default_factory=Counter)
+    got: Counter[str] = field(default_factory=Counter)
+    moved: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.left = dict(self.quotas)
+
+    def open(self) -> list[str]:
+        """Types with quota left, in the canonical order."""
+        return [k for k in STRUCTURES if self.left.get(k, 0) > 0]
+
+    def yield_of(self, k: str) -> float:
+        """The share of attempts aimed at ``k`` that gave a ``k`` (Laplace-smoothed)."""
+        return (self.got[k] + 1) / (self.aimed[k] + 2)
+
+    def targets(self, first: int, size: int) -> list[str]:
+        """The targets of attempts ``first … first + size - 1``: each time the open type that
+        needs the most attempts still — its quota left over its yield so far, less what the
+        batch already plans for it — so that every type tends to fill at the same time (ties
+        by attempt number)."""
+        planned = Counter[str]()
+        out = []
+        for i in range(first, first + size):
+            open_ = self.open()
+            if not open_:
+                break
+
+            def need(k: str) -> float:
+                y = self.yield_of(k)
+                return (self.left[k] - planned[k] * y) / y
+
+            best = max(need(k) for k in open_)
+            tied = [k for k in open_ if need(k) == best]
+            k = tied[i % len(tied)]
+            planned[k] += 1
+            out.append(k)
+        return out
+
+    def starve(self) -> None:
+        """Move the quota of types with no success after :data:`STARVED_AFTER` attempts."""
+        for k in self.open():
+            if self.got[k] == 0 and self.aimed[k] >= STARVED_AFTER:
+                rest = self.left.pop(k)
+                self.left[k] = 0
+                self.moved[k] = self.moved.get(k, 0) + rest
+                others = [o for o in self.open() if o != k]
+                if not others:
+                    self.left[k] = rest
+                    continue
+                weights = {o: max(1, self.quotas[o]) for o in others}
+                total = sum(weights.values())
+                shares = {o: rest * w // total for o, w in weights.items()}
+                for o in sorted(others, key=lambda o: -weights[o])[: rest - sum(shares.values())]:
+                    shares[o] += 1
+                for o, v in shares.items():
+                    self.left[o] += v
+
+
+def _pool(workers: int, graph: ToolGraph, cfg: SynthConfig,
+          backend_factory: Callable[[], Backend], fresh: Callable[[], Backend] | None,
+          llm_config: Any) -> Any:
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from .worker import init_worker
+
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=get_context("spawn"), initializer=init_worker,
+        initargs=(graph.model_dump_json(), cfg.model_dump_json(), backend_factory, fresh,
+                  llm_config))
+
+
+async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: str | Path,
+                     config: SynthConfig | None = None, *,
+                     fresh: Callable[[], Backend] | None = None,
+                     llm: Any = None,
+                     workers: int = 1,
+                     backend_factory: Callable[[], Backend] | None = None,
+                     progress: Callable[[SynthReport], None] | None = None) -> SynthReport:
+    """Synthesize ``config.n`` trajectories from ``graph`` into directory ``out`` (see the module
+    doc). ``fresh`` makes the backend of the re-solve stage (a fresh world; without it the
+    stage only checks for decorative chains); ``llm`` an optional
+    :class:`~edgedsl.recipe.llm.LLMClient` for paraphrase and the static check.
+
+    Attempts are scheduled ``config.batch`` at a time. With ``workers`` > 1, each batch is split
+    across that many processes, each with its own backend made by ``backend_factory`` (and
+    ``fresh``); both must then be picklable (a top-level function or a
+    :func:`functools.partial` of one). The result does not depend on the number of workers."""
+    from .worker import WorkerState, run_attempts, work
+
+    cfg = config or SynthConfig()
+    outdir = Path(out)
+    outdir.mkdir(parents=True, exist_ok=True)
+    report = SynthReport(requested=cfg.n, quotas=quotas(cfg.n, cfg.mix),
+                         config=cfg.model_dump(mode="json"))
+    sched = _Schedule(dict(report.quotas))
+    records: list[TaskRecord] = []
+    t0 = time.perf_counter()
+    resolve_with = fresh if cfg.resolve else None
+    pool = None
+    state = None
+    if workers > 1:
+        if backend_factory is None:
+            raise ValueError("workers > 1 needs a backend_factory")
+        pool = _pool(workers, graph, cfg, backend_factory, resolve_with,
+                     getattr(llm, "config", None))
+    else:
+        state = WorkerState.make(graph, catalog, backend, cfg,
+                                 verifier=resolve_with() if resolve_with else None, llm=llm)
+    memo: dict[int, tuple[int, int]] = {}
+    try:
+        attempt = 0
+        loop = asyncio.get_running_loop()
+        while report.written < cfg.n and attempt < cfg.budget():
+            size = min(cfg.batch, cfg.budget() - attempt)
+            targets = sched.targets(attempt, size)
+            if not targets:
+                break
+            items = [(attempt + k, t) for k, t in enumerate(targets)]
+            open_types = frozenset(sched.open())
+            if pool is not None:
+                chunks = [items[w::workers] for w in range(workers)]
+                futs = [loop.run_in_executor(pool, work, c, open_types) for c in chunks if c]
+                parts = await asyncio.gather(*futs)
+                outcomes = sorted((o for p in parts for o in p[0]), key=lambda o: o.attempt)
+                for w, p in enumerate(parts):
+                    memo[w] = (p[1], p[2])
+            else:
+                assert state is not None
+                outcomes = await run_attempts(state, items, open_types)
+                memo[0] = (state.engine.memo.calls, state.engine.memo.hits)
+            for (_, target), o in zip(items, outcomes, strict=True):
+                report.attempts += 1
+                sched.aimed[target] += 1
+                if _take(o, report, sched, records, outdir, cfg.n) and o.structure == target:
+                    sched.got[target] += 1
+            attempt += len(items)
+            sched.starve()
+            report.moved = dict(sched.moved)
+            report.calls = sum(c for c, _ in memo.values())
+            report.memo_hits = sum(h for _, h in memo.values())
+            report.seconds = round(time.perf_counter() - t0, 3)
+            _save(outdir, report, records)
+            if progress is not None:
+                progress(report)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+        if state is not None and state.verifier is not None:
+            close = getattr(state.verifier, "aclose", None)
+            if close is not None:
+                await close()
+    _save(outdir, report, records)
+    return report
+
+
+def _take(o: Outcome, report: SynthReport, sched: _Schedule, records: list[TaskRecord],
+          outdir: Path, n: int) -> bool:
+    """Count one outcome; write an accepted trajectory while its type has quota left (True
+    when it was written)."""
+    if o.skipped is not None:
+        report.skip(o.skipped)
+        return False
+    assert o.structure is not None
+    if sched.left.get(o.structure, 0) <= 0 or report.written >= n:
+        report.skip("surplus")
+        return False
+    for stage, reasons in o.stages:
+        report.filters.record(stage, reasons, name=task_name(o.attempt))
+    if not o.accepted or o.text is None or o.record is None:
+        return False
+    rec = TaskRecord.model_validate(o.record)
+    (outdir / rec.file).write_text(o.text, encoding="utf-8")
+    records.append(rec)
+    sched.left[o.structure] -= 1
+    report.written += 1
+    report.structures[o.structure] = report.structures.get(o.structure, 0) + 1
+    return True
+
+
+def _save(outdir: Path, report: SynthReport, records: list[TaskRecord]) -> None:
+    write_records(outdir / "tasks.jsonl", records)
+    write_atomic(outdir / "report.json",
+                 orjson.dumps(report.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
+

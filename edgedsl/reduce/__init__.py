@@ -1,0 +1,1 @@
+"""Reductions: the reducer registry, coercion of fields, the query model and its renderers."""

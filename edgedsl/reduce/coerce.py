@@ -1,0 +1,309 @@
+"""Value coercion: a raw JSON value → the field's catalog type, in Python and in DuckDB SQL.
+
+The rules are documented in :mod:`edgedsl.reduce.registry` (and in docs/language.md §7). ``coerce``
+is the Python implementation (used when small responses are shredded in Python, and by the
+reference semantics); ``coerce_sql`` builds the DuckDB expression used when large responses are
+shredded in SQL. One set of regular expressions serves both; the differential property tests
+check that the two agree value for value.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+
+import orjson
+
+from edgedsl.core.sqlquote import sql_string_literal
+from edgedsl.core.types import (
+    FieldType,
+    ListType,
+    ScalarType,
+    storage_kind,
+)
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+# ---------------------------------------------------------------------------------------------
+# Coercion: one set of regular expressions, read by Python's ``re`` and by DuckDB's RE2 alike.
+# ---------------------------------------------------------------------------------------------
+
+MAGNITUDE_CHARS = "십백천만억조경"
+_WS = r"[ \t\n\r]*"
+
+
+def _unit_class() -> str:
+    """Characters of a unit: ``%``, ``‰``, ASCII letters, Hangul syllables minus magnitude words."""
+    lo, parts = 0xAC00, []
+    for cp in sorted(ord(c) for c in MAGNITUDE_CHARS):
+        if cp > lo:
+            parts.append((lo, cp - 1))
+        lo = cp + 1
+    parts.append((lo, 0xD7A3))
+    body = "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in parts)
+    return f"[%‰A-Za-z{body}]"
+
+
+_UNIT = _unit_class()
+_INT_PART = r"(?:[0-9]+|[0-9]{1,3}(?:,[0-9]{3})+)"
+NUMBER_PATTERN = rf"^{_WS}[+-]?{_INT_PART}(?:\.[0-9]+)?{_WS}(?:{_UNIT}+{_WS})?$"
+INTEGER_PATTERN = rf"^{_WS}[+-]?{_INT_PART}(?:\.0+)?{_WS}(?:{_UNIT}+{_WS})?$"
+NUMBER_CORE = r"[+-]?[0-9][0-9,]*(?:\.[0-9]+)?"
+INTEGER_CORE = r"[+-]?[0-9][0-9,]*"
+_DATE_FORMS = r"[0-9]{8}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}\.[0-9]{2}\.[0-9]{2}"
+DATE_PATTERN = rf"^{_WS}(?:{_DATE_FORMS}){_WS}$"
+TRUE_WORDS = ("true", "y", "yes", "1")
+FALSE_WORDS = ("false", "n", "no", "0")
+
+_NUMBER_RE = re.compile(NUMBER_PATTERN)
+_INTEGER_RE = re.compile(INTEGER_PATTERN)
+_NUMBER_CORE_RE = re.compile(NUMBER_CORE)
+_INTEGER_CORE_RE = re.compile(INTEGER_CORE)
+_DATE_RE = re.compile(DATE_PATTERN)
+#: A number text that is its own core (ASCII digits, no separator, space or unit): ``float``
+#: reads it as the full rule would, and it is always finite.
+_PLAIN_NUMBER_RE = re.compile(r"[+-]?[0-9]{1,300}(?:\.[0-9]+)?")
+_NON_DIGIT_RE = re.compile(r"[^0-9]")
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def coerce_int(v: object) -> int | None:
+    """Coerce a raw value to a 64-bit integer, or None (see the module docstring)."""
+    if _is_int(v):
+        return v if INT64_MIN <= v <= INT64_MAX else None  # type: ignore[operator,return-value]
+    if isinstance(v, float):
+        if math.isfinite(v) and v.is_integer() and INT64_MIN <= int(v) <= INT64_MAX:
+            return int(v)
+        return None
+    if isinstance(v, str) and _INTEGER_RE.fullmatch(v):
+        m = _INTEGER_CORE_RE.search(v)
+        assert m is not None
+        n = int(m.group(0).replace(",", ""))
+        return n if INT64_MIN <= n <= INT64_MAX else None
+    return None
+
+
+def coerce_float(v: object) -> float | None:
+    """Coerce a raw value to a finite double, or None."""
+    if _is_int(v):
+        try:
+            return float(v)  # type: ignore[arg-type]
+        except OverflowError:
+            return None
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, str) and _PLAIN_NUMBER_RE.fullmatch(v):  # most texts: no separator or unit
+        return float(v)
+    if isinstance(v, str) and _NUMBER_RE.fullmatch(v):
+        m = _NUMBER_CORE_RE.search(v)
+        assert m is not None
+        x = float(m.group(0).replace(",", ""))
+        return x if math.isfinite(x) else None
+    return None
+
+
+def coerce_number(v: object) -> int | float | None:
+    """Coerce a pivot to an exact number: int when it has no decimal part, else a finite float."""
+    if _is_int(v):
+        return v  # type: ignore[return-value]
+    if isinstance(v, str) and _NUMBER_RE.fullmatch(v):
+        m = _NUMBER_CORE_RE.search(v)
+        assert m is not None
+        core = m.group(0).replace(",", "")
+        if "." not in core:
+            return int(core)
+    return coerce_float(v)
+
+
+def coerce_date(v: object) -> _dt.date | None:
+    """Coerce a raw value to a date, or None."""
+    if isinstance(v, _dt.datetime):
+        return None
+    if isinstance(v, _dt.date):
+        return v
+    if _is_int(v) and 10000101 <= v <= 99991231:  # type: ignore[operator]
+        v = str(v)
+    if isinstance(v, str) and _DATE_RE.fullmatch(v):
+        d = _NON_DIGIT_RE.sub("", v)
+        y, m, day = int(d[:4]), int(d[4:6]), int(d[6:8])
+        try:
+            return _dt.date(y, m, day) if y > 0 else None
+        except ValueError:
+            return None
+    return None
+
+
+def coerce_bool(v: object) -> bool | None:
+    """Coerce a raw value to a boolean, or None."""
+    if isinstance(v, bool):
+        return v
+    if _is_int(v):
+        return True if v == 1 else False if v == 0 else None
+    if isinstance(v, str):
+        w = v.strip(" \t\n\r").lower()
+        if w in TRUE_WORDS:
+            return True
+        if w in FALSE_WORDS:
+            return False
+    return None
+
+
+def coerce_text(v: object) -> str | None:
+    """Coerce a raw value to text: strings as is, numbers to their canonical text, else None."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else None
+    if isinstance(v, _dt.date):  # serialised by orjson as ISO text
+        return v.isoformat()
+    return None
+
+
+def is_json(t: FieldType | None) -> bool:
+    """True for the ``json`` scalar type."""
+    return isinstance(t, ScalarType) and t.kind == "json"
+
+
+def storage_of(t: FieldType) -> str:
+    """:func:`edgedsl.core.types.storage_kind`, with ``json`` told apart from text."""
+    return "json" if is_json(t) else storage_kind(t)
+
+
+def json_text(v: object) -> str | None:
+    """The canonical JSON text of a json field's raw value (None for null / missing)."""
+    if v is None:
+        return None
+    text = orjson.dumps(v, option=orjson.OPT_SORT_KEYS).decode()
+    return None if text == "null" else text
+
+
+def decode_stored(t: FieldType | None, v: object) -> object:
+    """A value read from a shredded column as a Python value (list and json fields decoded)."""
+    if isinstance(v, str) and (isinstance(t, ListType) or is_json(t)):
+        return orjson.loads(v)
+    return v
+
+
+def coerce(t: FieldType, v: object) -> object:
+    """Coerce raw value ``v`` to field type ``t`` (Python reference of :func:`coerce_sql`)."""
+    kind = storage_of(t)
+    if kind == "json":
+        text = json_text(v)
+        return None if text is None else orjson.loads(text)
+    if kind == "integer":
+        return coerce_int(v)
+    if kind == "double":
+        return coerce_float(v)
+    if kind == "date":
+        return coerce_date(v)
+    if kind == "bool":
+        return coerce_bool(v)
+    if kind == "list":
+        # kept as JSON text in DuckDB: elements read back as JSON (NaN → None, date → ISO text)
+        return orjson.loads(orjson.dumps(v)) if isinstance(v, list | tuple) else None
+    return coerce_text(v)
+
+
+_SQL_TYPES = {
+    "integer": "BIGINT",
+    "double": "DOUBLE",
+    "date": "DATE",
+    "bool": "BOOLEAN",
+    "text": "VARCHAR",
+    "list": "VARCHAR",
+    "json": "VARCHAR",
+}
+
+
+def sql_type(t: FieldType) -> str:
+    """The DuckDB column type a field of type ``t`` is shredded into (lists: JSON text)."""
+    return _SQL_TYPES[storage_of(t)]
+
+
+def _date_from_text_sql(s: str) -> str:
+    dash = sql_string_literal(r"^([0-9]{4})([0-9]{2})([0-9]{2})$")
+    return (
+        f"CASE WHEN regexp_matches({s}, {sql_string_literal(DATE_PATTERN)}) "
+        f"AND NOT regexp_matches({s}, {sql_string_literal('^' + _WS + '0000')}) "
+        f"THEN TRY_CAST(regexp_replace(regexp_replace({s}, '[^0-9]', '', 'g'), {dash}, "
+        r"'\1-\2-\3') AS DATE) END"
+    )
+
+
+def coerce_sql(v: str, t: FieldType, *, jtype: str | None = None, text: str | None = None) -> str:
+    """SQL expression coercing JSON expression ``v`` (SQL NULL when missing) to type ``t``.
+
+    ``v`` must be a trusted SQL expression (e.g. a quoted column name). ``jtype`` and ``text``
+    may name precomputed ``json_type(v)`` and ``v ->> '$'`` expressions (cheaper to plan). The
+    result has type :func:`sql_type` ``(t)``. Semantics are those of :func:`coerce`.
+
+    A ``json`` field is the exception: ``v`` must already hold the canonical JSON text (or JSON
+    whose text is canonical) — see :func:`json_text` for why only Python makes it — and the
+    result is that text (SQL NULL for JSON null).
+    """
+    kind = storage_of(t)
+    jt = jtype or f"json_type({v})"
+    s = text or f"({v} ->> '$')"
+    if kind == "integer":
+        d = f"CAST({v} AS DOUBLE)"
+        body = (
+            f"CASE {jt} WHEN 'BIGINT' THEN CAST({v} AS BIGINT) "
+            f"WHEN 'UBIGINT' THEN TRY_CAST(CAST({v} AS UBIGINT) AS BIGINT) "
+            f"WHEN 'DOUBLE' THEN CASE WHEN {d} = trunc({d}) THEN TRY_CAST({d} AS BIGINT) END "
+            f"WHEN 'VARCHAR' THEN CASE WHEN regexp_matches({s}, "
+            f"{sql_string_literal(INTEGER_PATTERN)}) THEN TRY_CAST(replace(regexp_extract({s}, "
+            f"{sql_string_literal(INTEGER_CORE)}), ',', '') AS BIGINT) END END"
+        )
+    elif kind == "double":
+        parsed = (
+            f"TRY_CAST(replace(regexp_extract({s}, {sql_string_literal(NUMBER_CORE)}), ',', '') "
+            "AS DOUBLE)"
+        )
+        body = (
+            f"CASE {jt} WHEN 'BIGINT' THEN CAST({v} AS DOUBLE) "
+            f"WHEN 'UBIGINT' THEN CAST({v} AS DOUBLE) WHEN 'DOUBLE' THEN CAST({v} AS DOUBLE) "
+            f"WHEN 'VARCHAR' THEN CASE WHEN "
+            f"regexp_matches({s}, {sql_string_literal(NUMBER_PATTERN)}) "
+            f"THEN nullif(nullif({parsed}, 'inf'::DOUBLE), '-inf'::DOUBLE) END END"
+        )
+    elif kind == "date":
+        as_text = (
+            f"CASE {jt} WHEN 'VARCHAR' THEN {s} "
+            f"WHEN 'BIGINT' THEN CASE WHEN CAST({v} AS BIGINT) BETWEEN 10000101 AND 99991231 "
+            f"THEN CAST({v} AS VARCHAR) END "
+            f"WHEN 'UBIGINT' THEN CASE WHEN TRY_CAST({v} AS BIGINT) BETWEEN 10000101 AND 99991231 "
+            f"THEN CAST({v} AS VARCHAR) END END"
+        )
+        body = _date_from_text_sql(f"({as_text})")
+    elif kind == "bool":
+        w = f"lower(regexp_replace({s}, {sql_string_literal(f'^{_WS}|{_WS}$')}, '', 'g'))"
+        trues = ", ".join(sql_string_literal(x) for x in TRUE_WORDS)
+        falses = ", ".join(sql_string_literal(x) for x in FALSE_WORDS)
+        body = (
+            f"CASE {jt} WHEN 'BOOLEAN' THEN CAST({v} AS BOOLEAN) "
+            f"WHEN 'BIGINT' THEN CASE CAST({v} AS BIGINT) WHEN 1 THEN true WHEN 0 THEN false END "
+            f"WHEN 'UBIGINT' THEN CASE TRY_CAST({v} AS BIGINT) "
+            "WHEN 1 THEN true WHEN 0 THEN false END "
+            f"WHEN 'VARCHAR' THEN CASE WHEN {w} IN ({trues}) THEN true "
+            f"WHEN {w} IN ({falses}) THEN false END END"
+        )
+    elif kind == "list":
+        body = f"CASE WHEN {jt} = 'ARRAY' THEN CAST({v} AS VARCHAR) END"
+    elif kind == "json":
+        body = f"CASE WHEN {jt} <> 'NULL' THEN CAST({v} AS VARCHAR) END"
+    else:
+        body = (
+            f"CASE {jt} WHEN 'VARCHAR' THEN {s} WHEN 'BIGINT' THEN CAST({v} AS VARCHAR) "
+            f"WHEN 'UBIGINT' THEN CAST({v} AS VARCHAR) "
+            f"WHEN 'DOUBLE' THEN CAST(CAST({v} AS DOUBLE) AS VARCHAR) END"
+        )
+    return f"CAST(({body}) AS {sql_type(t)})"

@@ -1,0 +1,1 @@
+"""Stage `parse` and `format`: grammar loading, parser, AST nodes, builder and printer."""

@@ -1,0 +1,595 @@
+"""The AST: typed surface nodes built from the lark tree by ``build.py``.
+
+Every node is a frozen, slotted, keyword-only dataclass. ``span`` is excluded from equality so
+that ``parse(format(ast)) == ast`` compares structure only. Statement-level nodes carry the
+comments written on the lines before them (``comments``) and a comment at the end of their own
+line (``trailing``); blocks carry the comments after their last statement (``end_comments``).
+No lark type appears here.
+
+Reducer operators are named as in the reducer registry: ``max``, ``min``, ``most_frequent``,
+``ge`` (``>=``), ``le`` (``<=``), ``eq`` (``==``) and ``after``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from ..core.source import NO_SPAN, Span, fast_frozen_init
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------- literals
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StringLit:
+    """A string literal, ``"삼성전자"``; ``value`` is the unescaped text."""
+
+    value: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NumberLit:
+    """A number literal; an int when written without a fraction or exponent."""
+
+    value: int | float
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DateLit:
+    """A date literal, ``2024-12-01``."""
+
+    value: _dt.date
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BoolLit:
+    """``true`` or ``false``."""
+
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListLit:
+    """A list literal, ``["005930", "000660"]``."""
+
+    items: tuple[Literal_, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DictLit:
+    """A JSON-object literal, ``{"a": 1, "b": [2, 3]}``; keys are strings, in written order."""
+
+    entries: tuple[tuple[str, Literal_], ...]
+    span: Span = _span()
+
+
+Literal_: TypeAlias = StringLit | NumberLit | DateLit | BoolLit | ListLit | DictLit
+
+# ---------------------------------------------------------------- types (catalog syntax)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NamedTypeExpr:
+    """A type by name: ``str``, ``date``, ``CorpCode`` or ``codes.StockCode``; ``?`` if optional."""
+
+    name: str
+    optional: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnumTypeExpr:
+    """``enum[A, B, "기타"]``; members are kept as strings."""
+
+    members: tuple[str, ...]
+    optional: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListTypeExpr:
+    """``[T]``."""
+
+    item: TypeExpr
+    optional: bool = False
+    span: Span = _span()
+
+
+TypeExpr: TypeAlias = NamedTypeExpr | EnumTypeExpr | ListTypeExpr
+
+# ---------------------------------------------------------------- catalog declarations
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UseDecl:
+    """``use dart, krx``: import catalog modules."""
+
+    names: tuple[str, ...]
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TypeDecl:
+    """``type CorpCode = code /^[0-9]{8}$/ "doc"``: a nominal code type."""
+
+    name: str
+    pattern: str
+    doc: str | None = None
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FieldDecl:
+    """One field of a record declaration, ``rcept_dt: date``."""
+
+    name: str
+    type: TypeExpr
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordDecl:
+    """``record Disclosure { … }``."""
+
+    name: str
+    fields: tuple[FieldDecl, ...]
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    end_comments: tuple[str, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParamDecl:
+    """One parameter of a tool, ``corp_code: CorpCode?``."""
+
+    name: str
+    type: TypeExpr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PagedOpt:
+    """One paging option, ``size: page_count <= 100``: role, wire name and optional limit."""
+
+    key: str
+    name: str
+    limit: int | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolDecl:
+    """``tool NAME "doc" [METHOD "path"] (params) -> [Record] [at "path"] [paged(…)]``."""
+
+    name: str
+    doc: str | None = None
+    method: str | None = None
+    path: str | None = None
+    params: tuple[ParamDecl, ...] = ()
+    returns: str
+    many: bool = True
+    at: str | None = None
+    paged: tuple[PagedOpt, ...] | None = None
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaseDecl:
+    """``base "https://…"``: the platform's base URL."""
+
+    url: str
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnvelopeDecl:
+    """``envelope dart``: the platform's response convention."""
+
+    name: str
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SecretDecl:
+    """``secret crtfc_key``: a parameter supplied at run time and never recorded."""
+
+    name: str
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuotaDecl:
+    """``quota 20000 per day``."""
+
+    amount: int
+    per: str
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+PlatformItem: TypeAlias = (
+    BaseDecl | EnvelopeDecl | SecretDecl | QuotaDecl | TypeDecl | RecordDecl | ToolDecl
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlatformDecl:
+    """``platform dart "doc" { … }``: one provider's settings, types, records and tools."""
+
+    name: str
+    doc: str | None = None
+    items: tuple[PlatformItem, ...] = ()
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    end_comments: tuple[str, ...] = ()
+    span: Span = _span()
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ref:
+    """A field reference ``x.f`` (or ``day.meals.f`` through a parallel group)."""
+
+    parts: tuple[str, ...]
+    span: Span = _span()
+
+    @property
+    def binding(self) -> str:
+        """The binding the reference starts from."""
+        return self.parts[0]
+
+    @property
+    def field(self) -> str:
+        """The referenced field (the last part)."""
+        return self.parts[-1]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NameExpr:
+    """A bare name: a binding (``count(filings)``) or a shared name of a ``parallel``."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BinOp:
+    """``left op right`` with op one of ``+ - * /``."""
+
+    op: Literal["+", "-", "*", "/"]
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Neg:
+    """Unary minus of a non-literal operand (``-5`` is a NumberLit)."""
+
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FuncCall:
+    """``round(e, n)``, ``count(x)``, ``sum(x.f)``, ``avg``, ``min``, ``max``."""
+
+    name: str
+    args: tuple[Expr, ...]
+    span: Span = _span()
+
+
+Expr: TypeAlias = (
+    StringLit
+    | NumberLit
+    | DateLit
+    | BoolLit
+    | ListLit
+    | DictLit
+    | Ref
+    | NameExpr
+    | BinOp
+    | Neg
+    | FuncCall
+)
+
+# ---------------------------------------------------------------- predicates
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PredCmp:
+    """``left op right`` with op one of ``== != < <= > >=``."""
+
+    op: Literal["==", "!=", "<", "<=", ">", ">="]
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PredExists:
+    """``exists(x)``: the relation bound to ``x`` is not empty."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PredNot:
+    """``not p``."""
+
+    operand: Pred
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PredAnd:
+    """``p and q and …`` (two or more operands)."""
+
+    operands: tuple[Pred, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PredOr:
+    """``p or q or …`` (two or more operands)."""
+
+    operands: tuple[Pred, ...]
+    span: Span = _span()
+
+
+Pred: TypeAlias = PredCmp | PredExists | PredNot | PredAnd | PredOr
+
+# ---------------------------------------------------------------- arguments and nodes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeqArg:
+    """``seq x.f``: a junction that must carry exactly one value."""
+
+    ref: Ref
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FanArg:
+    """``fan x.f`` / ``fan(k) x.f``: one call per value, 1 … k values (k ≤ φ)."""
+
+    ref: Ref
+    bound: int | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SharedArg:
+    """A bare name inside ``parallel``: the value of one of the group's shared arguments."""
+
+    name: str
+    span: Span = _span()
+
+
+ArgValue: TypeAlias = (
+    StringLit | NumberLit | DateLit | BoolLit | ListLit | DictLit | SeqArg | FanArg | SharedArg
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Arg:
+    """``name: value`` in a call or in a ``parallel`` header."""
+
+    name: str
+    value: ArgValue
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Call:
+    """``platform.tool(args) [pages all | pages N]``; ``pages`` is None, ``"all"`` or N."""
+
+    platform: str
+    tool: str
+    args: tuple[Arg, ...] = ()
+    pages: int | Literal["all"] | None = None
+    span: Span = _span()
+
+    @property
+    def qualname(self) -> str:
+        """``platform.tool``."""
+        return f"{self.platform}.{self.tool}"
+
+
+ReducerOp = Literal["max", "min", "most_frequent", "ge", "le", "eq", "after"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reducer:
+    """One step of a ``drv`` chain: ``max f``, ``where f >= 10`` …; ``pivot`` for where-forms."""
+
+    op: ReducerOp
+    field: str
+    pivot: Literal_ | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Drv:
+    """``drv x | r1 | r2``: narrow the relation ``x`` (or ``group.branch``) deterministically."""
+
+    source: tuple[str, ...]
+    steps: tuple[Reducer, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Branch:
+    """``name = call`` inside a ``parallel`` group."""
+
+    name: str
+    call: Call
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Parallel:
+    """``parallel (shared args) { branches }``: independent calls with shared arguments."""
+
+    shared: tuple[Arg, ...]
+    branches: tuple[Branch, ...]
+    end_comments: tuple[str, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Compare:
+    """``compare call over p in [v1, v2, …]``: one tool, 2 … φ values of one parameter."""
+
+    call: Call
+    param: str
+    values: ListLit
+    span: Span = _span()
+
+
+NodeExpr: TypeAlias = Call | Drv | Parallel | Compare
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Binding:
+    """``name = node``."""
+
+    name: str
+    node: NodeExpr
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IfStmt:
+    """``if pred { … } else { … }``; ``orelse`` is a block, possibly holding one nested IfStmt."""
+
+    cond: Pred
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] | None = None
+    then_end_comments: tuple[str, ...] = ()
+    else_end_comments: tuple[str, ...] = ()
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerField:
+    """``name: expr`` in an ``answer { … }`` block."""
+
+    name: str
+    expr: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerStmt:
+    """``answer expr`` or ``answer { name: expr, … }`` (``fields`` set, ``expr`` None)."""
+
+    expr: Expr | None = None
+    fields: tuple[AnswerField, ...] | None = None
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SayStmt:
+    """``say "…"``: a jinja2 template over the answer."""
+
+    template: str
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+
+
+Stmt: TypeAlias = Binding | IfStmt | AnswerStmt | SayStmt
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Trajectory:
+    """``trajectory NAME "query" { … }``."""
+
+    name: str
+    query: str
+    body: tuple[Stmt, ...]
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    end_comments: tuple[str, ...] = ()
+    span: Span = _span()
+
+
+Item: TypeAlias = UseDecl | TypeDecl | RecordDecl | PlatformDecl | Trajectory
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Module:
+    """One ``.edge`` file: imports, catalog declarations and trajectories, in order."""
+
+    items: tuple[Item, ...]
+    end_comments: tuple[str, ...] = ()
+    span: Span = _span()
+
+    @property
+    def trajectories(self) -> tuple[Trajectory, ...]:
+        """The trajectory blocks of the file."""
+        return tuple(i for i in self.items if isinstance(i, Trajectory))
+
+    @property
+    def uses(self) -> tuple[str, ...]:
+        """Every module named by a ``use`` declaration, in order."""
+        return tuple(n for i in self.items if isinstance(i, UseDecl) for n in i.names)
+
+
+REDUCER_SURFACE: dict[str, str] = {
+    "ge": ">=",
+    "le": "<=",
+    "eq": "==",
+    "after": "after",
+}
+"""How the where-form reducers are spelled in source."""
+
+SURFACE_REDUCER: dict[str, str] = {v: k for k, v in REDUCER_SURFACE.items()}
+
+
+for _cls in list(globals().values()):  # faster constructors, same signatures (see source.py)
+    if isinstance(_cls, type) and _cls.__module__ == __name__:
+        fast_frozen_init(_cls)
+del _cls

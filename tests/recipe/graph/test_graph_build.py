@@ -1,0 +1,141 @@
+"""``build_candidates`` over the ten-platform catalog and a synthetic one: G's shape."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from edgedsl.check import load_catalog
+from edgedsl.core.catalog import Catalog
+from edgedsl.recipe.graph.bindings import port_fit
+from edgedsl.recipe.graph.build import REJECT_SCORER, CandidateBuild, build_candidates_report
+from edgedsl.recipe.graph.candidate import Candidate, Prior
+from edgedsl.recipe.graph.model import Binding, graph_to_json, load_graph
+from edgedsl.world.synth import synthetic_catalog
+
+MODULES = ["assembly", "bus", "dart", "ex", "fsc", "law", "nec", "neis", "region", "seoul", "std"]
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(MODULES)
+
+
+@pytest.fixture(scope="module")
+def built(catalog: Catalog) -> CandidateBuild:
+    return build_candidates_report(catalog)
+
+
+def test_ten_platform_graph(built: CandidateBuild) -> None:
+    g, rep = built.graph, built.report
+    assert g.stage == "candidates" and len(g.tools) == 116
+    assert g.catalog.modules == MODULES
+    assert g.config["k_same"] == 15 and g.config["k_cross"] == 10
+    assert g.config["scorer"] == "heuristic" and "hashed-ngram" in str(g.config["embedder"])
+    assert {t.domain for t in g.tools} == set(MODULES)
+    assert g.tool("tago.stops").domain == g.tool("seoulbus.routes").domain == "bus"
+    assert g.tool("assembly.submit_opinion").writes and not g.tool("std.lawd_cd").writes
+    keys = [e.key for e in g.edges]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    edge = next(e for e in g.edges if e.key == ("dart.corp_codes", "dart.company"))
+    assert [(b.field, b.param) for b in edge.bindings] == [("corp_code", "corp_code")]
+    assert edge.same_domain and edge.score > 0.7
+    assert rep.edges == len(g.edges) == rep.same_domain + rep.cross_domain
+    assert rep.retrieved == rep.edges + sum(rep.rejected.values())
+    assert 500 < rep.edges < rep.retrieved and rep.cross_domain >= 5
+    assert rep.writes_excluded == 2
+
+
+def test_edges_are_well_formed(built: CandidateBuild) -> None:
+    g = built.graph
+    tools = {t.name: t for t in g.tools}
+    per_group: Counter[tuple[str, bool]] = Counter()
+    for e in g.edges:
+        src, dst = tools[e.source], tools[e.target]
+        assert e.source != e.target and not src.writes and not dst.writes
+        assert e.same_domain == (src.domain == dst.domain)
+        assert 0.0 <= e.score <= 1.0 and e.bindings
+        per_group[(e.source, e.same_domain)] += 1
+        fields = {f.name: f for f in src.fields}
+        params = {p.name: p for p in dst.params}
+        for b in e.bindings:
+            assert port_fit(fields[b.field], params[b.param]) is not None
+        assert set(e.defaults) <= set(dst.required) - {b.param for b in e.bindings}
+    assert all(n <= (15 if same else 10) for (_, same), n in per_group.items())
+
+
+def test_graph_file_round_trip(built: CandidateBuild) -> None:
+    data = graph_to_json(built.graph)
+    assert load_graph(data) == built.graph
+
+
+def _synth(tmp_path: Path, n: int) -> Catalog:
+    (tmp_path / "synth.edge").write_text(synthetic_catalog(n).source, encoding="utf-8")
+    return load_catalog(["synth"], [tmp_path])
+
+
+def test_synthetic_chains_are_found(tmp_path: Path) -> None:
+    cat = _synth(tmp_path, 300)
+    one = build_candidates_report(cat, domain_of=lambda p: p.name)
+    g = one.graph
+    assert len(g.tools) == 300 and {t.domain for t in g.tools} == {"synth0", "synth1", "synth2"}
+    # every tool but op0 takes the platform's code that every tool returns: each source gets
+    # its 15 same-platform neighbours as edges, all binding outCode → inCode
+    per_source = Counter(e.source for e in g.edges)
+    assert set(per_source.values()) == {15}
+    assert all([(b.field, b.param) for b in e.bindings] == [("outCode", "inCode")]
+               for e in g.edges)
+    assert all(e.same_domain for e in g.edges)  # other platforms' codes never bind
+    assert one.report.rejected.get("code_types_differ", 0) == 300 * 10
+    again = build_candidates_report(cat, domain_of=lambda p: p.name)
+    assert graph_to_json(again.graph) == graph_to_json(g)  # deterministic
+
+
+class _Tiny:
+    """A plugged-in embedder: three features, enough to show the interface is honoured."""
+
+    name = "tiny"
+    dim = 3
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for t in texts:
+            v = [float(t.count("corp")), float(t.count("code")), 1.0]
+            n = sum(x * x for x in v) ** 0.5
+            out.append([x / n for x in v])
+        return out
+
+
+class _Mangler:
+    """A scorer that swaps every binding for one that breaks the code rule on odd calls."""
+
+    name = "mangler"
+
+    async def score_many(self, candidates: Sequence[Candidate]) -> list[Prior]:
+        out = []
+        for i, c in enumerate(candidates):
+            if i % 2:
+                bad = tuple(Binding(field="no_such_field", param=b.param) for b in c.bindings)
+                out.append(Prior(score=0.5, bindings=bad, scorer=self.name))
+            else:
+                out.append(Prior(score=2.0, bindings=c.bindings, scorer=self.name))
+        return out
+
+
+def test_plugged_embedder_and_scorer(catalog: Catalog) -> None:
+    got = build_candidates_report(catalog, embedder=_Tiny(), scorer=_Mangler(), k_same=3,
+                                  k_cross=2, batch=7)
+    g, rep = got.graph, got.report
+    assert g.config["embedder"] == "tiny" and g.config["scorer"] == "mangler"
+    assert rep.rejected[REJECT_SCORER] > 0
+    assert all(e.score == 1.0 and e.scorer == "mangler" for e in g.edges)  # clipped
+    assert rep.retrieved <= 114 * 5
+
+
+def test_include_writes(catalog: Catalog) -> None:
+    got = build_candidates_report(catalog, include_writes=True, k_same=20, k_cross=0)
+    assert got.report.writes_excluded == 0
+    assert any(e.target == "assembly.submit_opinion" for e in got.graph.edges)

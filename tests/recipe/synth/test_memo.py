@@ -1,0 +1,71 @@
+"""MemoBackend: one inner call per distinct call, concurrent askers share it, structural
+failures are remembered and environmental ones retried."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from types import SimpleNamespace
+
+import pytest
+
+from edgedsl.recipe.synth.memo import MemoBackend, call_key
+from edgedsl.runtime.backends import Response, ToolFailure
+
+
+class Inner:
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict, int | None]] = []
+        self.fail: dict[str, str] = {}
+
+    async def call(self, tool, args, *, page):
+        self.calls.append((tool.qualname, dict(args), page))
+        await asyncio.sleep(0.01)
+        kind = self.fail.get(str(args.get("x")))
+        if kind:
+            raise ToolFailure(kind, "R503", f"{kind} failure")  # type: ignore[arg-type]
+        return Response([{"x": args.get("x"), "i": i} for i in range(3)], total=3)
+
+
+T = SimpleNamespace(qualname="p.t")
+
+
+def test_repeated_and_concurrent_calls_reach_the_inner_backend_once() -> None:
+    inner = Inner()
+    memo = MemoBackend(inner)
+
+    async def main() -> list[Response]:
+        return list(await asyncio.gather(*(memo.call(T, {"x": 1}, page=None)  # type: ignore[arg-type]
+                                           for _ in range(5))))
+
+    got = asyncio.run(main())
+    assert len(inner.calls) == 1 and memo.calls == 1 and memo.hits == 4
+    assert all(r.records == got[0].records and r.total == 3 for r in got)
+    assert memo.records("p.t", {"x": 1}, None) == got[0].records
+    assert memo.head("p.t", {"x": 1}, None, 2) == got[0].records[:2]
+    assert memo.records("p.t", {"x": 2}, None) is None
+
+
+def test_keys_are_canonical() -> None:
+    a = call_key("p.t", {"b": 1, "a": dt.date(2024, 1, 2)}, 1)
+    assert a == call_key("p.t", {"a": "2024-01-02", "b": 1}, 1)
+    assert a != call_key("p.t", {"a": "2024-01-02", "b": 1}, 2)
+
+
+def test_structural_failures_are_remembered_environmental_ones_retried() -> None:
+    inner = Inner()
+    inner.fail = {"s": "structural", "e": "environmental"}
+    memo = MemoBackend(inner)
+
+    async def ask(x: str) -> None:
+        await memo.call(T, {"x": x}, page=None)  # type: ignore[arg-type]
+
+    for _ in range(2):
+        with pytest.raises(ToolFailure) as err:
+            asyncio.run(ask("s"))
+        assert err.value.kind == "structural"
+        with pytest.raises(ToolFailure):
+            asyncio.run(ask("e"))
+    assert [c[1]["x"] for c in inner.calls] == ["s", "e", "e"]

@@ -1,0 +1,439 @@
+"""Queries of synthesized trajectories (edgedsl.recipe.synth.query): the context, the Korean
+templates (one per structure, a few per platform, a user directory on top), determinism per seed, no
+answer value in any rendered query, and the chat-model paraphrase against a fake endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import importlib.resources
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from edgedsl import api
+from edgedsl.plan.model import Plan
+from edgedsl.recipe.llm import LLMClient, LLMConfig, LLMError
+from edgedsl.recipe.synth.analyze import structure_of
+from edgedsl.recipe.synth.filters import find_leaks, static_problems
+from edgedsl.recipe.synth.query import (
+    PACKAGE_TEMPLATES,
+    PROMPT_TEMPLATES,
+    ParaphraseReport,
+    QueryTemplateError,
+    join_ko,
+    josa,
+    korean_forms,
+    literal_uses,
+    mentioned,
+    paraphrase,
+    paraphrase_messages,
+    period_text,
+    query_context,
+    render_query,
+    template_names,
+    tool_title,
+)
+from edgedsl.syntax import nodes as n
+from tests.recipe.graph.fake_llm import FakeLLM, fail, ok
+
+# ----------------------------------------------------------------------------- programs
+
+PROGRAMS: dict[str, str] = {
+    "Seq": """use dart
+trajectory seq_company "q" {
+  company = dart.company(corp_code: "00126380")
+  filings = dart.disclosures(
+    corp_code: seq company.corp_code, bgn_de: 2024-12-01, end_de: 2024-12-31) pages all
+  answer { ceo: company.ceo_nm, filings: count(filings) }
+}
+""",
+    "Fan": """use neis
+trajectory fan_meals "q" {
+  schools = neis.schools(SCHUL_NM: "한빛고등학교", ATPT_OFCDC_SC_CODE: "B10") pages all
+  meals = neis.meals(ATPT_OFCDC_SC_CODE: seq schools.ATPT_OFCDC_SC_CODE,
+                     SD_SCHUL_CODE: fan schools.SD_SCHUL_CODE, MLSV_YMD: 2024-05-02) pages all
+  answer { menu: meals.DDISH_NM, meals: count(meals) }
+}
+""",
+    "Drv": """use fsc
+trajectory drv_market "q" {
+  market = fsc.stock_prices(basDt: 2024-12-27, mrktCls: "KOSDAQ") pages all
+  top = drv market | where mrktTotAmt >= 12000000000000 | max fltRt
+  listed = fsc.listed_items(likeSrtnCd: seq top.srtnCd, basDt: 2024-12-27) pages 1
+  answer { name: listed.corpNm, crno: listed.crno }
+}
+""",
+    "Sem": """use neis
+trajectory sem_school_day "q" {
+  school = neis.schools(SCHUL_NM: "한빛고등학교", ATPT_OFCDC_SC_CODE: "B10") pages all
+  day = parallel (office: seq school.ATPT_OFCDC_SC_CODE, code: seq school.SD_SCHUL_CODE) {
+    meals = neis.meals(ATPT_OFCDC_SC_CODE: office, SD_SCHUL_CODE: code, MLSV_YMD: 2024-05-02)
+    events = neis.schedule(ATPT_OFCDC_SC_CODE: office, SD_SCHUL_CODE: code, AA_YMD: 2024-05-02)
+  }
+  answer { menu: day.meals.DDISH_NM, event: day.events.EVENT_NM }
+}
+""",
+    "Cmp": """use nec
+trajectory cmp_gangnam "q" {
+  gangnam = compare nec.winners(sgId: "20240410", sgTypecode: 2, sdName: "서울특별시")
+    pages all over sggName in ["강남구갑", "강남구을"]
+  answer { district: gangnam.__arm, top_share: max(gangnam.dugyul) }
+}
+""",
+    "Cond": """use fsc
+trajectory cond_trading_day "q" {
+  asked = fsc.stock_prices(basDt: 2024-12-28, mrktCls: "KOSPI") pages all
+  if count(asked) > 10 {
+    day = fsc.stock_prices(basDt: 2024-12-27, mrktCls: "KOSPI") pages all
+  } else {
+    day = fsc.stock_prices(basDt: 2024-12-26, mrktCls: "KOSPI") pages all
+  }
+  answer { rows: count(day) }
+}
+""",
+    "Mixed": """use dart, fsc
+trajectory mixed_rights "q" {
+  sweep = dart.disclosures(bgn_de: 2024-12-23, end_de: 2024-12-23) pages all
+  hits = drv sweep | where report_nm == "주요사항보고서(유상증자결정)" | where corp_cls == "Y"
+  prices = fsc.stock_prices(
+    likeSrtnCd: fan hits.stock_code, beginBasDt: 2024-12-16, endBasDt: 2024-12-31) pages all
+  jump = drv prices | max fltRt
+  answer { stock: jump.itmsNm, day: jump.basDt }
+}
+""",
+    "Drv.law": """use law
+trajectory drv_precedent "q" {
+  precs = law.prec_search(JO: "산업안전보건법", org: "400201") pages all
+  latest = drv precs | where 선고일자 after 2019-12-31 | max 선고일자
+  doc = law.prec_text(ID: seq latest.판례일련번호)
+  answer { case: doc.사건명 }
+}
+""",
+    "Drv.neis": """use neis
+trajectory drv_lunch "q" {
+  candidates = neis.schools(SCHUL_NM: "중앙고등학교") pages all
+  school = drv candidates | where LCTN_SC_NM == "서울특별시"
+  meals = neis.meals(ATPT_OFCDC_SC_CODE: seq school.ATPT_OFCDC_SC_CODE,
+    SD_SCHUL_CODE: seq school.SD_SCHUL_CODE, MLSV_FROM_YMD: 2024-05-01,
+    MLSV_TO_YMD: 2024-05-31) pages all
+  richest = drv meals | max CAL_INFO
+  answer { day: richest.MLSV_YMD, menu: richest.DDISH_NM }
+}
+""",
+}
+
+
+class Case:
+    """A compiled test program: its trajectory and plan."""
+
+    def __init__(self, key: str, text: str) -> None:
+        self.key = key
+        self.plan: Plan = api.compile(text, f"{key}.edge")
+        self.traj: n.Trajectory = api.parse(text, f"{key}.edge").trajectories[0]
+        stmt = next(s for s in self.traj.body if isinstance(s, n.AnswerStmt))
+        self.answer: dict[str, Any] = {f.name: None for f in stmt.fields or ()}
+
+
+@pytest.fixture(scope="module")
+def cases() -> dict[str, Case]:
+    return {k: Case(k, t) for k, t in PROGRAMS.items()}
+
+
+def test_programs_have_the_structure_they_are_named_after(cases: dict[str, Case]) -> None:
+    for key, case in cases.items():
+        assert structure_of(case.traj) == key.split(".")[0], key
+
+
+# ----------------------------------------------------------------------------- Korean text
+
+
+def test_josa_picks_the_particle_by_final_sound() -> None:
+    assert josa("회사", "을") == "회사를" and josa("공시", "을") == "공시를"
+    assert josa("종목", "을") == "종목을" and josa("종가", "이") == "종가가"
+    assert josa("법률", "으로") == "법률로" and josa("시도명", "으로") == "시도명으로"
+    assert josa("2023", "와") == "2023과" and josa("12", "이") == "12가"
+    assert josa("10", "을") == "10을" and josa("100", "을") == "100을"  # 십, 백
+    assert josa("공시검색(2024년 12월)", "을") == "공시검색(2024년 12월)을"
+    assert josa("KOSPI", "을") == "KOSPI을(를)" and josa("ID", "으로") == "ID(으)로"
+
+
+def test_join_ko_and_periods() -> None:
+    assert join_ko([]) == "" and join_ko(["A"]) == "A"
+    assert join_ko(["종가", "등락률"]) == "종가와 등락률"
+    assert join_ko(["회사명", "종가", "등락률"]) == "회사명, 종가와 등락률"
+    assert period_text("2024-12-01", "2024-12-31") == "2024년 12월"
+    assert period_text("2024-01-01", "2024-12-31") == "2024년"
+    assert period_text("2024-12-23", "2024-12-23") == "2024년 12월 23일"
+    assert period_text("2024-12-31", "2024-12-16") == "2024년 12월 16일부터 2024년 12월 31일까지"
+
+
+def test_korean_forms_of_literals() -> None:
+    assert korean_forms(dt.date(2024, 11, 1))[:4] == [
+        "2024년 11월 1일", "2024-11-01", "20241101", "2024.11.01"]
+    assert "2024년 11월" in korean_forms(dt.date(2024, 11, 1))
+    assert korean_forms("11011", "reprt_code")[0] == "사업보고서"
+    assert korean_forms(2023, "bsns_year")[0] == "2023년"
+    assert korean_forms(12_000_000_000_000)[0] == "12조"
+    assert korean_forms(150_000_000)[0] == "1억 5,000만"
+    assert korean_forms(12345) == ["12,345", "12345"]
+    assert korean_forms("20240410")[0] == "2024년 4월 10일"
+    assert korean_forms("202406", "DEAL_YMD")[0] == "2024년 6월"
+    assert korean_forms({"a": 1}) == []
+
+
+def test_mentioned_respects_boundaries() -> None:
+    assert mentioned("코스닥 12조 원 이상", ["12조"])
+    assert not mentioned("2030년", ["30"]) and mentioned("30개", ["30"])
+    assert mentioned("2024년 12월에 낸 공시", korean_forms(dt.date(2024, 12, 1)))
+    assert not mentioned("2024년 12월 10일 공시", korean_forms(dt.date(2024, 12, 1)))
+    assert mentioned("samsung", ["SAMSUNG"]) and not mentioned("KOSPI200", ["KOSPI"])
+    assert mentioned("아무 말", [])
+
+
+def test_tool_titles() -> None:
+    assert tool_title("공시검색: 회사·기간별 공시 목록", "disclosures") == "공시검색"
+    assert tool_title("법정동코드(10자리)의 앞 5자리 시군구 코드: 국토부", "x") == \
+        "법정동코드의 앞 5자리 시군구 코드"
+    assert tool_title("", "corp_codes") == "corp_codes"
+
+
+# ----------------------------------------------------------------------------- the context
+
+
+def test_context_is_json_and_holds_no_answer_value(cases: dict[str, Case]) -> None:
+    for case in cases.values():
+        answer = {k: f"비밀값{i}xyz" for i, k in enumerate(case.answer)}
+        ctx = query_context(case.traj, case.plan, answer)
+        blob = orjson.dumps(ctx).decode()
+        assert "비밀값" not in blob
+        assert ctx["structure"] == structure_of(case.traj)
+        assert ctx["answer"]["names"] == list(case.answer)
+
+
+def test_context_literals_are_literal_uses(cases: dict[str, Case]) -> None:
+    for case in cases.values():
+        ctx = query_context(case.traj, case.plan, case.answer)
+        got = [(x["role"], x["name"], x["value"]) for x in ctx["literals"]]
+        want = [(u.role, u.name, u.value.isoformat() if isinstance(u.value, dt.date) else u.value)
+                for u in literal_uses(case.traj)]
+        assert got == want, case.key
+
+
+def test_context_of_a_drv_chain(cases: dict[str, Case]) -> None:
+    ctx = query_context(cases["Drv"].traj, cases["Drv"].plan, None)
+    assert ctx["platform"] == "fsc"
+    assert ctx["tools"][0]["title"] == "주식시세"
+    assert ctx["tools"][0]["doc"].startswith("주식시세: ")
+    ops = [(r["op"], r["label"], r["pivot_text"]) for r in ctx["reducers"]]
+    assert ops == [("ge", "시가총액", "12조"), ("max", "등락률", None)]
+    assert ctx["drvs"][0]["phrase"] == "시가총액이 12조 이상인 것 중 등락률이 가장 큰"
+    first = ctx["steps"][0]
+    assert first["constraints"][1]["phrase"] == "시장구분 코스닥"
+    assert ctx["steps"][2]["via"] == "그 단축코드"
+
+
+def test_context_of_dates_conditions_and_compare(cases: dict[str, Case]) -> None:
+    ctx = query_context(cases["Drv.neis"].traj, cases["Drv.neis"].plan, None)
+    assert ctx["reducers"][1]["word"] == "가장 큰"
+    assert ctx["steps"][2]["constraints"][0]["text"] == "2024년 5월"
+    ctx = query_context(cases["Drv.law"].traj, cases["Drv.law"].plan, None)
+    assert [r["word"] for r in ctx["reducers"]] == ["이후", "가장 최근"]
+    ctx = query_context(cases["Cond"].traj, cases["Cond"].plan, None)
+    assert ctx["condition"] == "주식시세 건수가 10보다 많으면"
+    ctx = query_context(cases["Cmp"].traj, cases["Cmp"].plan, None)
+    assert ctx["compares"][0]["arm_text"] == "강남구갑과 강남구을"
+    assert ctx["answer"]["fields"][0]["label"] == "선거구명"  # `gangnam.__arm`
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def test_every_structure_renders_korean_mentioning_every_literal(cases: dict[str, Case]) -> None:
+    for case in cases.values():
+        for seed in range(4):
+            q = render_query(case.traj, case.plan, case.answer, rng_seed=seed)
+            assert q and "  " not in q and q[-1] in ".?"
+            assert sum("가" <= c <= "힣" for c in q) > len(q) // 3
+            mismatch = [m for r, m in static_problems(case.traj, case.plan, q)
+                        if r == "query_mismatch"]
+            assert mismatch == [], (case.key, q)
+
+
+def test_rendering_is_deterministic_per_seed(cases: dict[str, Case]) -> None:
+    for case in cases.values():
+        qs = [render_query(case.traj, case.plan, case.answer, rng_seed=s) for s in range(12)]
+        again = [render_query(case.traj, case.plan, case.answer, rng_seed=s) for s in range(12)]
+        assert qs == again
+        assert len(set(qs)) > 1, case.key
+
+
+def test_template_lookup_order(cases: dict[str, Case]) -> None:
+    assert template_names("Drv", "dart") == ["Drv.dart.j2", "Drv.j2", "default.j2"]
+    assert template_names("Seq", None) == ["Seq.j2", "default.j2"]
+    for name in ("Seq", "Fan", "Drv", "Sem", "Cmp", "Cond", "Mixed", "default"):
+        assert (PACKAGE_TEMPLATES / f"{name}.j2").is_file()
+    for name in ("paraphrase.j2", "static_check.j2"):
+        assert (importlib.resources.files("edgedsl.recipe.synth") / "templates" / "prompts"
+                / name).is_file()
+    qs = {render_query(cases["Drv.law"].traj, cases["Drv.law"].plan, None, rng_seed=s)
+          for s in range(8)}
+    assert all(q.startswith(("국가법령정보에서", "법령·판례 자료로")) for q in qs)  # Drv.law.j2
+
+
+def test_user_templates_take_precedence_file_by_file(cases: dict[str, Case],
+                                                     tmp_path: Path) -> None:
+    neis, fsc = cases["Drv.neis"], cases["Drv"]
+    (tmp_path / "Drv.j2").write_text("사용자 Drv: {{ steps[0].title }}?", encoding="utf-8")
+    # the user's Drv.j2 serves fsc; the packaged Drv.neis.j2 is more specific than it
+    assert render_query(fsc.traj, fsc.plan, None, rng_seed=0, templates=tmp_path) == \
+        "사용자 Drv: 주식시세?"
+    assert not render_query(neis.traj, neis.plan, None, rng_seed=0,
+                            templates=tmp_path).startswith("사용자")
+    (tmp_path / "Drv.neis.j2").write_text(
+        '{% import "_macros.j2" as m with context %}학교: {{ m.ask(answer) }}', encoding="utf-8")
+    assert render_query(neis.traj, neis.plan, None, rng_seed=0,
+                        templates=tmp_path).startswith("학교: ")
+    # a user glossary relabels a field, merged over the packaged one
+    (tmp_path / "glossary.json").write_text('{"labels": {"corpNm": "회사 이름"}}',
+                                            encoding="utf-8")
+    ctx_q = render_query(fsc.traj, fsc.plan, None, rng_seed=0, templates=tmp_path)
+    assert ctx_q == "사용자 Drv: 주식시세?"
+    (tmp_path / "Drv.j2").write_text("{{ answer.labels | join('/') }}", encoding="utf-8")
+    assert render_query(fsc.traj, fsc.plan, None, rng_seed=0, templates=tmp_path) == \
+        "회사 이름/법인등록번호"
+
+
+def test_broken_user_templates_raise(cases: dict[str, Case], tmp_path: Path) -> None:
+    case = cases["Fan"]
+    (tmp_path / "Fan.j2").write_text("{{ no_such_variable }}", encoding="utf-8")
+    with pytest.raises(QueryTemplateError, match="does not render"):
+        render_query(case.traj, case.plan, None, rng_seed=0, templates=tmp_path)
+    (tmp_path / "Fan.j2").write_text("{% for %}", encoding="utf-8")
+    with pytest.raises(QueryTemplateError):
+        render_query(case.traj, case.plan, None, rng_seed=0, templates=tmp_path)
+    (tmp_path / "Fan.j2").write_text("{{ ''.__class__.__mro__ }}", encoding="utf-8")
+    with pytest.raises(QueryTemplateError):  # the sandbox refuses private attributes
+        render_query(case.traj, case.plan, None, rng_seed=0, templates=tmp_path)
+    with pytest.raises(QueryTemplateError, match="does not exist"):
+        render_query(case.traj, case.plan, None, rng_seed=0, templates=tmp_path / "nope")
+    (tmp_path / "Fan.j2").write_text("ok", encoding="utf-8")
+    (tmp_path / "glossary.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(QueryTemplateError, match="glossary"):
+        render_query(case.traj, case.plan, None, rng_seed=0, templates=tmp_path)
+
+
+# ----------------------------------------------------------------------------- no leaks
+
+_SCALARS = st.one_of(
+    st.text(st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3), min_size=4, max_size=8),
+    st.integers(min_value=100_000, max_value=10**12),
+    st.floats(min_value=1000.5, max_value=1e6, allow_nan=False).map(lambda x: round(x, 2)),
+    st.dates(min_value=dt.date(1990, 1, 1), max_value=dt.date(2030, 12, 31))
+    .map(lambda d: d.isoformat()),
+)
+_VALUES = st.one_of(st.none(), _SCALARS, st.lists(_SCALARS, max_size=4))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_templates_never_leak_answer_values(cases: dict[str, Case], data: st.DataObject) -> None:
+    case = cases[data.draw(st.sampled_from(sorted(cases)))]
+    literals = [u.value.isoformat() if isinstance(u.value, dt.date) else u.value
+                for u in literal_uses(case.traj)]
+    answer = {k: data.draw(st.one_of(_VALUES, st.sampled_from(literals)), label=k)
+              for k in case.answer}
+    seed = data.draw(st.integers(0, 2**16))
+    q = render_query(case.traj, case.plan, answer, rng_seed=seed)
+    # the query does not depend on the answer's values at all ...
+    assert q == render_query(case.traj, case.plan, case.answer, rng_seed=seed)
+    # ... so no value shows in it, unless it is one of the trajectory's literal values
+    forms = [f for x in query_context(case.traj, case.plan, None)["literals"] for f in x["forms"]]
+    assert find_leaks(q, answer, forms) == []
+
+
+# ----------------------------------------------------------------------------- paraphrase
+
+
+@pytest.fixture
+def client(llm_served: tuple[FakeLLM, str]) -> LLMClient:
+    cfg = LLMConfig(base_url=llm_served[1], model="fake-model", attempts=2, retries=1,
+                    backoff=0.001, max_backoff=0.01)
+    return LLMClient(cfg, environ={}, seed=0)
+
+
+def _para(case: Case, client: LLMClient, answer: Any,
+          report: ParaphraseReport) -> tuple[str, str]:
+    ctx = query_context(case.traj, case.plan, answer)
+    q = render_query(case.traj, case.plan, answer, rng_seed=0)
+    return q, asyncio.run(paraphrase(q, ctx, client, answer=answer, report=report))
+
+
+def test_paraphrase_prompt_lists_values_tools_and_answer(cases: dict[str, Case]) -> None:
+    case = cases["Drv.neis"]
+    ctx = query_context(case.traj, case.plan, None)
+    messages = paraphrase_messages("질문?", ctx)
+    assert messages[0]["role"] == "system" and "JSON" in messages[0]["content"]
+    prompt = messages[1]["content"]
+    assert "질문?" in prompt and "- 중앙고등학교" in prompt and "- 2024년 5월 1일" in prompt
+    assert "급식식단정보 (`neis.meals`)" in prompt and "급식일자, 메뉴" in prompt
+    assert (PROMPT_TEMPLATES / "paraphrase.j2").is_file()
+
+
+def test_paraphrase_accepts_a_good_reply(cases: dict[str, Case], fake: FakeLLM,
+                                         client: LLMClient) -> None:
+    case = cases["Drv.neis"]
+    good = ("서울특별시에 있는 중앙고등학교의 2024년 5월 1일부터 2024년 5월 31일까지 "
+            "급식 중 열량이 가장 높은 날의 급식일자와 메뉴는?")
+    fake.script(ok({"query": good}))
+    report = ParaphraseReport()
+    _, got = _para(case, client, {"day": "2024-05-20", "menu": "기장밥"}, report)
+    assert got == good and report.paraphrased == 1 and report.fallbacks == {}
+    body = fake.requests[0].body
+    assert body["model"] == "fake-model" and body["response_format"] == {"type": "json_object"}
+
+
+def test_paraphrase_falls_back_on_a_leaking_reply(cases: dict[str, Case], fake: FakeLLM,
+                                                  client: LLMClient) -> None:
+    case = cases["Drv.neis"]
+    leaky = "서울 중앙고등학교 2024년 5월 급식 중 기장밥이 나온 날의 급식일자와 메뉴는?"
+    fake.script(ok({"query": leaky}))
+    report = ParaphraseReport()
+    q, got = _para(case, client, {"day": "2024-05-20", "menu": "기장밥"}, report)
+    assert got == q and report.fallbacks == {"leak": 1} and "기장밥" in report.notes[0]
+
+
+def test_paraphrase_falls_back_when_a_literal_is_dropped(cases: dict[str, Case], fake: FakeLLM,
+                                                         client: LLMClient) -> None:
+    case = cases["Drv.neis"]
+    fake.script(ok({"query": "중앙고등학교 급식 중 열량이 가장 높은 날과 메뉴는?"}))
+    report = ParaphraseReport()
+    q, got = _para(case, client, None, report)
+    assert got == q and report.fallbacks == {"dropped_literal": 1}
+    assert "서울특별시" in report.notes[0]
+
+
+def test_paraphrase_falls_back_on_invalid_replies(cases: dict[str, Case], fake: FakeLLM,
+                                                  client: LLMClient) -> None:
+    case = cases["Seq"]
+    fake.script(ok("이건 JSON이 아니다"), ok({"question": "wrong key"}))
+    report = ParaphraseReport()
+    q, got = _para(case, client, None, report)
+    assert got == q and report.fallbacks == {"invalid_reply": 1}
+    assert len(fake.requests) == 2  # asked again once with the problem, then gave up
+    fake.reset()
+    fake.script(ok({"query": ""}), ok({"query": "   "}))
+    q, got = _para(case, client, None, report)
+    assert got == q and report.fallbacks == {"invalid_reply": 2}
+
+
+def test_paraphrase_raises_when_the_endpoint_refuses(cases: dict[str, Case], fake: FakeLLM,
+                                                     client: LLMClient) -> None:
+    fake.script(fail(401, "bad key"))
+    with pytest.raises(LLMError) as info:
+        _para(cases["Seq"], client, None, ParaphraseReport())
+    assert info.value.kind == "refused"

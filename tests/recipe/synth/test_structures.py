@@ -1,0 +1,314 @@
+"""Structure generators on a light G* over the world: every draft they finish compiles from its
+formatted text, runs, and has junctions typed as the run observed them."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from edgedsl import api
+from edgedsl.recipe.synth.analyze import structure_of
+from edgedsl.recipe.synth.engine import Engine, emit_module
+from edgedsl.recipe.synth.structures import GENERATORS, Built
+from edgedsl.runtime.backends import make_backend
+from edgedsl.syntax import nodes as n
+from tests.synth_world import light_catalog, light_graph
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+
+
+def _finish(engine: Engine, kind: str, seeds: range, length: int = 2) -> list[Built]:
+    async def main() -> list[Built]:
+        out = []
+        for s in seeds:
+            b = await GENERATORS[kind](engine, random.Random(s), length)
+            if b is not None:
+                out.append(b)
+        return out
+    return asyncio.run(main())
+
+
+def _traj(b: Built, name: str = "t") -> n.Trajectory:
+    return n.Trajectory(name=name, query="q", body=(*b.body, b.answer))
+
+
+def _check_runs(engine: Engine, b: Built) -> object:
+    text = emit_module(_traj(b))
+    assert api.format(api.parse(text)) == text  # emitted through the formatter
+    plan = api.compile(text)
+    (res,) = api.run(plan, engine.memo)
+    assert res.ok, res.diagnostics
+    assert res.answer is not None
+    for st in res.trace.steps:  # type: ignore[union-attr]
+        for j in st.junctions:
+            assert j.ok
+            assert (j.cardinality == 1) if j.kind == "seq" else (1 <= j.cardinality <= 5)
+    return res
+
+
+@pytest.mark.parametrize("kind", ["chain", "sem", "cmp", "cond", "mixed"])
+def test_generators_finish_programs_that_compile_and_run(engine: Engine, kind: str) -> None:
+    built = _finish(engine, kind, range(6))
+    assert built, f"no {kind} finished in 6 draws"
+    for b in built:
+        _check_runs(engine, b)
+        st = structure_of(_traj(b))
+        if kind == "cmp":
+            assert st == "Cmp"
+        elif kind == "cond":
+            assert st in ("Cond", "Mixed")
+        elif kind == "sem":
+            assert st in ("Sem", "Mixed")
+        # the G* edges a draft used are edges of G*
+        assert all(e.key in engine.edge_of for e in b.edges)
+
+
+def test_a_conditional_runs_whichever_branch_is_taken(engine: Engine) -> None:
+    built = _finish(engine, "cond", range(6))
+    assert built
+    for b in built:
+        i = next(k for k, s in enumerate(b.body) if isinstance(s, n.IfStmt))
+        stmt = b.body[i]
+        assert isinstance(stmt, n.IfStmt)
+        flipped = (*b.body[:i], n.IfStmt(cond=n.PredNot(operand=stmt.cond), then=stmt.then,
+                                          orelse=stmt.orelse), *b.body[i + 1:])
+        _check_runs(engine, b)
+        _check_runs(engine, Built(flipped, b.answer, b.edges, b.draft, b.kind))
+
+
+def test_a_comparison_answers_with_its_winning_arm(engine: Engine) -> None:
+    for b in _finish(engine, "cmp", range(4)):
+        cmp = next(s.node for s in b.body if isinstance(s, n.Binding)
+                   and isinstance(s.node, n.Compare))
+        assert 2 <= len(cmp.values.items) <= 5
+        res = _check_runs(engine, b)
+        arms = {str(v.value) for v in cmp.values.items}  # type: ignore[union-attr]
+        got = next(iter(res.answer.values()))  # type: ignore[attr-defined]
+        assert {str(x) for x in (got if isinstance(got, list) else [got])} <= arms
+
+
+def test_drafts_are_reproducible_from_their_seed() -> None:
+    texts = []
+    for _ in range(2):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+        texts.append([emit_module(_traj(b)) for b in _finish(eng, "mixed", range(3), 3)])
+    assert texts[0] == texts[1] and texts[0]
+
+
+# ---------------------------------------------------------------- chains after a group / winner
+
+def _record(engine: Engine, b: Built):  # type: ignore[no-untyped-def]
+    """The task record of ``b`` run on the engine's world (calls with their turns)."""
+    from edgedsl.recipe.synth.trace_record import task_record
+
+    async def main():  # type: ignore[no-untyped-def]
+        return await engine.execute(b.body, b.answer, name="t", keep=True)
+    ex = asyncio.run(main())
+    assert ex is not None and ex.result.ok
+    return task_record(_traj(b), ex.plan, ex.result, file="t.edge", text=ex.text)
+
+
+def _tailed(tail: dict[int, float]) -> Engine:
+    return Engine(light_graph(), light_catalog(), make_backend("world", seed=0), tail=tail)
+
+
+def _finish_aimed(engine: Engine, kind: str, target: str, seeds: range,
+                  length: int = 2) -> list[Built]:
+    async def main() -> list[Built]:
+        out = []
+        for s in seeds:
+            b = await GENERATORS[kind](engine, random.Random(s), length, target)
+            if b is not None:
+                out.append(b)
+        return out
+    return asyncio.run(main())
+
+
+def test_a_chain_continued_after_a_group_compiles_and_its_calls_are_sequential() -> None:
+    eng = _tailed({2: 1.0})
+    built = [b for b in _finish_aimed(eng, "sem", "Sem", range(30)) if b.kind == "sem+chain"]
+    assert built, "no group was continued in 30 draws"
+    for b in built:
+        _check_runs(eng, b)
+        i = next(k for k, s in enumerate(b.body) if isinstance(s, n.Binding)
+                 and isinstance(s.node, n.Parallel))
+        group = b.body[i]
+        assert isinstance(group, n.Binding) and isinstance(group.node, n.Parallel)
+        branches = {f"{group.name}.{br.name}" for br in group.node.branches}
+        after = [s for s in b.body[i + 1:] if isinstance(s, n.Binding)]
+        assert after  # the chain goes on from one branch: ``seq group.branch.field``
+        first = next(s.node for s in after if isinstance(s.node, n.Call))
+        sources = {".".join(a.value.ref.parts[:-1]) for a in first.args  # type: ignore[union-attr]
+                   if isinstance(a.value, n.SeqArg | n.FanArg)}
+        sources |= {".".join(s.node.source) for s in after if isinstance(s.node, n.Drv)}
+        assert sources & branches
+        assert structure_of(_traj(b)) == "Sem"  # seq junctions only: still Semantic-parallel
+        rec = _record(eng, b)
+        turns: dict[int, int] = {}
+        for c in rec.calls:
+            turns[c.turn] = turns.get(c.turn, 0) + 1
+        (group_turn,) = {c.turn for c in rec.calls if c.step in branches}
+        assert turns[group_turn] == len(group.node.branches)  # the branches: parallel
+        later = [c for c in rec.calls if c.turn > group_turn]
+        assert len(later) == sum(isinstance(s.node, n.Call) for s in after)
+        assert later and all(turns[c.turn] == 1 for c in later)  # the chain: sequential
+        sizes = [k for k in turns.values() if k > 1]
+        assert sizes == [len(group.node.branches)]  # the group's calls are the only parallel
+        # every branch is still read: by the answer or by the chain
+        assert not any(r == "unused_step" for r, _ in api_static(eng, b))
+
+
+def api_static(eng: Engine, b: Built) -> list[tuple[str, str]]:
+    from edgedsl.recipe.synth.filters import static_problems
+
+    plan = api.compile(emit_module(_traj(b)))
+    return static_problems(_traj(b), plan, "q")  # type: ignore[return-value]
+
+
+def test_pure_sem_and_cmp_stay_pure_when_continued() -> None:
+    eng = _tailed({1: 1.0, 2: 1.0})
+
+    sems = _finish_aimed(eng, "sem", "Sem", range(30))
+    cmps = _finish_aimed(eng, "cmp", "Cmp", range(10))
+    assert any(b.kind == "sem+chain" for b in sems)
+    assert any(b.kind == "cmp+chain" for b in cmps)
+    for b in sems:
+        assert structure_of(_traj(b)) == "Sem"
+        _check_runs(eng, b)
+    for b in cmps:
+        assert structure_of(_traj(b)) == "Cmp"
+        _check_runs(eng, b)
+
+
+def test_no_tail_ends_the_task_with_the_group_or_the_winner() -> None:
+    eng = _tailed({0: 1.0})
+    for kind in ("sem", "cmp"):
+        built = _finish(eng, kind, range(6))
+        assert built and all(b.kind == kind for b in built)
+
+
+def test_single_hands_on_one_value_where_several_could_go() -> None:
+    """``single`` = ``narrow_fans`` = 1 narrows every junction of several values to one (a
+    fan of 2 … φ values too); both 0 keep the plain typing (2 … φ values: a fan, unless a
+    secondary field needs narrowing); ``single`` alone leaves the fans as they are."""
+    got: dict[float, list[tuple[str, str, int]]] = {}
+    for p in (0.0, 1.0, 0.5):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0),
+                     single=min(1.0, 2 * p), narrow_fans=p if p != 0.5 else 0.0)
+
+        async def main(eng: Engine = eng) -> list[tuple[str, str, int]]:
+            out = []
+            for tool in eng.roots():
+                d = await eng.root(tool, random.Random(0))
+                if d is None:
+                    continue
+                for k, e in enumerate(eng.out[tool]):
+                    jp = eng.junction(d, e, random.Random(k))
+                    if jp is not None and jp.cardinality > 1:
+                        out.append((jp.kind, jp.handoff, jp.cardinality))
+            return out
+        got[p] = asyncio.run(main())
+    plain, single, fans_kept = got[0.0], got[1.0], got[0.5]
+    assert len(plain) == len(single) > 0  # the same junctions
+    # single alone: every 2 … φ hand-off is still a fan
+    assert [x for x in plain if x[0] == "fan"] == [x for x in fans_kept if x[0] == "fan"]
+    assert any(k == "fan" for k, _, _ in plain)
+    assert not any(k == "fan" for k, _, _ in single)  # every fan narrowed
+    seq = [sum(h == "seq" for _, h, _ in x) for x in (plain, single)]
+    assert seq[1] > seq[0] and seq[1] >= 0.9 * len(single)
+
+
+def test_restarts_keep_the_longest_chain() -> None:
+    """A chain that ends short of its length is grown again from another root: per seed never
+    shorter than without restarts (the first try is the same draw), longer in all."""
+    lengths: dict[int, list[int]] = {}
+    for k in (0, 2):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0), restarts=k)
+        built = [b for b in (_finish_aimed(eng, "chain", "Drv", range(s, s + 1), 4)
+                             for s in range(12))]
+        lengths[k] = [len(b[0].edges) if b else 0 for b in built]
+    assert all(b >= a for a, b in zip(lengths[0], lengths[2], strict=True))
+    assert sum(lengths[2]) > sum(lengths[0])
+
+
+# ---------------------------------------------------------------- looking ahead, compositions
+
+def test_looking_ahead_passes_over_a_dead_end() -> None:
+    """``extend(ahead=True)`` returns the first grown draft from which an edge could go on
+    (:meth:`Engine.can_grow`), and a dead end only when every draft it grew was one."""
+    from edgedsl.recipe.synth.structures import start
+
+    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+    follow = eng.follow
+    grown: list[object] = []
+
+    async def recording(*a, **k):  # type: ignore[no-untyped-def]
+        g = await follow(*a, **k)
+        if g is not None:
+            grown.append(g)
+        return g
+
+    eng.follow = recording  # type: ignore[method-assign]
+    passed_over = dead_ends = 0
+
+    async def main() -> None:
+        nonlocal passed_over, dead_ends
+        for s in range(24):
+            rng = random.Random(s)
+            d = await start(eng, rng)
+            if d is None:
+                continue
+            grown.clear()
+            got = await eng.extend(d, rng, ahead=True)
+            if got is None:
+                assert not grown
+                continue
+            can = [eng.can_grow(g) for g in grown]  # type: ignore[arg-type]
+            if any(can):
+                assert got is grown[can.index(True)]
+                passed_over += can.index(True) > 0
+            else:
+                assert got is grown[0]
+                dead_ends += 1
+    asyncio.run(main())
+    assert passed_over > 0
+
+
+def test_looking_ahead_makes_chains_longer() -> None:
+    """Aimed at Drv with four edges, chains that look ahead are longer in sum than the same
+    draws without (``can_grow`` answering yes to everything turns looking ahead off)."""
+    total = {}
+    for ahead in (False, True):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+        if not ahead:
+            eng.can_grow = lambda draft, kinds=None: True  # type: ignore[method-assign]
+        built = _finish_aimed(eng, "chain", "Drv", range(16), 4)
+        total[ahead] = sum(len(b.edges) for b in built)
+    assert total[True] > total[False]
+
+
+def test_mixed_tries_only_the_compositions_it_is_given() -> None:
+    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0),
+                 combos={"chain+cond": 1.0, "drv+fan": 0.0})
+    built = _finish_aimed(eng, "mixed", "Mixed", range(8), 3)
+    assert built and {b.kind for b in built} == {"chain+cond"}
+    for b in built:
+        _check_runs(eng, b)
+
+
+
+def test_the_config_carries_the_mix_knobs_to_the_engine() -> None:
+    from edgedsl.recipe.synth.pipeline import SynthConfig
+    from edgedsl.recipe.synth.worker import WorkerState
+
+    cfg = SynthConfig(combos={"chain+cond": 2, "cmp+chain": 1}, tries=5)
+    eng = WorkerState.make(light_graph(), light_catalog(), make_backend("world", seed=0),
+                           cfg).engine
+    assert eng.combos == {"chain+cond": 2.0, "cmp+chain": 1.0} and eng.tries == 5
+    with pytest.raises(ValueError, match="unknown composition"):
+        SynthConfig(combos={"chain": 1})

@@ -1,0 +1,202 @@
+"""The store: record, strict replay, misses, canonical keys, transactional writes, secrets."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from edgedsl.plan.model import ToolSpec, compile_program
+from edgedsl.runtime import PythonBackend, RecordingBackend, Store, StoreBackend, run
+from edgedsl.runtime.backends import make_backend
+from edgedsl.runtime.store import canonical_args, store_key
+from tests.plan_fixtures import TOOLS, latest_filing, program
+
+SECRET = "SEKRET-9f8e7d"
+
+
+def _plan():
+    return compile_program(program(latest_filing()))
+
+
+def _record(path: Path):
+    plan = _plan()
+    with Store(path) as store:
+        res = run(
+            plan,
+            "latest_filing",
+            RecordingBackend(PythonBackend(TOOLS, secrets={"demo": SECRET}), store),
+        )
+        assert res.ok, res.diagnostics
+        assert store.count() == 4  # corp + three pages of filings
+    return plan, res
+
+
+def test_record_then_strict_replay_hits(tmp_path: Path) -> None:
+    plan, recorded = _record(tmp_path / "s.duckdb")
+    backend = StoreBackend(tmp_path / "s.duckdb", strict=True)
+    replay = run(plan, "latest_filing", backend)
+    assert replay.ok, replay.diagnostics
+    assert replay.answer == recorded.answer
+    st = replay.trace.step("filings")
+    assert (st.store_hits, st.store_misses, st.pages_read, st.total_reported) == (3, 0, 3, 7)
+    assert all(c.store_hit for s in replay.trace.steps for c in s.calls)
+    assert replay.trace.step("corp").store_hit is True
+    backend.store.close()
+
+
+def test_store_hit_carries_shredded_rows(tmp_path: Path) -> None:
+    plan, _ = _record(tmp_path / "s.duckdb")
+    tool = plan.tools["demo.filings"]
+    with Store(tmp_path / "s.duckdb") as store:
+        hit = store.get(tool, {"corp_code": "C1"}, 2)
+        assert hit is not None and hit.from_store and hit.total == 7
+        assert hit.stored is not None and hit.stored.count == 3
+        rel = hit.stored.relation()
+        assert rel.column("rcept_dt") == [
+            dt.date(2024, 12, 11),
+            dt.date(2024, 12, 20),
+            dt.date(2024, 12, 23),
+        ]
+        assert rel.column("amount") == [50, 400, 10]  # typed columns, coerced once
+        assert [r["report_nm"] for r in hit.records] == ["감사보고서", "주요사항", "분기보고서"]
+
+
+def test_strict_miss_names_the_call(tmp_path: Path) -> None:
+    plan = _plan()
+    Store(tmp_path / "empty.duckdb").close()  # an empty store (replay never creates one)
+    res = run(plan, "latest_filing", StoreBackend(tmp_path / "empty.duckdb"))
+    assert not res.ok
+    (d,) = res.diagnostics
+    assert d.code == "R505"
+    assert 'demo.corp(corp_name="solo")' in d.message
+    assert "--record" in d.message
+    assert res.trace.step("corp").store_misses == 1
+
+
+def test_strict_miss_on_a_later_page(tmp_path: Path) -> None:
+    plan, _ = _record(tmp_path / "s.duckdb")
+    with Store(tmp_path / "s.duckdb") as store:
+        store.con.execute("DELETE FROM responses WHERE page = 3")
+    res = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb"))
+    (d,) = res.diagnostics
+    assert d.code == "R505" and 'demo.filings(corp_code="C1", page=3)' in d.message
+
+
+def test_non_strict_falls_through_to_inner(tmp_path: Path) -> None:
+    plan = _plan()
+    Store(tmp_path / "x.duckdb").close()
+    backend = make_backend(
+        "store", path=tmp_path / "x.duckdb", strict=False, inner=PythonBackend(TOOLS)
+    )
+    res = run(plan, "latest_filing", backend)
+    assert res.ok and res.trace.step("corp").store_hit is False
+
+
+def test_secret_never_reaches_the_store_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.duckdb"
+    _, res = _record(path)
+    assert SECRET not in res.trace.model_dump_json()
+    data = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+    assert SECRET.encode() not in data
+    with Store(path) as store:  # the echo field was scrubbed, not dropped
+        raw = store.con.execute(
+            "SELECT raw FROM responses WHERE tool = 'filings' LIMIT 1"
+        ).fetchone()[0]
+        assert b"key=***" in bytes(raw)
+
+
+def test_keys_are_canonical() -> None:
+    plan = _plan()
+    tool = plan.tools["demo.filings"]
+    a = store_key(tool, {"corp_code": "C1", "bgn_de": dt.date(2024, 12, 1)}, 1)
+    b = store_key(tool, {"bgn_de": "2024-12-01", "corp_code": "C1", "api_key": "k"}, 1)
+    assert a == b
+    assert store_key(tool, {"corp_code": "C1"}, 1) == store_key(
+        tool, {"corp_code": "C1", "bgn_de": None}, 1
+    )
+    assert store_key(tool, {"corp_code": "C1"}, 1) != store_key(tool, {"corp_code": "C1"}, 2)
+    changed = ToolSpec.model_validate({**tool.model_dump(), "declaration_hash": "0" * 16})
+    assert store_key(changed, {"corp_code": "C1"}, 1) != store_key(tool, {"corp_code": "C1"}, 1)
+    assert canonical_args(tool, {"api_key": "k", "x": 2.0}) == {"x": 2}
+
+
+def test_a_failed_write_leaves_nothing_visible(tmp_path: Path, monkeypatch) -> None:
+    plan = _plan()
+    path = tmp_path / "s.duckdb"
+
+    def crash(self, *args):  # the disk fails mid-write: environmental, rolled back
+        raise duckdb.IOException("IO Error: crash mid-write")
+
+    monkeypatch.setattr(Store, "_insert_records", crash)
+    with Store(path) as store:
+        res = run(plan, "latest_filing", RecordingBackend(PythonBackend(TOOLS), store))
+        assert not res.ok and res.diagnostics[0].code == "R510"
+        assert store.count() == 0
+    monkeypatch.undo()
+    with Store(path) as store:
+        assert store.count() == 0
+        assert store.get(plan.tools["demo.corp"], {"corp_name": "solo"}, None) is None
+
+
+def test_rerecording_replaces(tmp_path: Path) -> None:
+    path = tmp_path / "s.duckdb"
+    _record(path)
+    _record(path)
+    with Store(path) as store:
+        assert store.count() == 4
+        (n,) = store.con.execute(
+            f'SELECT count(*) FROM "{Store.table_name(_plan().tools["demo.filings"])}"'
+        ).fetchone()
+        assert n == 7
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_store_backend_from_registry(tmp_path: Path, strict: bool) -> None:
+    Store(tmp_path / "r.duckdb").close()
+    b = make_backend("store", path=tmp_path / "r.duckdb", strict=strict)
+    assert isinstance(b, StoreBackend) and b.strict is strict
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.skipif(not (EXAMPLES / "tools.py").exists(), reason="example tools not present")
+@pytest.mark.parametrize("name", ["samsung_filing.edge", "school_day.edge", "market_day.edge"])
+def test_examples_end_to_end_record_replay(tmp_path: Path, name: str) -> None:
+    """Checker → plan → JSON → reload → run on python tools, record, strict replay: same answers."""
+    import edgedsl
+    from edgedsl.plan.model import load_plan, plan_to_json
+    from edgedsl.runtime import load_python_tools, run_plan_sync
+
+    plan = load_plan(plan_to_json(edgedsl.compile(EXAMPLES / name, search_paths=[EXAMPLES])))
+    tools = load_python_tools(EXAMPLES / "tools.py")
+    with Store(tmp_path / "s.duckdb") as store:
+        recorded = run_plan_sync(plan, RecordingBackend(PythonBackend(tools), store))
+        assert all(r.ok for r in recorded), [r.diagnostics for r in recorded]
+    replay = run_plan_sync(plan, StoreBackend(tmp_path / "s.duckdb", strict=True))
+    assert [r.answer for r in replay] == [r.answer for r in recorded]
+    assert all(s.store_hit is not False for r in replay for s in r.trace.steps)
+
+
+def test_a_stored_source_is_reduced_in_the_table_form(tmp_path: Path, monkeypatch) -> None:
+    """A `drv` over a relation held in memory runs the plan's inline SQL (a window for `max`);
+    over a stored table, its table SQL (a scalar subquery): same rows, and the trace records
+    the text that ran."""
+    from edgedsl.runtime import executor
+
+    plan, recorded = _record(tmp_path / "s.duckdb")
+    drv = plan.trajectory("latest_filing").steps["latest"]
+    assert drv.table_sql is not None
+    assert " OVER ()" in drv.sql and " OVER ()" not in drv.table_sql
+    assert 'AS NOT MATERIALIZED (SELECT * FROM "filings"' in drv.table_sql
+    inline = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb", strict=True))
+    assert inline.trace.step("latest").sql == drv.sql
+    # no stored response is read into memory: the filings' three pages become one table
+    monkeypatch.setattr(executor, "PYTHON_SHRED_MAX_CELLS", -1)
+    stored = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb", strict=True))
+    assert stored.ok, stored.diagnostics
+    assert stored.trace.step("latest").sql == drv.table_sql
+    assert stored.answer == inline.answer == recorded.answer
