@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from edgedsl.api import compile as compile_source
 from edgedsl.check import check
 from edgedsl.core.source import Source
-from edgedsl.plan.model import compile_program
+from edgedsl.plan.compile import compile_program
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.parser import parse
 

@@ -17,7 +17,8 @@ import pytest
 
 from edgedsl.api import check, parse
 from edgedsl.cli.dump import to_jsonable
-from edgedsl.plan.model import compile_program, plan_to_json
+from edgedsl.plan.compile import compile_program
+from edgedsl.plan.model import plan_to_json
 from edgedsl.runtime.backends import PythonBackend, load_python_tools
 from edgedsl.runtime.executor import run_plan_sync
 from edgedsl.syntax.printer import format_module

@@ -99,7 +99,8 @@ def compile_file(args: argparse.Namespace) -> tuple[Any, dict[str, Source]] | No
     """The plan of ``args.file`` (a source, checked and compiled, or a plan ``.json``) and the
     sources it was read from; None after printing its diagnostics."""
     from ..api import check
-    from ..plan.model import compile_program, load_plan
+    from ..plan.compile import compile_program
+    from ..plan.model import load_plan
 
     path = Path(args.file)
     if path.suffix == ".json":

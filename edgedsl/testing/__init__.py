@@ -531,7 +531,7 @@ def check_trajectory(
     with both sides otherwise; returns trajectory name → answer.
     """
     from ..api import check
-    from ..plan.model import compile_program
+    from ..plan.compile import compile_program
     from ..runtime.backends import PythonBackend
     from ..runtime.executor import run_plan_sync
     from .reference import ReferenceFailure, reference_answers

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from edgedsl.check import ir
 from edgedsl.core.diagnostics import CompileError
+from edgedsl.plan.compile import compile_program
 from edgedsl.plan.model import (
     PLAN_VERSION,
     CallStep,
     DrvStep,
     IfStep,
-    compile_program,
     decode_value,
     encode_value,
     load_plan,

@@ -7,8 +7,8 @@ import re
 
 from edgedsl.check import ir
 from edgedsl.core.types import DATE
+from edgedsl.plan.compile import compile_program
 from edgedsl.plan.draw import to_dot, to_mermaid
-from edgedsl.plan.model import compile_program
 from edgedsl.reduce.registry import ReduceStep
 from tests.plan_fixtures import (
     CORP_CODE,

@@ -12,7 +12,7 @@ import pytest
 
 from edgedsl.check import ir
 from edgedsl.core.types import DATE, FLOAT, INT, STR
-from edgedsl.plan.model import compile_program
+from edgedsl.plan.compile import compile_program
 from edgedsl.reduce.registry import ReduceStep
 from edgedsl.runtime import PythonBackend, load_python_tools, run, trace_summary
 from edgedsl.runtime.executor import run_plan_sync

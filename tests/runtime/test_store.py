@@ -8,7 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from edgedsl.plan.model import ToolSpec, compile_program
+from edgedsl.plan.compile import compile_program
+from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime import PythonBackend, RecordingBackend, Store, StoreBackend, run
 from edgedsl.runtime.backends import make_backend
 from edgedsl.runtime.store import canonical_args, store_key

@@ -47,17 +47,10 @@ from ...core.diagnostics import CompileError
 from ...plan.model import Plan
 from ...syntax import nodes as n
 from ..llm import LLMClient, LLMError, Message
-from .query import (
-    QueryTemplateError,
-    korean_date,
-    korean_forms,
-    literal_uses,
-    load_glossary,
-    mask,
-    mentioned,
-    prompt_template,
-    query_context,
-)
+from .korean import korean_date, korean_forms, mask, mentioned, pattern_of
+from .literals import literal_uses
+from .query import prompt_template, query_context
+from .templates import QueryTemplateError, load_glossary
 
 __all__ = [
     "MAX_DECIMALS",
@@ -228,13 +221,11 @@ def find_leaks(query: str, answer: Any, literal_forms: Sequence[str] = ()) -> li
     question is about, a date it gives — is not a leak when the answer repeats it. Matching
     ignores case and spacing, and never matches inside a longer number or word of Latin letters
     (``30`` is not found in ``2030``)."""
-    from .query import _pattern
-
     masked = mask(query, literal_forms)
     found: list[str] = []
     for value in _scalars(answer):
         for form in value_forms(value):
-            if _pattern(form).search(masked):
+            if pattern_of(form).search(masked):
                 found.append(form)
                 break
     return list(dict.fromkeys(found))

@@ -197,7 +197,7 @@ class TaskTools:
             raise ExportError(f"task `{record.name}`: its file {str(path)!r} is missing")
         from ... import api
         from ...core.diagnostics import CompileError
-        from ...plan.model import compile_program
+        from ...plan.compile import compile_program
 
         try:
             # api.compile(path), keeping the checked catalog for the distractors

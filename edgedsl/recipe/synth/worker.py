@@ -103,7 +103,7 @@ class WorkerState:
     def make(cls, graph: ToolGraph, catalog: Catalog, backend: Backend, config: Any, *,
              verifier: Backend | None = None, llm: Any = None) -> WorkerState:
         """The state of one process for a run with ``config``
-        (a :class:`~edgedsl.recipe.synth.pipeline.SynthConfig`)."""
+        (a :class:`~edgedsl.recipe.synth.config.SynthConfig`)."""
         eng = Engine(graph, catalog, backend, phi=config.phi, tries=config.tries,
                      width=min(config.width, config.phi), single=config.single,
                      narrow_fans=config.narrow_fans, tail=dict(config.tail),
@@ -132,7 +132,8 @@ async def _attempt(st: WorkerState, i: int,
 async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
                   structure: str) -> Outcome:
     from .filters import astatic_check, rule_filter
-    from .query import paraphrase, query_context, render_query
+    from .paraphrase import paraphrase
+    from .query import query_context, render_query
     from .resolve import decorative_steps, resolve
     from .trace_record import task_record
 
@@ -203,7 +204,7 @@ def init_worker(graph_json: str, config_json: str,
     from ...check import load_catalog
     from ..graph.model import load_graph
     from ..llm import LLMClient
-    from .pipeline import SynthConfig
+    from .config import SynthConfig
 
     _LOOP = asyncio.new_event_loop()
     graph = load_graph(graph_json.encode())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from edgedsl.plan.model import compile_program
+from edgedsl.plan.compile import compile_program
 from edgedsl.recipe.synth.trace_record import keep_for
 from edgedsl.runtime import PythonBackend
 from edgedsl.runtime.executor import run, run_plan_sync

@@ -128,7 +128,7 @@ def test_a_chat_model_paraphrases_and_checks_through_the_run(tmp_path: Path) -> 
                                      SynthConfig(n=2, seed=3, mix={"Seq": 1}, batch=4),
                                      fresh=mk, llm=client))
         assert rep.written == 2 and len(app.requests) >= 4  # a paraphrase and a check each
-        from edgedsl.recipe.synth.query import literal_uses
+        from edgedsl.recipe.synth.literals import literal_uses
 
         for r in read_records(tmp_path / "yes" / "tasks.jsonl"):
             (traj,) = api.parse(tmp_path / "yes" / r.file).trajectories
