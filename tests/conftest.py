@@ -22,6 +22,19 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("EDGEDSL_PROFILE", "ci"))
 
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-goldens``: rewrite every snapshot test's golden files (see tests/goldens.py)."""
+    parser.addoption("--update-goldens", action="store_true",
+                     help="rewrite golden files instead of comparing (EDGEDSL_UPDATE_GOLDENS=1)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Turn ``--update-goldens`` into the environment variable every snapshot test reads (xdist
+    workers get the option too)."""
+    if config.getoption("--update-goldens", default=False):
+        os.environ["EDGEDSL_UPDATE_GOLDENS"] = "1"
+
 @pytest.fixture(autouse=True)
 def _forget_live_keys() -> Iterator[None]:
     """Keys a test's backends remember (edgedsl.runtime.redact) do not outlive the test: a later

@@ -22,11 +22,11 @@ from edgedsl.plan.model import plan_to_json
 from edgedsl.runtime.backends import PythonBackend, load_python_tools
 from edgedsl.runtime.executor import run_plan_sync
 from edgedsl.syntax.printer import format_module
+from tests.goldens import check_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 CASES = Path(__file__).resolve().parent / "cases"
-UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
 
 FILES = sorted(p for p in EXAMPLES.glob("*.edge") if "trajectory " in p.read_text(encoding="utf-8"))
 _TIMING = {"start_ms", "duration_ms"}
@@ -45,14 +45,7 @@ def _dump(data: Any) -> str:
 
 
 def _golden(path: Path, text: str) -> None:
-    if UPDATE or not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        if not UPDATE:
-            pytest.fail(f"golden {path.relative_to(ROOT)} was missing and has been written")
-    assert path.read_text(encoding="utf-8") == text, (
-        f"{path.relative_to(ROOT)} differs; rerun with EDGEDSL_UPDATE_GOLDENS=1 if intended"
-    )
+    check_golden(path, text, root=ROOT)
 
 
 def _sql_listing(plan_json: dict[str, Any]) -> str:

@@ -18,7 +18,6 @@ import datetime as _dt
 import decimal
 import json
 import math
-import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -32,11 +31,11 @@ from edgedsl.runtime.backends import PythonBackend, import_file, load_python_too
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.nodes import TypeDecl as n_TypeDecl
 from edgedsl.syntax.printer import format_module
+from tests.goldens import UPDATE
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 EXPECTED_PATH = EXAMPLES / "expected.json"
-UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
 
 EDGE_FILES = sorted(p.name for p in EXAMPLES.glob("*.edge"))
 CATALOG_FILES = {"fin.edge", "school.edge", "realty.edge", "assembly.edge"}

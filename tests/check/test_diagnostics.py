@@ -7,7 +7,6 @@ Set ``EDGEDSL_UPDATE_GOLDENS=1`` to rewrite the ``.txt`` files instead of compar
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -19,12 +18,12 @@ from edgedsl.core.diagnostics import CompileError, Diagnostic
 from edgedsl.core.render import render_text
 from edgedsl.core.source import Source
 from edgedsl.syntax.build import parse_module
+from tests.goldens import check_golden
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "tests" / "diagnostics"
 CATALOGS = Path("tests/catalogs")
 CASES = sorted(p.stem for p in CASES_DIR.glob("*.edge"))
-UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
 STDLIB_MARKER = "# catalogs: stdlib"
 
 
@@ -56,11 +55,7 @@ def test_golden(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     got = rendered(case)
     golden = CASES_DIR / f"{case}.txt"
-    if UPDATE or not golden.exists():
-        golden.write_text(got, encoding="utf-8")
-        if not UPDATE:
-            pytest.fail(f"golden {golden.name} was missing and has been written; check it in")
-    assert got == golden.read_text(encoding="utf-8")
+    check_golden(golden, got, root=ROOT)
 
 
 def test_case_names_match_their_codes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,6 @@ Goldens ``tests/fixtures/format/*.in.edge`` → ``*.out.edge`` are rewritten whe
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
 import pytest
@@ -18,10 +17,10 @@ from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.fmt import format_files
 from edgedsl.syntax.printer import WIDTH, format_expr, format_module, format_pred, format_text
 from tests.ast_strategies import accepted_keywords, keywords, modules
+from tests.goldens import UPDATE
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "format"
-UPDATE = os.environ.get("EDGEDSL_UPDATE_GOLDENS") == "1"
 
 
 def _formatted_files() -> list[Path]:
