@@ -19,8 +19,9 @@ from edgedsl.api import check, parse
 from edgedsl.cli.dump import to_jsonable
 from edgedsl.plan.compile import compile_program
 from edgedsl.plan.model import plan_to_json
-from edgedsl.runtime.backends import PythonBackend, load_python_tools
+from edgedsl.runtime.backends import load_python_tools
 from edgedsl.runtime.executor import run_plan_sync
+from edgedsl.runtime.python_backend import PythonBackend
 from edgedsl.syntax.printer import format_module
 from tests.goldens import check_golden
 

@@ -131,6 +131,7 @@ def compile_file(args: argparse.Namespace) -> tuple[Any, dict[str, Source]] | No
 def make_backend(args: argparse.Namespace) -> Any:
     """The backend the ``--backend`` / ``--tools`` / ``--store`` / ``--record`` options name."""
     from ..runtime import backends
+    from ..runtime.python_backend import PythonBackend
 
     name = args.backend or ("python" if args.tools else "store" if args.store else "world")
     timeout = getattr(args, "timeout", None)
@@ -146,7 +147,7 @@ def make_backend(args: argparse.Namespace) -> Any:
             tools = backends.load_python_tools(Path(args.tools))
         except (OSError, ImportError, ValueError, TypeError, SyntaxError) as err:
             raise UsageError(f"cannot load tools from {args.tools}: {err}") from None
-        backend = backends.PythonBackend(
+        backend = PythonBackend(
             tools, **({} if timeout is None else {"timeout": timeout}))
     elif name == "store":
         if not args.store:

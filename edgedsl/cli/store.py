@@ -197,6 +197,7 @@ def cmd_store_export(args: argparse.Namespace) -> int:
 
 def _drift_backend(args: argparse.Namespace) -> Any:
     from ..runtime import backends
+    from ..runtime.python_backend import PythonBackend
 
     name = args.backend
     if name == "world":
@@ -207,7 +208,7 @@ def _drift_backend(args: argparse.Namespace) -> Any:
         if not args.tools:
             raise usage_error("the python backend needs `--tools PATH.py` defining TOOLS = {...}")
         try:
-            return backends.PythonBackend(backends.load_python_tools(Path(args.tools)))
+            return PythonBackend(backends.load_python_tools(Path(args.tools)))
         except (OSError, ImportError, ValueError, TypeError, SyntaxError) as err:
             raise usage_error(f"cannot load tools from {args.tools}: {err}") from None
     if name not in backends.backend_names() or name == "store":

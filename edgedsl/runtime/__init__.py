@@ -2,7 +2,6 @@
 
 from .backends import (
     Backend,
-    PythonBackend,
     Response,
     ToolFailure,
     load_python_tools,
@@ -10,6 +9,7 @@ from .backends import (
     register_backend,
 )
 from .executor import run, run_plan, run_plan_sync, run_trajectory
+from .python_backend import PythonBackend
 from .result import RunResult
 from .store import Store, StoreBackend
 from .store_record import RecordingBackend

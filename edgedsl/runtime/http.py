@@ -34,15 +34,10 @@ import httpx
 import orjson
 
 from ..plan.model import ToolSpec
-from .backends import (
-    PythonBackend,
-    Response,
-    ToolFailure,
-    register_backend,
-    requires_http,
-)
+from .backends import Response, ToolFailure, register_backend, requires_http
 from .builtins import BUILTINS, is_builtin
 from .normalize import DecodeMemo, FlatTable, normalize_columnar
+from .python_backend import PythonBackend
 from .redact import Redactor, remember
 
 __all__ = [

@@ -532,8 +532,8 @@ def check_trajectory(
     """
     from ..api import check
     from ..plan.compile import compile_program
-    from ..runtime.backends import PythonBackend
     from ..runtime.executor import run_plan_sync
+    from ..runtime.python_backend import PythonBackend
     from .reference import ReferenceFailure, reference_answers
 
     src: Any = Path(source) if isinstance(source, Path) else Source(name, source)

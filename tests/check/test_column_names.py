@@ -17,7 +17,7 @@ import pytest
 
 from edgedsl import api
 from edgedsl.core.diagnostics import CompileError
-from edgedsl.runtime.backends import PythonBackend
+from edgedsl.runtime.python_backend import PythonBackend
 
 ROOT = Path(__file__).resolve().parents[2]
 

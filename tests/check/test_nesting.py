@@ -35,7 +35,7 @@ from edgedsl.core.say import (
     parse_say,
     render_say,
 )
-from edgedsl.runtime.backends import PythonBackend
+from edgedsl.runtime.python_backend import PythonBackend
 from edgedsl.syntax.parser import MAX_DEPTH
 from edgedsl.syntax.printer import format_module
 

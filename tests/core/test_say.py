@@ -10,8 +10,8 @@ import pytest
 
 import edgedsl
 from edgedsl.core.say import SayLimitError, render_say
-from edgedsl.runtime.backends import PythonBackend
 from edgedsl.runtime.executor import run
+from edgedsl.runtime.python_backend import PythonBackend
 
 PROGRAM = """
 platform p {{

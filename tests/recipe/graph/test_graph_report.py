@@ -20,7 +20,7 @@ from edgedsl.recipe.graph.report import (
     render_report,
 )
 from edgedsl.recipe.graph.show import neighbourhood, render_neighbourhood
-from edgedsl.runtime.backends import PythonBackend
+from edgedsl.runtime.python_backend import PythonBackend
 from tests.recipe.graph.graph_tools import TOOLS, catalog, graph
 
 CAT = catalog()
