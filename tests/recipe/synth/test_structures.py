@@ -241,7 +241,7 @@ def test_restarts_keep_the_longest_chain() -> None:
 def test_looking_ahead_passes_over_a_dead_end() -> None:
     """``extend(ahead=True)`` returns the first grown draft from which an edge could go on
     (:meth:`Engine.can_grow`), and a dead end only when every draft it grew was one."""
-    from edgedsl.recipe.synth.structures import start
+    from edgedsl.recipe.synth.chains import start
 
     eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
     follow = eng.follow
