@@ -152,7 +152,7 @@ def make_backend(args: argparse.Namespace) -> Any:
     elif name == "store":
         if not args.store:
             raise UsageError("the store backend needs `--store FILE`")
-        from ..runtime.store import StoreBackend
+        from ..runtime.store_replay import StoreBackend
 
         backend = StoreBackend(Path(args.store), strict=not args.no_strict)
     elif name == "http":

@@ -11,8 +11,9 @@ from .backends import (
 from .executor import run, run_plan, run_plan_sync, run_trajectory
 from .python_backend import PythonBackend
 from .result import RunResult
-from .store import Store, StoreBackend
+from .store import Store
 from .store_record import RecordingBackend
+from .store_replay import StoreBackend
 from .trace import Trace, trace_summary
 
 __all__ = [

@@ -438,7 +438,7 @@ def classify_raised(tool: ToolSpec, exc: BaseException) -> ToolFailure:
 
 
 def _store_factory(path: str | Path, strict: bool = True, inner: Backend | None = None) -> Backend:
-    from .store import StoreBackend
+    from .store_replay import StoreBackend
 
     return StoreBackend(path, strict=strict, inner=inner)
 

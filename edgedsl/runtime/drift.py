@@ -34,7 +34,8 @@ from ..core.types import ListType, type_from_json
 from ..plan.model import Plan, ToolSpec
 from .backends import Backend, ToolFailure
 from .executor import at_least_one
-from .store import Store, StoreBackend, describe_call
+from .store import Store, describe_call
+from .store_replay import StoreBackend
 
 __all__ = [
     "DriftReport",
