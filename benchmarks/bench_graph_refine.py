@@ -3,9 +3,8 @@
 Measures, in the same process, on the synthetic catalog of ``--tools`` tools served by the
 world's generic engine (``edgedsl.world.synth``, the platform as the domain):
 
-  * ours: ``edgedsl.recipe.graph.refine`` for ``--iterations`` iterations of ``--paths`` paths on
-  the
-    world backend (each batch compiled as one module, paths run concurrently);
+  * ours: ``edgedsl.recipe.graph.refine`` for ``--iterations`` iterations of ``--paths`` paths
+    on the world backend (each batch compiled as one module, paths run concurrently);
   * baseline: the same kind of iteration with every path compiled alone and run one after
     another (``--baseline-iterations`` iterations, scaled);
 

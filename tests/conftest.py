@@ -1,7 +1,7 @@
-"""Shared pytest configuration: Hypothesis profiles ``ci`` (default) and ``long``, and the
-``tests/`` directory importable from every test directory (shared helpers such as
-``loopback``), the ``--update-goldens`` option (:mod:`goldens`), and the fake chat endpoint as
-fixtures (``llm_served``, ``fake``).
+"""Shared pytest configuration: Hypothesis profiles ``ci`` (default) and ``long``, the
+``--update-goldens`` option (:mod:`tests.goldens`), and the fake chat endpoint as fixtures
+(``llm_served``, ``fake``). ``tests`` is a package: shared helpers
+import as ``tests.loopback``, ``tests.plan_fixtures`` and so on.
 
 Select the long profile with ``EDGEDSL_PROFILE=long``. Two tiers: ``pytest -m "not slow"`` is
 the fast tier for everyday work; the full suite (``.ci/run``) runs the ``slow`` tests too.
@@ -10,9 +10,7 @@ the fast tier for everyday work; the full suite (``.ci/run``) runs the ``slow`` 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,9 +23,6 @@ settings.register_profile(
     "long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("EDGEDSL_PROFILE", "ci"))
-
-if str(Path(__file__).resolve().parent) not in sys.path:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,8 +51,8 @@ def _forget_live_keys() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def llm_served() -> Iterator[tuple[Any, str]]:
-    """The fake OpenAI-compatible endpoint (``graph/fake_llm.py``) served on 127.0.0.1 for a
-    module: the app and its base URL."""
+    """The fake OpenAI-compatible endpoint (``tests/recipe/graph/fake_llm.py``) served on
+    127.0.0.1 for a module: the app and its base URL."""
     from tests.recipe.graph.fake_llm import FakeLLM, serve
 
     app = FakeLLM()

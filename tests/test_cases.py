@@ -14,7 +14,6 @@ from typing import Any
 
 import orjson
 import pytest
-from edgedsl.runtime.python_backend import PythonBackend
 
 from edgedsl.api import check, parse
 from edgedsl.cli.dump import to_jsonable
@@ -22,6 +21,7 @@ from edgedsl.plan.compile import compile_program
 from edgedsl.plan.model import plan_to_json
 from edgedsl.runtime.backends import load_python_tools
 from edgedsl.runtime.executor import run_plan_sync
+from edgedsl.runtime.python_backend import PythonBackend
 from edgedsl.syntax.printer import format_module
 from tests.goldens import check_golden
 
@@ -45,6 +45,8 @@ def _dump(data: Any) -> str:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
 
 
+def _golden(path: Path, text: str) -> None:
+    check_golden(path, text)
 
 
 def _sql_listing(plan_json: dict[str, Any]) -> str:

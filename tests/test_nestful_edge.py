@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from edgedsl.runtime.python_backend import PythonBackend
 
 from edgedsl.api import check, compile, read_source, run
 from edgedsl.runtime.backends import import_file, load_python_tools
+from edgedsl.runtime.python_backend import PythonBackend
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.printer import format_module

@@ -1,8 +1,8 @@
 """The IR: a checked trajectory, every name resolved and every type known.
 
 Produced by the `check` stage (``edgedsl.check``) from the AST and the catalog, consumed by the
-`plan` stage (``edgedsl.plan``). Frozen, slotted, keyword-only dataclasses; every node keeps its
-origin span (excluded from equality).
+`plan` stage (``edgedsl.plan.model``). Frozen, slotted, keyword-only dataclasses; every node keeps
+its origin span (excluded from equality).
 
 Relations and their ids
     Every step that produces a relation has an ``id``: the binding name (``filings``), or

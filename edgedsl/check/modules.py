@@ -4,9 +4,9 @@
 compiled, the extra search paths, then the shipped standard library. The same order serves every
 ``use``, also inside used modules, so a module name always denotes one file (a local
 ``codes.edge`` shadows the standard one for the whole program, as on a Python path). Each module
-is parsed with :func:`edgedsl.syntax.build.parse_module` (its syntax errors become
-diagnostics pointing into that file) and loaded once; a ``use`` cycle is ``E104``; a module
-found nowhere is ``E103`` with a did-you-mean over available module names.
+is parsed with :func:`edgedsl.syntax.build.parse_module` (its syntax errors become diagnostics
+pointing into that file) and loaded once; a ``use`` cycle is ``E104``; a module found nowhere is
+``E103`` with a did-you-mean over available module names.
 Modules end up in ``ctx.modules`` in dependency order (used modules first).
 """
 

@@ -18,10 +18,19 @@ import orjson
 
 from ..core.resources import stdlib_dir
 from .args import non_negative, positive, positive_int, probability
+from .common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    add_backend_args,
+    add_llm_args,
+    close_quietly,
+    load_catalog_modules,
+    load_graph_file,
+    open_backend,
+    usage_error,
+)
 
 __all__ = ["DEFAULT_MODULES", "add_graph_parser", "default_modules"]
-
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
 
 def default_modules() -> list[str]:
@@ -31,53 +40,6 @@ def default_modules() -> list[str]:
 
 DEFAULT_MODULES: tuple[str, ...] = ()
 """Empty: :func:`default_modules` is read when a command runs."""
-
-
-def _usage(msg: str) -> Exception:
-    from .common import UsageError
-
-    return UsageError(msg)
-
-
-def _err(msg: str) -> int:
-    sys.stderr.write(f"error: {msg}\n")
-    return EXIT_ERRORS
-
-
-def _load(path: str) -> Any:
-    from ..recipe.graph.model import GraphFileError, load_graph
-
-    if not Path(path).is_file():
-        raise _usage(f"no such graph file: {path}")
-    try:
-        return load_graph(Path(path))
-    except GraphFileError as exc:
-        raise _usage(str(exc)) from None
-
-
-def _catalog(modules: list[str], search_paths: list[str]) -> Any:
-    from ..check import CheckError, load_catalog
-
-    try:
-        return load_catalog(modules, [Path(p) for p in search_paths])
-    except CheckError as exc:
-        first = next((d for d in exc.diagnostics if d.severity == "error"), None)
-        raise _usage(f"cannot load the catalog {', '.join(modules)}: "
-                     f"{first.message if first else exc}") from None
-
-
-def _backend(args: argparse.Namespace) -> Any:
-    from .common import make_backend as _make_backend
-
-    return _make_backend(args)
-
-
-def _close(backend: Any) -> None:
-    from .common import close_backend as _close_backend
-
-    problem = _close_backend(backend)
-    if problem:
-        sys.stderr.write(f"warning: closing the backend: {problem}\n")
 
 
 def _progress(label: str) -> Callable[..., None]:
@@ -110,7 +72,7 @@ def cmd_graph_build(args: argparse.Namespace) -> int:
     from ..recipe.graph.probe import probe
 
     modules = args.modules.split(",") if args.modules else default_modules()
-    catalog = _catalog(modules, args.search_path)
+    catalog = load_catalog_modules(modules, args.search_path)
     ref = CatalogRef(modules=modules, search_paths=[str(Path(p).resolve())
                                                     for p in args.search_path])
     scorer = _scorer(args)
@@ -118,13 +80,13 @@ def cmd_graph_build(args: argparse.Namespace) -> int:
                              k_cross=args.k_cross, scorer=scorer)
     summary: dict[str, Any] = {"tools": len(graph.tools), "edges": len(graph.edges)}
     if not args.no_probe:
-        backend = _backend(args)
+        backend = open_backend(args)
         pool = ValuePool()
         try:
             rep = asyncio.run(probe(graph, catalog, backend, pool, seed=args.seed,
                                     progress=_progress("probe")))
         finally:
-            _close(backend)
+            close_quietly(backend)
         if sys.stderr.isatty():
             sys.stderr.write("\n")
         for t in graph.tools:
@@ -151,7 +113,7 @@ def _scorer(args: argparse.Namespace) -> Any:
     try:
         config = LLMConfig.from_flags(args.llm_url, args.llm_model, key_env=args.llm_key_env)
     except ValueError as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     return None if config is None else ChatModelScorer(LLMClient(config))
 
 
@@ -165,8 +127,8 @@ def cmd_graph_refine(args: argparse.Namespace) -> int:
     from ..recipe.graph.model import save_graph
     from ..recipe.graph.refine import RefineConfig, refine
 
-    graph = _load(args.graph)
-    catalog = _catalog(graph.catalog.modules, graph.catalog.search_paths)
+    graph = load_graph_file(args.graph)
+    catalog = load_catalog_modules(graph.catalog.modules, graph.catalog.search_paths)
     cfg = RefineConfig(iterations=args.iterations, paths=args.paths, epsilon=args.epsilon,
                        strength=args.strength, seed=args.seed,
                        evidence=Evidence(environmental=args.env_weight),
@@ -178,7 +140,7 @@ def cmd_graph_refine(args: argparse.Namespace) -> int:
                          "continue it)\n")
         ckpt.unlink()
     pool = pool_from_graph(graph)  # defaults observed by `graph build` seed the pool
-    backend = _backend(args)
+    backend = open_backend(args)
     try:
         gstar = asyncio.run(refine(graph, catalog, backend, cfg, pool=pool, checkpoint=ckpt,
                                    progress=_progress("refine")))
@@ -186,7 +148,7 @@ def cmd_graph_refine(args: argparse.Namespace) -> int:
         sys.stderr.write(f"\ninterrupted; `--resume` continues from {ckpt}\n")
         return EXIT_ERRORS
     finally:
-        _close(backend)
+        close_quietly(backend)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     save_graph(gstar, out)
@@ -210,17 +172,17 @@ def cmd_graph_report(args: argparse.Namespace) -> int:
     """``graph report GSTAR.json``: fresh executions of skeleton, G* and pruned edges."""
     from ..recipe.graph.report import graph_report, plot_svg, render_report
 
-    graph = _load(args.graph)
+    graph = load_graph_file(args.graph)
     if graph.stage != "refined":
-        raise _usage(f"{args.graph} is a candidate graph; refine it first "
+        raise usage_error(f"{args.graph} is a candidate graph; refine it first "
                      "(`edgedsl graph refine`)")
-    catalog = _catalog(graph.catalog.modules, graph.catalog.search_paths)
-    backend = _backend(args)
+    catalog = load_catalog_modules(graph.catalog.modules, graph.catalog.search_paths)
+    backend = open_backend(args)
     try:
         rep = asyncio.run(graph_report(graph, catalog, backend, runs=args.runs,
                                        max_edges=args.max_edges, seed=args.report_seed))
     finally:
-        _close(backend)
+        close_quietly(backend)
     if args.plot:
         Path(args.plot).write_text(plot_svg(rep.iterations, title=f"refinement of "
                                             f"{Path(args.graph).name}"), encoding="utf-8")
@@ -240,11 +202,11 @@ def cmd_graph_show(args: argparse.Namespace) -> int:
     from ..core.diagnostics import did_you_mean
     from ..recipe.graph.show import neighbourhood, render_neighbourhood
 
-    graph = _load(args.graph)
+    graph = load_graph_file(args.graph)
     names = [t.name for t in graph.tools]
     if args.tool not in names:
         hint = did_you_mean(args.tool, names)
-        raise _usage(f"no tool `{args.tool}` in {args.graph}"
+        raise usage_error(f"no tool `{args.tool}` in {args.graph}"
                      + (f"; did you mean `{hint[0]}`?" if hint else ""))
     view = neighbourhood(graph, args.tool)
     if args.json:
@@ -255,29 +217,6 @@ def cmd_graph_show(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- parsers
-
-
-def _backend_args(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--backend", metavar="NAME",
-                    help="world | http | python | store (default: world; python with --tools, "
-                    "store with --store)")
-    sp.add_argument("--seed", type=int, default=0,
-                    help="the run's seed (and the world's; default 0)")
-    sp.add_argument("--faults", metavar="PLAN.json", help="world backend: a fault plan")
-    sp.add_argument("--store", metavar="FILE", help="store backend: the recorded responses")
-    sp.add_argument("--no-strict", action="store_true", help="store backend: tolerate misses")
-    sp.add_argument("--tools", metavar="PATH.py", help="python backend: file defining TOOLS")
-    sp.add_argument("--record", metavar="STORE", help="record every response into STORE")
-
-
-def _llm_args(sp: argparse.ArgumentParser, purpose: str) -> None:
-    """``--llm-url``, ``--llm-model``, ``--llm-key-env``: an optional chat model for
-    ``purpose``."""
-    sp.add_argument("--llm-url", metavar="URL",
-                    help=f"{purpose} at this OpenAI-compatible base URL")
-    sp.add_argument("--llm-model", metavar="NAME", help="the chat model's name")
-    sp.add_argument("--llm-key-env", metavar="VAR", default="EDGEDSL_LLM_KEY",
-                    help="environment variable holding the endpoint's key (EDGEDSL_LLM_KEY)")
 
 
 def add_graph_parser(sub: Any) -> None:
@@ -295,9 +234,9 @@ def add_graph_parser(sub: Any) -> None:
     p.add_argument("--k-cross", type=int, default=10, help="targets per tool, other domains (10)")
     p.add_argument("--no-probe", action="store_true",
                    help="do not call tools to observe default values")
-    _llm_args(p, "score candidates with a chat model")
+    add_llm_args(p, "score candidates with a chat model")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    _backend_args(p)
+    add_backend_args(p)
     p.set_defaults(func=cmd_graph_build)
 
     p = gsub.add_parser("refine", help="refine G by execution → G*")
@@ -318,7 +257,7 @@ def add_graph_parser(sub: Any) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from OUTPUT.ckpt")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    _backend_args(p)
+    add_backend_args(p)
     p.set_defaults(func=cmd_graph_refine)
 
     p = gsub.add_parser("report", help="success rates of skeleton, G* and pruned edges")
@@ -330,7 +269,7 @@ def add_graph_parser(sub: Any) -> None:
                    help="seed of the fresh executions (1; refinement's default is 0)")
     p.add_argument("--plot", metavar="FILE.svg", help="draw pass and step rates per iteration")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    _backend_args(p)
+    add_backend_args(p)
     p.set_defaults(func=cmd_graph_report)
 
     p = gsub.add_parser("show", help="one tool's neighbourhood in G or G*")

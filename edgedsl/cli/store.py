@@ -16,16 +16,10 @@ from typing import IO, Any
 import orjson
 
 from .args import positive_int
+from .common import EXIT_ERRORS, EXIT_OK, compile_file, usage_error
 
 __all__ = ["add_store_parser", "export_responses", "store_stats"]
 
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
-
-
-def _usage(msg: str) -> Exception:
-    from .common import UsageError
-
-    return UsageError(msg)
 
 
 def _existing(path: str) -> Path:
@@ -203,6 +197,7 @@ def cmd_store_export(args: argparse.Namespace) -> int:
 
 def _drift_backend(args: argparse.Namespace) -> Any:
     from ..runtime import backends
+    from ..runtime.python_backend import PythonBackend
 
     name = args.backend
     if name == "world":
@@ -211,13 +206,13 @@ def _drift_backend(args: argparse.Namespace) -> Any:
         return make_world_backend(seed=args.seed)
     if name == "python":
         if not args.tools:
-            raise _usage("the python backend needs `--tools PATH.py` defining TOOLS = {...}")
+            raise usage_error("the python backend needs `--tools PATH.py` defining TOOLS = {...}")
         try:
-            return backends.PythonBackend(backends.load_python_tools(Path(args.tools)))
+            return PythonBackend(backends.load_python_tools(Path(args.tools)))
         except (OSError, ImportError, ValueError, TypeError, SyntaxError) as err:
-            raise _usage(f"cannot load tools from {args.tools}: {err}") from None
+            raise usage_error(f"cannot load tools from {args.tools}: {err}") from None
     if name not in backends.backend_names() or name == "store":
-        raise _usage(f"drift re-fetches through world, http or python, not `{name}`")
+        raise usage_error(f"drift re-fetches through world, http or python, not `{name}`")
     return backends.make_backend(name)
 
 
@@ -228,10 +223,9 @@ def cmd_store_drift(args: argparse.Namespace) -> int:
     path = _existing(args.store)
     plans = []
     for f in args.trajectories or []:
-        from .common import compile_file as _compile_file
 
         ns = argparse.Namespace(file=f, lib=args.lib, phi=args.phi, json=args.json)
-        compiled = _compile_file(ns)
+        compiled = compile_file(ns)
         if compiled is None:
             return EXIT_ERRORS
         plans.append((f, compiled[0]))

@@ -16,14 +16,18 @@ from typing import Any
 
 import orjson
 
-from .common import EXIT_ERRORS, EXIT_OK
-from .common import add_backend_args as _backend_args
-from .common import add_llm_args as _llm_args
-from .common import close_quietly as _close
-from .common import load_catalog_modules as _catalog
-from .common import load_graph_file as _load
-from .common import open_backend as _backend
-from .common import usage_error as _usage
+from .common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    add_backend_args,
+    add_llm_args,
+    close_quietly,
+    load_catalog_modules,
+    load_graph_file,
+    make_backend,
+    open_backend,
+    usage_error,
+)
 
 __all__ = ["add_synth_parser", "default_graph_path"]
 
@@ -31,7 +35,7 @@ __all__ = ["add_synth_parser", "default_graph_path"]
 def default_graph_path() -> Path:
     """The G* shipped with edgedsl: ``graph build`` then ``graph refine --iterations 100
     --paths 32`` on the world (seed 0) over the ten-platform catalog (see docs/synth.md)."""
-    return Path(__file__).resolve().parent / "data" / "gstar_world.json"
+    return Path(__file__).resolve().parents[1] / "recipe" / "synth" / "data" / "gstar_world.json"
 
 
 def _pairs(text: str | None, what: str, key: type = str) -> dict[Any, float] | None:
@@ -45,7 +49,7 @@ def _pairs(text: str | None, what: str, key: type = str) -> dict[Any, float] | N
                 raise ValueError
             out[key(k.strip())] = float(v)
         except ValueError:
-            raise _usage(f"--{what}: expected NAME=SHARE,…, got {part!r}") from None
+            raise usage_error(f"--{what}: expected NAME=SHARE,…, got {part!r}") from None
     return out
 
 
@@ -76,11 +80,11 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
     from ..recipe.llm import LLMClient, LLMConfig
     from ..recipe.synth.pipeline import SynthConfig, synthesize
 
-    graph = _load(args.graph or str(default_graph_path()))
+    graph = load_graph_file(args.graph or str(default_graph_path()))
     if graph.stage != "refined":
         sys.stderr.write("warning: the graph is not refined (G, not G*): edges are sampled on "
                          "their priors\n")
-    catalog = _catalog(graph.catalog.modules, graph.catalog.search_paths)
+    catalog = load_catalog_modules(graph.catalog.modules, graph.catalog.search_paths)
     knobs: dict[str, Any] = {"n": args.n, "seed": args.seed, "phi": args.phi,
                              "width": args.width,
                              "batch": args.batch, "max_attempts": args.max_attempts,
@@ -98,24 +102,23 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
         if callable(errors) and errors():
             first = errors()[0]
             where = str(first["loc"][0]).replace("_", "-") if first.get("loc") else "knobs"
-            raise _usage(f"--{where}: {first['msg']}") from None
-        raise _usage(str(exc).splitlines()[0]) from None
+            raise usage_error(f"--{where}: {first['msg']}") from None
+        raise usage_error(str(exc).splitlines()[0]) from None
     if args.templates and not Path(args.templates).is_dir():
-        raise _usage(f"--templates: no such directory: {args.templates}")
+        raise usage_error(f"--templates: no such directory: {args.templates}")
     try:
         llm_cfg = LLMConfig.from_flags(args.llm_url, args.llm_model, key_env=args.llm_key_env)
     except ValueError as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     llm = LLMClient(llm_cfg) if llm_cfg is not None else None
     from functools import partial
 
-    from .common import make_backend as _make_backend
 
     workers = args.workers if args.workers is not None else min(2, os.cpu_count() or 1)
     if workers < 1:
-        raise _usage("--workers must be at least 1")
-    make = partial(_make_backend, args)
-    backend = _backend(args)
+        raise usage_error("--workers must be at least 1")
+    make = partial(make_backend, args)
+    backend = open_backend(args)
     try:
         rep = asyncio.run(synthesize(graph, catalog, backend, args.output, cfg,
                                      fresh=make, llm=llm, workers=workers,
@@ -124,9 +127,9 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"\ninterrupted; what was accepted so far is in {args.output}/\n")
         return EXIT_ERRORS
     except ValueError as exc:
-        raise _usage(str(exc)) from None
+        raise usage_error(str(exc)) from None
     finally:
-        _close(backend)
+        close_quietly(backend)
     sys.stderr.write("\n" if sys.stderr.isatty() else "")
     if args.json:
         sys.stdout.write(orjson.dumps(rep.model_dump(mode="json"),
@@ -142,7 +145,7 @@ def cmd_synth_stats(args: argparse.Namespace) -> int:
     from ..recipe.synth.stats import corpus_stats, render_stats
 
     if not Path(args.directory).is_dir():
-        raise _usage(f"no such directory: {args.directory}")
+        raise usage_error(f"no such directory: {args.directory}")
     corpus = load_corpus(args.directory, backend=args.backend or "world", seed=args.seed)
     for file, reason in corpus.problems:
         sys.stderr.write(f"warning: {file}: {reason}\n")
@@ -176,7 +179,7 @@ def cmd_synth_audit(args: argparse.Namespace) -> int:
 
     for d in (args.train, args.eval):
         if not Path(d).is_dir():
-            raise _usage(f"no such directory: {d}")
+            raise usage_error(f"no such directory: {d}")
     report = audit_dirs(args.train, args.eval)
     if args.json:
         sys.stdout.write(orjson.dumps(report.model_dump(mode="json"),
@@ -232,9 +235,9 @@ def add_synth_parser(sub: Any) -> None:
                    help="skip the re-solve filter (recompile and rerun on a fresh world)")
     p.add_argument("--templates", metavar="DIR",
                    help="query templates overriding the shipped ones, file by file")
-    _llm_args(p, "paraphrase queries and check tasks with a chat model")
+    add_llm_args(p, "paraphrase queries and check tasks with a chat model")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    _backend_args(p)
+    add_backend_args(p)
     p.set_defaults(func=cmd_synth_run)
 
     p = ssub.add_parser("stats", help="the recipe's statistics of a directory of trajectories")

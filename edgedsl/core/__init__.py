@@ -1,1 +1,2 @@
-"""The foundation: sources and spans, diagnostics and codes, types, catalogs, quoting, files and resources. Imports nothing else of edgedsl."""
+"""The foundation: sources and spans, diagnostics and codes, types, catalogs, quoting, files and
+resources. Imports nothing else of edgedsl."""

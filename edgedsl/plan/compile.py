@@ -2,8 +2,9 @@
 
 Expressions and predicates become SQL text with ``?`` parameters over the run's relation tables;
 ``drv`` nodes take their final SQL from :func:`edgedsl.reduce.registry.reduce_sql`; steps are
-grouped into topological layers per scope (top level, each ``if`` branch). See :mod:`edgedsl.plan`
-for the layout of the result. Use it through :func:`edgedsl.plan.model.compile_program`.
+grouped into topological layers per scope (top level, each ``if`` branch). See
+:mod:`edgedsl.plan.model` for the layout of the result. Use it through
+:func:`compile_program`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .model import (
     SpanInfo,
     ToolSpec,
     TrajectoryPlan,
-    _check_trusted,
+    check_trusted,
     encode_value,
     trusted,
 )
@@ -160,7 +161,7 @@ _DRV_FIELDS = frozenset(DrvStep.model_fields) - {"kind"}
 _COMPARE_FIELDS = frozenset(CompareStep.model_fields) - {"kind"}
 _PARALLEL_FIELDS = frozenset(ParallelStep.model_fields) - {"kind"}
 _IF_FIELDS = frozenset(IfStep.model_fields) - {"kind"}
-_check_trusted(SpanInfo, JunctionSpec, RequestTemplate, SharedSpec, AnswerField, AnswerPlan,
+check_trusted(SpanInfo, JunctionSpec, RequestTemplate, SharedSpec, AnswerField, AnswerPlan,
                PredicateSpec, TrajectoryPlan, Plan, ToolSpec, ParamSpec, PagingSpec, CallStep,
                DrvStep, CompareStep, ParallelStep, IfStep)
 

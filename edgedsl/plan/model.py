@@ -33,14 +33,12 @@ The compiler itself (IR → these models) lives in :mod:`edgedsl.plan.compile`.
 from __future__ import annotations
 
 import datetime as _dt
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..check import ir
 from ..core.catalog import Catalog, Platform, Tool
 from ..core.diagnostics import CompileError, diag
 from ..core.jsonfile import read_json_object, schema_problems
@@ -64,8 +62,6 @@ __all__ = [
     "StepPlan",
     "ToolSpec",
     "TrajectoryPlan",
-    "compile_program",
-    "compile_trajectory",
     "decode_value",
     "encode_value",
     "load_plan",
@@ -416,7 +412,7 @@ def trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
     per-field loop: ``values`` holds every field, in declaration order, with fresh containers
     where validation would make them. Plans read from JSON are validated (:func:`load_plan`).
     Only for models without validators, ``model_post_init``, extra fields or a root
-    (:func:`_check_trusted`)."""
+    (:func:`check_trusted`)."""
     m = _object_new(cls)
     _set_dict(m, values)
     _set_fields_set(m, fields_set)
@@ -425,7 +421,7 @@ def trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
     return m
 
 
-def _check_trusted(*models: type[BaseModel]) -> None:
+def check_trusted(*models: type[BaseModel]) -> None:
     """Refuse :func:`trusted` for a model whose validation does more than check and copy."""
     for cls in models:
         decorators = cls.__pydantic_decorators__
@@ -491,25 +487,3 @@ def _validate_refs(plan: Plan) -> list[str]:
             out += [f"trajectory `{t.name}` lists unknown step `{k}`"
                     for layer in layers for k in layer if k not in t.steps]
     return out
-
-
-# ---------------------------------------------------------------- the compiler
-
-
-def compile_program(program: ir.ProgramIR) -> Plan:
-    """Stage `plan`: compile every trajectory of a checked program into one :class:`Plan`
-    (implemented in :mod:`edgedsl.plan.compile`)."""
-    return _compiler().compile_program(program)
-
-
-@cache
-def _compiler() -> Any:
-    """:mod:`edgedsl.plan.compile` (it imports this module: imported on first use)."""
-    from . import compile as plan_compile
-
-    return plan_compile
-
-
-def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
-    """Compile one checked trajectory (tools are collected by :func:`compile_program`)."""
-    return _compiler().compile_trajectory(traj)

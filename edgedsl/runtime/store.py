@@ -63,7 +63,7 @@ import orjson
 from ..core.sqlquote import quote_ident
 from ..core.types import FieldType
 from ..plan.model import ToolSpec
-from .backends import Backend, Response, StoredRows, ToolFailure
+from .backends import Response, StoredRows
 from .duck import Relation, shred
 from .redact import scrub
 from .store_file import (
@@ -90,7 +90,6 @@ __all__ = [
     "Refused",
     "ResponsesRefused",
     "Store",
-    "StoreBackend",
     "StoreError",
     "StoreLocked",
     "WriteResult",
@@ -580,45 +579,3 @@ class Store:
     def count(self) -> int:
         """Number of recorded responses."""
         return int(self.con.execute("SELECT count(*) FROM responses").fetchone()[0])  # type: ignore[index]
-
-
-class StoreBackend:
-    """Replays recorded responses. A miss fails (R505) in strict mode; otherwise it falls
-    through to ``inner`` when given. Given a path, it opens the store read-only (the lock file
-    shared: other processes may replay at once; writers wait until :meth:`close`)."""
-
-    name = "store"
-
-    def __init__(self, store: Store | str | Path, *, strict: bool = True,
-                 inner: Backend | None = None, timeout: float | None = None) -> None:
-        self._owns = not isinstance(store, Store)
-        self.store = store if isinstance(store, Store) else \
-            Store(store, read_only=True, timeout=timeout)
-        self.strict = strict
-        self.inner = inner
-
-    def close(self) -> None:
-        """Close the store if this backend opened it."""
-        if self._owns:
-            self.store.close()
-
-    def __enter__(self) -> StoreBackend:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def call(self, tool: ToolSpec, args: dict[str, object], *, page: int | None
-                   ) -> Response:
-        """The recorded response, or the inner backend's (non-strict), or R505."""
-        hit = self.store.get(tool, args, page)
-        if hit is not None:
-            return hit
-        if self.strict or self.inner is None:
-            raise ToolFailure(
-                "structural", "R505",
-                f"no recorded response for {describe_call(tool, args, page)}; "
-                f"record it with --record {self.store.path}")
-        resp = await self.inner.call(tool, args, page=page)
-        resp.from_store = False
-        return resp

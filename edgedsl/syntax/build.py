@@ -104,10 +104,10 @@ class _Paged:
 class _ToAst(ExprBuilder):
     """Builds AST nodes bottom-up with spans; collects build-time diagnostics.
 
-    One method per named rule of the grammar (see :func:`edgedsl.syntax.parser.rule_names`),
-    called with the rule's children once they are built; ``pos`` holds the rule's
-    ``(start, end)``. The same builder runs inside the LALR parser
-    (:func:`edgedsl.syntax.parser.direct_parser`, no tree) or over a lark tree (:meth:`walk`).
+    One method per named rule of the grammar (see :func:`edgedsl.syntax.parser.rule_names`), called
+    with the rule's children once they are built; ``pos`` holds the rule's ``(start, end)``.
+    The same builder runs inside the LALR parser (:func:`edgedsl.syntax.parser.direct_parser`, no
+    tree) or over a lark tree (:meth:`walk`).
     """
 
     positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT"})

@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from edgedsl.runtime.python_backend import PythonBackend
 
 from edgedsl import api
 from edgedsl.core.diagnostics import CompileError
+from edgedsl.runtime.python_backend import PythonBackend
 
 ROOT = Path(__file__).resolve().parents[2]
 

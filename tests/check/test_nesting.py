@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from edgedsl.runtime.python_backend import PythonBackend
 from jinja2 import TemplateError, TemplateSyntaxError
 
 from edgedsl import api
@@ -36,6 +35,7 @@ from edgedsl.core.say import (
     parse_say,
     render_say,
 )
+from edgedsl.runtime.python_backend import PythonBackend
 from edgedsl.syntax.parser import MAX_DEPTH
 from edgedsl.syntax.printer import format_module
 

@@ -293,9 +293,8 @@ def test_drift_refuses_bounds_below_one(argv: list[str], cli_store: tuple[Path, 
     assert main(["store", "drift", str(store), "--backend", "python", "--tools", str(tools),
                  *argv]) == 2
     assert argv[0] in capsys.readouterr().err
-    from edgedsl.runtime.python_backend import PythonBackend
-
     from edgedsl.runtime.drift import drift
+    from edgedsl.runtime.python_backend import PythonBackend
 
     with pytest.raises(ValueError, match="concurrency"):
         drift(store, PythonBackend({}), concurrency=0)

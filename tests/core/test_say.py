@@ -7,11 +7,11 @@ import sys
 from typing import Any
 
 import pytest
-from edgedsl.runtime.python_backend import PythonBackend
 
 import edgedsl
 from edgedsl.core.say import SayLimitError, render_say
 from edgedsl.runtime.executor import run
+from edgedsl.runtime.python_backend import PythonBackend
 
 PROGRAM = """
 platform p {{

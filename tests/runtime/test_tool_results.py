@@ -16,12 +16,12 @@ from typing import Any
 
 import orjson
 import pytest
-from edgedsl.runtime.python_backend import PythonBackend
 
 import edgedsl
 from edgedsl import cli
 from edgedsl.runtime.backends import MAX_TOTAL, as_count, json_problem
 from edgedsl.runtime.executor import run_plan_sync
+from edgedsl.runtime.python_backend import PythonBackend
 
 PROGRAM = """
 platform p {

@@ -124,8 +124,8 @@ def load_prior_template(path: str | Path | None = None) -> jinja2.Template:
     cannot be read or parsed."""
     if path is None:
         name = f"<edgedsl>/graph/templates/{DEFAULT_TEMPLATE}"
-        text = (importlib.resources.files("edgedsl.recipe.graph") / "templates" / DEFAULT_TEMPLATE) \
-            .read_text(encoding="utf-8")
+        templates = importlib.resources.files("edgedsl.recipe.graph") / "templates"
+        text = (templates / DEFAULT_TEMPLATE).read_text(encoding="utf-8")
     else:
         name = str(path)
         try:

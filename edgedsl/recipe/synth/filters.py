@@ -47,7 +47,7 @@ from ...core.diagnostics import CompileError
 from ...plan.model import Plan
 from ...syntax import nodes as n
 from ..llm import LLMClient, LLMError, Message
-from .korean import korean_date, korean_forms, mask, mentioned
+from .korean import korean_date, korean_forms, mask, mentioned, pattern_of
 from .literals import literal_uses
 from .query import prompt_template, query_context
 from .templates import QueryTemplateError, load_glossary
@@ -221,13 +221,12 @@ def find_leaks(query: str, answer: Any, literal_forms: Sequence[str] = ()) -> li
     question is about, a date it gives — is not a leak when the answer repeats it. Matching
     ignores case and spacing, and never matches inside a longer number or word of Latin letters
     (``30`` is not found in ``2030``)."""
-    from .korean import pattern_of as _pattern
 
     masked = mask(query, literal_forms)
     found: list[str] = []
     for value in _scalars(answer):
         for form in value_forms(value):
-            if _pattern(form).search(masked):
+            if pattern_of(form).search(masked):
                 found.append(form)
                 break
     return list(dict.fromkeys(found))

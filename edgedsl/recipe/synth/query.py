@@ -1,5 +1,4 @@
-"""The natural-language query of a synthesized trajectory: Korean jinja2 templates, and an
-optional paraphrase by a chat model.
+"""The natural-language query of a synthesized trajectory, rendered from Korean jinja2 templates.
 
 :func:`query_context` turns a trajectory (its AST) and its compiled
 :class:`~edgedsl.plan.model.Plan` into a JSON-able context: the structure type, the platforms and
@@ -11,455 +10,47 @@ never the answer's values, so that no template can leak them.
 :func:`render_query` renders the template chosen by structure and platform (the platform of the
 trajectory's first call): ``{structure}.{platform}.j2``, then ``{structure}.j2``, then
 ``default.j2``; each name is looked up in the user's directory first, then in the packaged one
-(``edgedsl/recipe/synth/templates/query/``). Templates run in a sandbox with strict undefined names
-and may vary their wording with ``pick([...])``, a choice seeded by ``rng_seed``: the same seed
-gives the same query.
+(``edgedsl/recipe/synth/templates/query/``). Templates run in a sandbox with strict undefined
+names and may vary their wording with ``pick([...])``, a choice seeded by ``rng_seed``: the same
+seed gives the same query.
 
-:func:`paraphrase` asks a chat model (:class:`~edgedsl.recipe.llm.LLMClient`) to reword the template
-query, and falls back to the template query — counting why — when the reply is invalid, leaks
-an answer value, or drops a literal value of the trajectory.
-
-The Korean text helpers (particles, dates, numbers, labels from ``glossary.json``) and
-:func:`literal_uses` / :func:`mentioned`, which the filters share, are defined here too.
+The Korean text helpers are in :mod:`.korean`, the literal values and labels in :mod:`.literals`,
+the template directories and the glossary in :mod:`.templates`, the chat-model paraphrase in
+:mod:`.paraphrase`.
 """
 
 from __future__ import annotations
 
-import calendar
-import contextlib
 import datetime as dt
 import random
-import re
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import jinja2
-import orjson
 from jinja2.sandbox import SandboxedEnvironment
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...plan.model import Plan
 from ...syntax import nodes as n
-from ..llm import LLMClient, LLMError, Message
 from .analyze import structure_of
+from .korean import join_ko, josa, korean_forms, period_text, tidy
+from .literals import LiteralUse, items_of, label_of, pred_name, python_value, tool_title
+from .templates import (
+    PACKAGE_TEMPLATES,
+    PROMPT_TEMPLATES,
+    Glossary,
+    QueryTemplateError,
+    load_glossary,
+)
 
 __all__ = [
-    "PACKAGE_TEMPLATES",
-    "PARAPHRASE_SYSTEM",
-    "PROMPT_TEMPLATES",
-    "FallbackReason",
-    "Glossary",
-    "LiteralUse",
-    "ParaphraseReply",
-    "ParaphraseReport",
-    "QueryTemplateError",
-    "join_ko",
-    "josa",
-    "korean_date",
-    "korean_forms",
-    "label_of",
-    "literal_uses",
-    "load_glossary",
-    "mask",
-    "mentioned",
-    "paraphrase",
-    "paraphrase_messages",
-    "period_text",
     "prompt_template",
-    "python_value",
     "query_context",
     "render_query",
     "template_env",
     "template_names",
-    "tidy",
-    "tool_title",
 ]
-
-PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates" / "query"
-"""The packaged query templates (and ``glossary.json``)."""
-
-PROMPT_TEMPLATES = Path(__file__).resolve().parent / "templates" / "prompts"
-"""The packaged prompt templates of the chat-model paraphrase and static check."""
-
-
-class QueryTemplateError(Exception):
-    """A query or prompt template (or glossary) that cannot be found, read or rendered."""
-
-
-# ============================================================================= Korean text
-
-_PAIRS: dict[str, tuple[str, str]] = {}
-for _a, _b in (("을", "를"), ("이", "가"), ("은", "는"), ("과", "와"), ("으로", "로"),
-               ("이나", "나"), ("이고", "고"), ("이면", "면"), ("이며", "며")):
-    _PAIRS[_a] = _PAIRS[_b] = (_a, _b)
-_UNKNOWN = {"으로": "(으)로", "이고": "(이)고", "이면": "(이)면", "이며": "(이)며",
-            "이나": "(이)나"}
-_DIGIT_CODA = {"0": 21, "1": 8, "2": 0, "3": 16, "4": 0, "5": 0, "6": 1, "7": 8, "8": 8, "9": 0}
-_TENS_CODA = {1: 17, 2: 1, 3: 4}  # 십 ㅂ, 백 ㄱ, 천 ㄴ; 만 and beyond ㄴ
-
-
-def _coda(word: str) -> int | None:
-    """The final consonant index of ``word`` as read aloud (0: none, 8: ㄹ), None if unknown."""
-    w = word.rstrip(" '\"’”」』")
-    while w.endswith(")") and "(" in w:  # a particle attaches to the word before "(…)"
-        w = w[:w.rindex("(")].rstrip()
-    if not w:
-        return None
-    c = w[-1]
-    if "가" <= c <= "힣":
-        return (ord(c) - 0xAC00) % 28
-    if c.isdigit():
-        digits = re.search(r"[0-9]+$", w)
-        run = digits.group(0) if digits else c
-        zeros = len(run) - len(run.rstrip("0"))
-        if zeros and run.strip("0"):
-            return _TENS_CODA.get(zeros, 4)
-        return _DIGIT_CODA[c]
-    if c in "%":
-        return 0
-    return None
-
-
-def josa(word: Any, particle: str) -> str:
-    """``word`` followed by the Korean particle that fits it: ``josa("회사", "을")`` is
-    ``회사를``, ``josa("종가", "이")`` ``종가가``, ``josa("법률", "으로")`` ``법률로``. When the
-    word's final sound is unknown (Latin letters), both forms are written: ``을(를)``."""
-    text = str(word)
-    pair = _PAIRS.get(particle)
-    if pair is None:
-        return text + particle
-    with_coda, without = pair
-    coda = _coda(text)
-    if coda is None:
-        return text + _UNKNOWN.get(with_coda, f"{with_coda}({without})")
-    if with_coda == "으로":
-        return text + ("로" if coda in (0, 8) else "으로")
-    return text + (with_coda if coda else without)
-
-
-def join_ko(items: Sequence[Any], conj: str = "와", sep: str = ", ") -> str:
-    """A Korean list: ``A``, ``A와 B``, ``A, B와 C`` (``conj`` chooses 와/과 by sound)."""
-    words = [str(i) for i in items if str(i)]
-    if len(words) <= 1:
-        return words[0] if words else ""
-    return sep.join([*words[:-2], f"{josa(words[-2], conj)} {words[-1]}"])
-
-
-def korean_date(d: dt.date) -> str:
-    """``2024년 11월 1일``."""
-    return f"{d.year}년 {d.month}월 {d.day}일"
-
-
-def _last_day(d: dt.date) -> bool:
-    return d.day == calendar.monthrange(d.year, d.month)[1]
-
-
-def period_text(a: str | dt.date, b: str | dt.date) -> str:
-    """Two dates as one period: a day, a whole month (``2024년 12월``), a whole year, or
-    ``A부터 B까지``."""
-    x = a if isinstance(a, dt.date) else dt.date.fromisoformat(a)
-    y = b if isinstance(b, dt.date) else dt.date.fromisoformat(b)
-    x, y = min(x, y), max(x, y)
-    if x == y:
-        return korean_date(x)
-    if x.day == 1 and _last_day(y) and (x.year, x.month) == (y.year, y.month):
-        return f"{x.year}년 {x.month}월"
-    if (x.month, x.day, y.month, y.day) == (1, 1, 12, 31) and x.year == y.year:
-        return f"{x.year}년"
-    return f"{korean_date(x)}부터 {korean_date(y)}까지"
-
-
-def _date_forms(d: dt.date) -> list[str]:
-    forms = [korean_date(d), d.isoformat(), d.strftime("%Y%m%d"), d.strftime("%Y.%m.%d")]
-    if d.day == 1 or _last_day(d):  # a period written as its month (see period_text)
-        forms.append(f"{d.year}년 {d.month}월")
-    if (d.month, d.day) in ((1, 1), (12, 31)):
-        forms.append(f"{d.year}년")
-    return forms
-
-
-def _korean_units(v: int) -> str | None:
-    """``12조``, ``1억 5,000만`` when ``v`` is a whole number of 만 (None otherwise)."""
-    if abs(v) < 10_000 or v % 10_000:
-        return None
-    sign, rest, parts = "-" if v < 0 else "", abs(v), []
-    for unit, word in ((10**12, "조"), (10**8, "억"), (10**4, "만")):
-        q, rest = divmod(rest, unit)
-        if q:
-            parts.append(f"{q:,}{word}")
-    return sign + " ".join(parts)
-
-
-def _num_text(v: int | float) -> str:
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        return str(int(v))
-    return str(v)
-
-
-def _number_forms(v: int | float) -> list[str]:
-    if isinstance(v, float) and not v.is_integer():
-        return [repr(v)] + ([f"{v:,}"] if abs(v) >= 1000 else [])
-    i = int(v)
-    units = _korean_units(i)
-    forms = [units] if units else []
-    return [*forms, f"{i:,}", str(i)] if abs(i) >= 1000 else [*forms, str(i)]
-
-
-def _dedupe(forms: Sequence[str]) -> list[str]:
-    return list(dict.fromkeys(f for f in forms if f))
-
-
-def korean_forms(value: Any, name: str | None = None,
-                 glossary: Glossary | None = None) -> list[str]:
-    """Every way a query may write a literal value, the preferred one first.
-
-    Dates: ``2024년 12월 1일``, ``2024-12-01``, ``20241201``, ``2024.12.01`` (and ``2024년 12월``
-    for the first or last day of a month, ``2024년`` for 1 January or 31 December). Numbers: the
-    glossary's meaning or format for ``name``, ``12조`` for whole 만, thousands separators, the
-    digits. Strings: the glossary's meaning for ``name``, its format, a ``YYYYMMDD`` / ``YYYYMM``
-    string as a Korean date / month, the text itself. Booleans ``예`` / ``아니오``; objects and
-    lists none (lists are checked item by item)."""
-    gl = glossary or load_glossary(None)
-    if isinstance(value, bool):
-        return ["예" if value else "아니오"]
-    if isinstance(value, dt.date):
-        return _date_forms(value)
-    if not isinstance(value, int | float | str):
-        return []
-    text = _num_text(value) if not isinstance(value, str) else value
-    forms: list[str] = []
-    if name is not None:
-        alias = gl.values.get(name, {}).get(text)
-        if alias:
-            forms.append(alias)
-        fmt = gl.formats.get(name)
-        if fmt:
-            forms.append(fmt.replace("{v}", text))
-    if isinstance(value, str):
-        if re.fullmatch(r"(19|20)\d{6}", value):
-            with contextlib.suppress(ValueError):
-                forms += _date_forms(dt.date(int(value[:4]), int(value[4:6]), int(value[6:])))
-        elif re.fullmatch(r"(19|20)\d{2}(0[1-9]|1[0-2])", value):
-            forms.append(f"{int(value[:4])}년 {int(value[4:])}월")
-        forms.append(value)
-    else:
-        forms += _number_forms(value)
-    return _dedupe(forms)
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip().casefold()
-
-
-@lru_cache(maxsize=4096)
-def _pattern(form: str) -> re.Pattern[str]:
-    """A form as a pattern: spaces optional, no digit or Latin letter glued to either end, and
-    a month or year form not followed by a number (``2024년 12월`` is not in ``…12월 10일``)."""
-    norm = _norm(form)
-    body = r"\s*".join(re.escape(t) for t in norm.split(" "))
-    pre = post = ""
-    if norm[:1].isascii() and norm[:1].isalnum():
-        pre = r"(?<![a-z0-9])" + (r"(?<![0-9][.,])" if norm[0].isdigit() else "")
-    if norm[-1:].isascii() and norm[-1:].isalnum():
-        post = r"(?![a-z0-9])" + (r"(?![.,][0-9])" if norm[-1].isdigit() else "")
-    if norm.endswith(("년", "월")):
-        post = r"(?!\s*[0-9])"
-    return re.compile(pre + body + post)
-
-
-def mentioned(text: str, forms: Sequence[str]) -> bool:
-    """True when ``text`` contains one of ``forms`` (case and spacing ignored, no digit or
-    Latin letter glued to its ends). Nothing to look for counts as mentioned."""
-    if not forms:
-        return True
-    norm = _norm(text)
-    return any(_pattern(f).search(norm) for f in forms if f.strip())
-
-
-def mask(text: str, forms: Sequence[str]) -> str:
-    """``text`` (normalised) with every occurrence of ``forms`` blanked out."""
-    out = _norm(text)
-    for f in sorted({f for f in forms if f.strip()}, key=len, reverse=True):
-        out = _pattern(f).sub(" \x00 ", out)
-    return out
-
-
-def tidy(text: str) -> str:
-    """Whitespace collapsed, no space before ``, . ? ! )`` or after ``(``."""
-    out = re.sub(r"\s+", " ", text).strip()
-    out = re.sub(r"\s+([,.?!)])", r"\1", out)
-    out = re.sub(r"\(\s+", "(", out)
-    return re.sub(r",(?=[^\s\d])", ", ", out)
-
-
-# ============================================================================= the glossary
-
-
-class Glossary(BaseModel):
-    """Korean labels for templates (``glossary.json``): ``platforms`` (how a query names a
-    platform), ``labels`` (field or parameter → noun), ``formats`` (parameter → ``{v}년``…),
-    ``values`` (parameter or field → code value → meaning)."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-    platforms: dict[str, str] = Field(default_factory=dict)
-    labels: dict[str, str] = Field(default_factory=dict)
-    formats: dict[str, str] = Field(default_factory=dict)
-    values: dict[str, dict[str, str]] = Field(default_factory=dict)
-
-    def merged(self, other: Glossary) -> Glossary:
-        """This glossary with ``other``'s entries on top (``values`` merged per name)."""
-        values = {k: dict(v) for k, v in self.values.items()}
-        for k, v in other.values.items():
-            values[k] = {**values.get(k, {}), **v}
-        return Glossary(platforms={**self.platforms, **other.platforms},
-                        labels={**self.labels, **other.labels},
-                        formats={**self.formats, **other.formats}, values=values)
-
-
-@lru_cache(maxsize=64)
-def _read_glossary(path: str, mtime_ns: int) -> Glossary:
-    try:
-        return Glossary.model_validate(orjson.loads(Path(path).read_bytes()))
-    except (OSError, orjson.JSONDecodeError, ValidationError) as exc:
-        raise QueryTemplateError(f"glossary {path!r} cannot be used: {exc}") from None
-
-
-def load_glossary(templates: Path | None = None) -> Glossary:
-    """The packaged glossary, with ``templates/glossary.json`` merged over it when present."""
-    base_path = PACKAGE_TEMPLATES / "glossary.json"
-    base = _read_glossary(str(base_path), base_path.stat().st_mtime_ns)
-    user = templates / "glossary.json" if templates is not None else None
-    if user is None or not user.is_file():
-        return base
-    return base.merged(_read_glossary(str(user.resolve()), user.stat().st_mtime_ns))
-
-
-def _code_label(doc: str) -> str | None:
-    """The noun of a code type's doc: ``DART 고유번호 corp_code (8자리)`` → ``DART 고유번호``."""
-    text = doc.split(" (")[0].split(" = ")[0]
-    words = [w for w in text.split() if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_/]*", w)
-             or (w.isupper() and "_" not in w and len(w) <= 5)]
-    return " ".join(words) or None
-
-
-def label_of(name: str, type_: Any, glossary: Glossary) -> str:
-    """The Korean label of a field or parameter: the glossary's, a code type's doc, the name."""
-    if name in glossary.labels:
-        return glossary.labels[name]
-    if isinstance(type_, dict) and type_.get("code") and type_.get("doc"):
-        return _code_label(str(type_["doc"])) or name
-    return name
-
-
-def tool_title(doc: str, name: str) -> str:
-    """A tool's short Korean name: its doc up to ``: `` without parentheses (``공시검색: …`` →
-    ``공시검색``); the tool's name when that is empty or longer than 40 characters."""
-    head = re.sub(r"\s*\([^()]*\)", "", doc.split(": ")[0]).strip()
-    return head if head and len(head) <= 40 else name
-
-
-# ============================================================================= literals
-
-
-@dataclass(frozen=True, slots=True)
-class LiteralUse:
-    """One literal value a trajectory uses: its role (``arg`` of a call, ``shared`` value of a
-    ``parallel`` header, ``arm`` of a ``compare``, ``pivot`` of a reducer, ``predicate``
-    operand of an ``if``), the step, the tool (None for pivots and predicates), the parameter
-    or field name, and the value (``datetime.date`` for dates; a list literal gives one use per
-    item)."""
-
-    role: Literal["arg", "shared", "arm", "pivot", "predicate"]
-    step: str
-    tool: str | None
-    name: str
-    value: Any
-
-
-def python_value(lit: n.Literal_ | n.Expr) -> Any:
-    """The Python value of a literal node (``datetime.date`` for a date)."""
-    if isinstance(lit, n.StringLit | n.NumberLit | n.DateLit | n.BoolLit):
-        return lit.value
-    if isinstance(lit, n.ListLit):
-        return [python_value(i) for i in lit.items]
-    if isinstance(lit, n.DictLit):
-        return {k: python_value(v) for k, v in lit.entries}
-    return None
-
-
-def _items(v: n.ArgValue | n.Expr) -> list[n.Literal_]:
-    if isinstance(v, n.ListLit):
-        return list(v.items)
-    if isinstance(v, n.StringLit | n.NumberLit | n.DateLit | n.BoolLit | n.DictLit):
-        return [v]
-    return []
-
-
-def _pred_name(e: n.Expr) -> str:
-    """The name a predicate literal is compared with: the field, or ``count``."""
-    if isinstance(e, n.Ref):
-        return e.field
-    if isinstance(e, n.FuncCall):
-        return e.name
-    return ""
-
-
-def _pred_literals(p: n.Pred, out: list[LiteralUse]) -> None:
-    if isinstance(p, n.PredCmp):
-        for this, other in ((p.left, p.right), (p.right, p.left)):
-            out += [LiteralUse("predicate", "if", None, _pred_name(other), python_value(i))
-                    for i in _items(this)]
-    elif isinstance(p, n.PredNot):
-        _pred_literals(p.operand, out)
-    elif isinstance(p, n.PredAnd | n.PredOr):
-        for q in p.operands:
-            _pred_literals(q, out)
-
-
-def literal_uses(traj: n.Trajectory) -> list[LiteralUse]:
-    """Every literal value ``traj`` uses, in source order (see :class:`LiteralUse`)."""
-    out: list[LiteralUse] = []
-
-    def call(step: str, c: n.Call) -> None:
-        for a in c.args:
-            out.extend(LiteralUse("arg", step, c.qualname, a.name, python_value(i))
-                       for i in _items(a.value))
-
-    def walk(body: Sequence[n.Stmt]) -> None:
-        for s in body:
-            if isinstance(s, n.IfStmt):
-                _pred_literals(s.cond, out)
-                walk(s.then)
-                walk(s.orelse or ())
-            if not isinstance(s, n.Binding):
-                continue
-            node = s.node
-            if isinstance(node, n.Call):
-                call(s.name, node)
-            elif isinstance(node, n.Compare):
-                call(s.name, node.call)
-                out.extend(LiteralUse("arm", s.name, node.call.qualname, node.param,
-                                      python_value(i)) for i in node.values.items)
-            elif isinstance(node, n.Drv):
-                out.extend(LiteralUse("pivot", s.name, None, r.field, python_value(r.pivot))
-                           for r in node.steps if r.pivot is not None)
-            elif isinstance(node, n.Parallel):
-                first = node.branches[0].call.qualname if node.branches else None
-                for a in node.shared:
-                    out.extend(LiteralUse("shared", s.name, first, a.name, python_value(i))
-                               for i in _items(a.value))
-                for b in node.branches:
-                    call(f"{s.name}.{b.name}", b.call)
-
-    walk(traj.body)
-    return out
-
-
-# ============================================================================= templates
 
 
 def template_env(*dirs: Path | None) -> SandboxedEnvironment:
@@ -495,9 +86,6 @@ def _picker(rng: random.Random) -> Callable[[Sequence[Any]], Any]:
             raise ValueError("pick() needs at least one option")
         return items[rng.randrange(len(items))]
     return pick
-
-
-# ============================================================================= the context
 
 
 def _json(v: Any) -> Any:
@@ -609,7 +197,7 @@ class _Builder:
                                "short": got.get("short", got["text"])})
             else:
                 args += [self.lit(LiteralUse("arg", step, call.qualname, a.name,
-                                             python_value(i)), label) for i in _items(v)]
+                                             python_value(i)), label) for i in items_of(v)]
         constraints = _constraints(args)
         text = tool["title"] + (f"({', '.join(c['phrase'] for c in constraints)})"
                                 if constraints else "")
@@ -687,7 +275,7 @@ class _Builder:
                 shared[a.name] = self.junction(a.name, label, v)
             else:
                 items = [self.lit(LiteralUse("shared", name, first, a.name, python_value(i)),
-                                  label) for i in _items(v)]
+                                  label) for i in items_of(v)]
                 text = join_ko([i["text"] for i in items])
                 shared[a.name] = {"kind": "literal", "param": a.name, "label": label,
                                   "text": text, "short": text}
@@ -780,9 +368,9 @@ class _Builder:
         return self.expr(e)
 
     def operand(self, e: n.Expr, other: n.Expr) -> str:
-        if _items(e):
-            name = _pred_name(other)
-            for i in _items(e):
+        if items_of(e):
+            name = pred_name(other)
+            for i in items_of(e):
                 self.lit(LiteralUse("predicate", "if", None, name, python_value(i)),
                          label_of(name, None, self.gl))
         return self.expr(e)
@@ -935,36 +523,6 @@ def render_query(traj: n.Trajectory, plan: Plan, answer: Any, *, rng_seed: int,
     return tidy(text)
 
 
-# ============================================================================= paraphrase
-
-FallbackReason = Literal["invalid_reply", "leak", "dropped_literal"]
-
-PARAPHRASE_SYSTEM = ("You reword questions in natural Korean for a dataset of tasks over "
-                     "Korean public APIs. You answer with one JSON object only.")
-"""The system message of a paraphrase request."""
-
-
-class ParaphraseReply(BaseModel):
-    """The JSON object the model must reply with: ``{"query": "…"}``."""
-
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
-    query: str = Field(min_length=1)
-
-
-class ParaphraseReport(BaseModel):
-    """Paraphrases accepted, fallbacks to the template query by reason, a note per fallback."""
-
-    model_config = ConfigDict(extra="forbid")
-    paraphrased: int = 0
-    fallbacks: dict[FallbackReason, int] = Field(default_factory=dict)
-    notes: list[str] = Field(default_factory=list)
-
-    def fallback(self, reason: FallbackReason, note: str) -> None:
-        """Count one fallback to the template query."""
-        self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
-        self.notes.append(f"{reason}: {note}")
-
-
 def prompt_template(path: Path | None, default: str) -> jinja2.Template:
     """A prompt template: the file ``path``, or the packaged ``default`` (its own directory is
     searched first, so it may ``{% include %}`` its neighbours)."""
@@ -977,52 +535,3 @@ def prompt_template(path: Path | None, default: str) -> jinja2.Template:
     except jinja2.TemplateSyntaxError as exc:
         raise QueryTemplateError(f"prompt template {name!r}, line {exc.lineno}: "
                                  f"{exc.message}") from None
-
-
-def paraphrase_messages(query: str, context: Mapping[str, Any],
-                        template: Path | None = None) -> list[Message]:
-    """The chat messages of a paraphrase request: ``paraphrase.j2`` (or the file ``template``)
-    rendered over ``context`` and ``query``."""
-    try:
-        prompt = prompt_template(template, "paraphrase.j2").render({**context, "query": query})
-    except jinja2.TemplateError as exc:
-        raise QueryTemplateError(f"the paraphrase prompt does not render: {exc}") from None
-    return [{"role": "system", "content": PARAPHRASE_SYSTEM},
-            {"role": "user", "content": prompt.strip() + "\n"}]
-
-
-async def paraphrase(query: str, context: Mapping[str, Any], client: LLMClient, *,
-                     answer: Any, report: ParaphraseReport | None = None,
-                     template: Path | None = None, attempts: int | None = None) -> str:
-    """A more natural wording of ``query`` by the chat model of ``client``, or ``query`` itself.
-
-    ``context`` is :func:`query_context`'s; ``answer`` the trajectory's answer, read only to
-    check the reply. The template query is returned, and the reason counted in ``report``, when
-    the model gives no valid ``{"query": "…"}`` reply in its attempts (``invalid_reply``), when
-    the reply shows an answer value (``leak``, :func:`edgedsl.recipe.synth.filters.find_leaks`), or
-    when it drops a literal value the trajectory uses (``dropped_literal``). Errors that are not
-    about one reply (endpoint unreachable, request refused) raise :class:`LLMError`."""
-    from .filters import find_leaks
-
-    report = report if report is not None else ParaphraseReport()
-    messages = paraphrase_messages(query, context, template)
-    try:
-        reply = await client.complete_json_reply(messages, ParaphraseReply, attempts=attempts)
-    except LLMError as exc:
-        if exc.kind != "malformed":
-            raise
-        report.fallback("invalid_reply", str(exc))
-        return query
-    text = tidy(reply.value.query)
-    literals = [lit for lit in context.get("literals", ()) if lit.get("forms")]
-    leaks = find_leaks(text, answer, [f for lit in literals for f in lit["forms"]])
-    if leaks:
-        report.fallback("leak", f"the paraphrase shows {', '.join(map(repr, leaks))}")
-        return query
-    dropped = [lit["text"] for lit in literals
-               if lit["type"] != "bool" and not mentioned(text, lit["forms"])]
-    if dropped:
-        report.fallback("dropped_literal", f"the paraphrase drops {', '.join(dropped)}")
-        return query
-    report.paraphrased += 1
-    return text

@@ -103,7 +103,7 @@ class WorkerState:
     def make(cls, graph: ToolGraph, catalog: Catalog, backend: Backend, config: Any, *,
              verifier: Backend | None = None, llm: Any = None) -> WorkerState:
         """The state of one process for a run with ``config``
-        (a :class:`~edgedsl.recipe.synth.pipeline.SynthConfig`)."""
+        (a :class:`~edgedsl.recipe.synth.config.SynthConfig`)."""
         eng = Engine(graph, catalog, backend, phi=config.phi, tries=config.tries,
                      width=min(config.width, config.phi), single=config.single,
                      narrow_fans=config.narrow_fans, tail=dict(config.tail),
@@ -204,7 +204,7 @@ def init_worker(graph_json: str, config_json: str,
     from ...check import load_catalog
     from ..graph.model import load_graph
     from ..llm import LLMClient
-    from .pipeline import SynthConfig
+    from .config import SynthConfig
 
     _LOOP = asyncio.new_event_loop()
     graph = load_graph(graph_json.encode())

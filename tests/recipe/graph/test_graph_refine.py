@@ -9,7 +9,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-from edgedsl.runtime.python_backend import PythonBackend
 
 from edgedsl.api import compile as compile_source
 from edgedsl.api import parse
@@ -20,6 +19,7 @@ from edgedsl.recipe.graph.observe import ValuePool
 from edgedsl.recipe.graph.probe import probe
 from edgedsl.recipe.graph.refine import RefineConfig, Refiner, emitter_for, refine
 from edgedsl.recipe.graph.rollout import PathSpec, Step, run_paths
+from edgedsl.runtime.python_backend import PythonBackend
 from edgedsl.syntax.printer import format_module
 from tests.recipe.graph.graph_tools import TOOLS, catalog, graph
 

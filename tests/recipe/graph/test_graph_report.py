@@ -7,7 +7,6 @@ import random
 import xml.etree.ElementTree as ET
 
 import pytest
-from edgedsl.runtime.python_backend import PythonBackend
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +20,7 @@ from edgedsl.recipe.graph.report import (
     render_report,
 )
 from edgedsl.recipe.graph.show import neighbourhood, render_neighbourhood
+from edgedsl.runtime.python_backend import PythonBackend
 from tests.recipe.graph.graph_tools import TOOLS, catalog, graph
 
 CAT = catalog()

@@ -94,7 +94,8 @@ def run(s: ChatModelScorer, cands: Sequence[Candidate]) -> list[Prior]:
 
 
 def test_packaged_template_renders_a_real_tool_pair(accounts: Candidate) -> None:
-    assert (importlib.resources.files("edgedsl.recipe.graph") / "templates" / "prior.jinja2").is_file()
+    templates = importlib.resources.files("edgedsl.recipe.graph") / "templates"
+    assert (templates / "prior.jinja2").is_file()
     prompt = render_prior_prompt(accounts)
     assert "## Source tool `dart.disclosures` (platform dart)" in prompt
     assert "## Target tool `dart.single_accounts` (platform dart)" in prompt

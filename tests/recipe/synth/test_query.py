@@ -12,9 +12,6 @@ from typing import Any
 
 import orjson
 import pytest
-from edgedsl.recipe.synth.korean import join_ko, josa, korean_forms, mentioned, period_text
-from edgedsl.recipe.synth.literals import literal_uses, tool_title
-from edgedsl.recipe.synth.paraphrase import ParaphraseReport, paraphrase, paraphrase_messages
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +20,9 @@ from edgedsl.plan.model import Plan
 from edgedsl.recipe.llm import LLMClient, LLMConfig, LLMError
 from edgedsl.recipe.synth.analyze import structure_of
 from edgedsl.recipe.synth.filters import find_leaks, static_problems
+from edgedsl.recipe.synth.korean import join_ko, josa, korean_forms, mentioned, period_text
+from edgedsl.recipe.synth.literals import literal_uses, tool_title
+from edgedsl.recipe.synth.paraphrase import ParaphraseReport, paraphrase, paraphrase_messages
 from edgedsl.recipe.synth.query import query_context, render_query, template_names
 from edgedsl.recipe.synth.templates import PACKAGE_TEMPLATES, PROMPT_TEMPLATES, QueryTemplateError
 from edgedsl.syntax import nodes as n

@@ -19,7 +19,7 @@ from edgedsl.recipe.synth.analyze import (
 from edgedsl.syntax import nodes
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = HERE.parents[2]
 PROGRAMS = HERE / "programs"
 WORLD = ROOT / "examples" / "world"
 

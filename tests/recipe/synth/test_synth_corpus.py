@@ -23,7 +23,7 @@ from edgedsl.runtime.executor import run
 from edgedsl.runtime.http import make_world_backend
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = HERE.parents[2]
 WORLD = ROOT / "examples" / "world"
 PROGRAMS = HERE / "programs"
 

@@ -1,0 +1,86 @@
+"""The runtime's commands: ``run`` and ``world serve``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import orjson
+
+from .common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    UsageError,
+    close_backend,
+    compile_file,
+    dump_json,
+    fault_plan,
+    make_backend,
+    print_diagnostics,
+)
+
+
+def cmd_world_serve(args: argparse.Namespace) -> int:
+    """``edgedsl world serve``: the simulated platforms as an HTTP server on 127.0.0.1."""
+    from ..world.limits import Limits
+    from ..world.serve import serve
+
+    serve(host=args.host, port=args.port, seed=args.seed, faults=fault_plan(args.faults),
+          limits=Limits(body_bytes=args.max_body))
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``edgedsl run FILE|PLAN.json``: run trajectories, print answers and a trace summary."""
+    from ..runtime.executor import run_plan_sync
+    from ..runtime.trace import trace_summary
+
+    compiled = compile_file(args)
+    if compiled is None:
+        return EXIT_ERRORS
+    plan, sources = compiled
+    names = [t.name for t in plan.trajectories]
+    if args.trajectory and args.trajectory not in names:
+        from ..core.diagnostics import did_you_mean
+
+        hint = did_you_mean(args.trajectory, names)
+        raise UsageError(
+            f"no trajectory `{args.trajectory}`"
+            + (f"; did you mean `{hint[0]}`?" if hint else f"; the file has: {', '.join(names)}")
+        )
+    backend = make_backend(args)
+    try:
+        results = run_plan_sync(
+            plan, backend, trajectory=args.trajectory, phi=args.phi, max_pages=args.max_pages
+        )
+    finally:  # also on failure or Ctrl-C: what was recorded is written
+        close_error = close_backend(backend)
+    status = EXIT_OK
+    if close_error:
+        sys.stderr.write(f"edgedsl: error: closing the backend: {close_error}\n")
+        status = EXIT_ERRORS
+    traces = []
+    for res in results:
+        if res.trace is not None:
+            traces.append(res.trace.model_dump(mode="json"))
+        if not res.ok:
+            status = EXIT_ERRORS
+        if args.json:
+            sys.stdout.write(dump_json(res.to_json(), indent=False) + "\n")
+            continue
+        mark = "ok" if res.ok else "FAILED"
+        sys.stdout.write(f"== {res.trajectory} [{mark}]\n")
+        if res.ok:
+            sys.stdout.write("answer: " + dump_json(res.answer) + "\n")
+            if res.say:
+                sys.stdout.write(res.say + "\n")
+        if res.trace is not None:
+            sys.stdout.write(trace_summary(res.trace) + "\n")
+        if res.diagnostics:
+            print_diagnostics(res.diagnostics, sources, as_json=False)
+    if args.trace:
+        Path(args.trace).write_bytes(
+            orjson.dumps(traces if len(traces) != 1 else traces[0], option=orjson.OPT_INDENT_2)
+        )
+    return status

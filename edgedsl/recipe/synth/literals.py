@@ -1,0 +1,142 @@
+"""What a synthesized query may name: the literal values a trajectory uses
+(:func:`literal_uses`, every argument, ``parallel`` header value, ``compare`` arm, ``drv`` pivot
+and ``if`` threshold) and the Korean labels of tools and fields."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ...syntax import nodes as n
+from .templates import Glossary
+
+__all__ = [
+    "LiteralUse",
+    "items_of",
+    "label_of",
+    "literal_uses",
+    "pred_name",
+    "python_value",
+    "tool_title",
+]
+
+
+def _code_label(doc: str) -> str | None:
+    """The noun of a code type's doc: ``DART 고유번호 corp_code (8자리)`` → ``DART 고유번호``."""
+    text = doc.split(" (")[0].split(" = ")[0]
+    words = [w for w in text.split() if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_/]*", w)
+             or (w.isupper() and "_" not in w and len(w) <= 5)]
+    return " ".join(words) or None
+
+
+def label_of(name: str, type_: Any, glossary: Glossary) -> str:
+    """The Korean label of a field or parameter: the glossary's, a code type's doc, the name."""
+    if name in glossary.labels:
+        return glossary.labels[name]
+    if isinstance(type_, dict) and type_.get("code") and type_.get("doc"):
+        return _code_label(str(type_["doc"])) or name
+    return name
+
+
+def tool_title(doc: str, name: str) -> str:
+    """A tool's short Korean name: its doc up to ``: `` without parentheses (``공시검색: …`` →
+    ``공시검색``); the tool's name when that is empty or longer than 40 characters."""
+    head = re.sub(r"\s*\([^()]*\)", "", doc.split(": ")[0]).strip()
+    return head if head and len(head) <= 40 else name
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralUse:
+    """One literal value a trajectory uses: its role (``arg`` of a call, ``shared`` value of a
+    ``parallel`` header, ``arm`` of a ``compare``, ``pivot`` of a reducer, ``predicate``
+    operand of an ``if``), the step, the tool (None for pivots and predicates), the parameter
+    or field name, and the value (``datetime.date`` for dates; a list literal gives one use per
+    item)."""
+
+    role: Literal["arg", "shared", "arm", "pivot", "predicate"]
+    step: str
+    tool: str | None
+    name: str
+    value: Any
+
+
+def python_value(lit: n.Literal_ | n.Expr) -> Any:
+    """The Python value of a literal node (``datetime.date`` for a date)."""
+    if isinstance(lit, n.StringLit | n.NumberLit | n.DateLit | n.BoolLit):
+        return lit.value
+    if isinstance(lit, n.ListLit):
+        return [python_value(i) for i in lit.items]
+    if isinstance(lit, n.DictLit):
+        return {k: python_value(v) for k, v in lit.entries}
+    return None
+
+
+def items_of(v: n.ArgValue | n.Expr) -> list[n.Literal_]:
+    """The literals of an argument value: a list's items, a single literal, or none."""
+    if isinstance(v, n.ListLit):
+        return list(v.items)
+    if isinstance(v, n.StringLit | n.NumberLit | n.DateLit | n.BoolLit | n.DictLit):
+        return [v]
+    return []
+
+
+def pred_name(e: n.Expr) -> str:
+    """The name a predicate literal is compared with: the field, or ``count``."""
+    if isinstance(e, n.Ref):
+        return e.field
+    if isinstance(e, n.FuncCall):
+        return e.name
+    return ""
+
+
+def _pred_literals(p: n.Pred, out: list[LiteralUse]) -> None:
+    if isinstance(p, n.PredCmp):
+        for this, other in ((p.left, p.right), (p.right, p.left)):
+            out += [LiteralUse("predicate", "if", None, pred_name(other), python_value(i))
+                    for i in items_of(this)]
+    elif isinstance(p, n.PredNot):
+        _pred_literals(p.operand, out)
+    elif isinstance(p, n.PredAnd | n.PredOr):
+        for q in p.operands:
+            _pred_literals(q, out)
+
+
+def literal_uses(traj: n.Trajectory) -> list[LiteralUse]:
+    """Every literal value ``traj`` uses, in source order (see :class:`LiteralUse`)."""
+    out: list[LiteralUse] = []
+
+    def call(step: str, c: n.Call) -> None:
+        for a in c.args:
+            out.extend(LiteralUse("arg", step, c.qualname, a.name, python_value(i))
+                       for i in items_of(a.value))
+
+    def walk(body: Sequence[n.Stmt]) -> None:
+        for s in body:
+            if isinstance(s, n.IfStmt):
+                _pred_literals(s.cond, out)
+                walk(s.then)
+                walk(s.orelse or ())
+            if not isinstance(s, n.Binding):
+                continue
+            node = s.node
+            if isinstance(node, n.Call):
+                call(s.name, node)
+            elif isinstance(node, n.Compare):
+                call(s.name, node.call)
+                out.extend(LiteralUse("arm", s.name, node.call.qualname, node.param,
+                                      python_value(i)) for i in node.values.items)
+            elif isinstance(node, n.Drv):
+                out.extend(LiteralUse("pivot", s.name, None, r.field, python_value(r.pivot))
+                           for r in node.steps if r.pivot is not None)
+            elif isinstance(node, n.Parallel):
+                first = node.branches[0].call.qualname if node.branches else None
+                for a in node.shared:
+                    out.extend(LiteralUse("shared", s.name, first, a.name, python_value(i))
+                               for i in items_of(a.value))
+                for b in node.branches:
+                    call(f"{s.name}.{b.name}", b.call)
+
+    walk(traj.body)
+    return out
