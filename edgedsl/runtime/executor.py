@@ -287,6 +287,8 @@ class _Run:
                         task = asyncio.create_task(self.step(k, shared, (*base, *level[k])))
                         running[task] = k
                 ready = []
+                if not running:  # what became ready lies above a failed layer: nothing starts
+                    break
                 done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 for fut in sorted(done, key=lambda f: level[running[f]]):
                     k = running.pop(fut)
