@@ -46,11 +46,10 @@ shorter road, with the same SQL semantics:
 
 * the reduction of an in-memory relation always reads the relation *inline* — its columns bound
   as lists and unnested in a leading CTE named like the relation, only the columns the SQL
-  names — whether or not its table is written, so it needs no table and runs on a *scratch*
-  connection (:func:`scratch_cursor`): a process-wide in-memory database with one thread (no
-  hand-off to a worker thread), whose per-thread cursors have the query optimizer switched off
-  (planning cost more than it saved on relations this small; results never depend on it, and the
-  property tests check the path against the reference reducers);
+  names — whether or not its table is written, so it needs no table and runs on the connection
+  its caller gives: the executor gives the *scratch* connection of
+  :mod:`edgedsl.runtime.relations` (one thread, optimizer off), which also decides the
+  reduction's form and owns every threshold of where a relation lives;
 * the statement is *flattened* (:func:`edgedsl.runtime.sqlshape.flatten`): each CTE read once
   becomes a subquery where it is read, and the last reduction step's ``SELECT *`` merges into
   the ``SELECT "__row"`` that reads it — with the optimizer off DuckDB plans every CTE and
@@ -59,9 +58,6 @@ shorter road, with the same SQL semantics:
   are already the stored type; a column with no value at all is a typed ``NULL``), which DuckDB
   binds markedly faster; a large text, integer or date column is bound *packed*, as one text
   (:mod:`edgedsl.runtime.bind`), since converting a list costs DuckDB a Python value at a time;
-* a source of more than :data:`SCRATCH_MAX_WINDOW_ROWS` rows is reduced in the reduction's
-  ``"table"`` form (:func:`reduction_form`), which has no window and so needs no optimizer: every
-  inline statement but a large window runs on the scratch connection (:func:`scratch_fits`);
 * only the kept ``__row`` ids are fetched, unsorted (sorted in Python);
 * the parsed statement is cached by its text (:func:`execute_cached`), so a reduction run again
   — the same ``drv`` in the next run of a plan — is not parsed again.
@@ -69,6 +65,7 @@ shorter road, with the same SQL semantics:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
@@ -107,7 +104,6 @@ __all__ = [
     "AGGREGATES",
     "PYTHON_SHRED_MAX_CELLS",
     "RESERVED_COLUMNS",
-    "SCRATCH_MAX_WINDOW_ROWS",
     "LazyColumns",
     "Relation",
     "aggregate_sql",
@@ -116,9 +112,6 @@ __all__ = [
     "inline_query",
     "lazy_columns",
     "python_columns",
-    "reduction_form",
-    "scratch_cursor",
-    "scratch_fits",
     "select_relation",
     "shred",
     "source_columns",
@@ -137,37 +130,33 @@ _counter = itertools.count()
 _REDUCE_TAIL = re.compile(r'\nSELECT \* FROM ("__reduce_[0-9]+") ORDER BY "__row"\Z')
 #: The first line of :func:`edgedsl.reducers.reduce_sql` (``WITH`` the first CTE).
 _REDUCE_HEAD = re.compile(r'WITH "__reduce_0" AS (?:NOT MATERIALIZED )?\(')
-#: Parsed statements by SQL text (see :func:`execute_cached`); cleared when full.
-_STATEMENTS: dict[str, duckdb.Statement] = {}
+#: The bound of each memo of statement texts and parsed statements (``functools.lru_cache``).
 STATEMENT_CACHE_SIZE = 1024
-#: An inline statement with a window over the whole relation (the inline form of ``max`` /
-#: ``min``: ``QUALIFY f = max(f) OVER ()``) runs on the scratch connection (no optimizer) only
-#: over at most this many rows: without the optimizer its cost grows faster than the rows —
-#: 11 ms against 1.4 ms planned at 1,000 rows, 3 s at 22,671. Any other inline statement runs
-#: there at any size: the table form of a reduction over 22,671 rows took 12–15 ms there
-#: against 26–99 ms planned (the optimizer inlines the source's CTE into each reader).
-#: It is also the largest source a ``drv`` reduces in the inline form (see
-#: :func:`reduction_form`).
-SCRATCH_MAX_WINDOW_ROWS = 128
-_WHOLE_WINDOW = " OVER ()"
-_SCRATCH: duckdb.DuckDBPyConnection | None = None
-_SCRATCH_LOCK = threading.Lock()
-_SCRATCH_LOCAL = threading.local()
+_PARSER_LOCAL = threading.local()
 
 
-def scratch_fits(sql: str, rows: int) -> bool:
-    """True when the inline statement ``sql`` reading ``rows`` rows (its largest relation's)
-    should run on the scratch connection rather than on its relation's own: always, unless it
-    has a whole-relation window over more than :data:`SCRATCH_MAX_WINDOW_ROWS` rows."""
-    return rows <= SCRATCH_MAX_WINDOW_ROWS or _WHOLE_WINDOW not in sql
+def _forget_parser() -> None:  # a forked child opens its own parser connection
+    global _PARSER_LOCAL
+    _PARSER_LOCAL = threading.local()
 
 
-def reduction_form(rows: int) -> ReduceForm:
-    """The form to reduce an in-memory source of ``rows`` rows in: ``"inline"`` (a window:
-    one scan, the cheapest plan for a few dozen rows — 0.70 against 1.05 ms at 27) up to
-    :data:`SCRATCH_MAX_WINDOW_ROWS`, ``"table"`` (subqueries, no window) above, on the scratch
-    connection either way (``benchmarks/bench_inline.py``)."""
-    return "inline" if rows <= SCRATCH_MAX_WINDOW_ROWS else "table"
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_parser)
+
+
+def _parser() -> duckdb.DuckDBPyConnection:
+    """This thread's connection for parsing statements (parsing reads no catalog)."""
+    con: duckdb.DuckDBPyConnection | None = getattr(_PARSER_LOCAL, "con", None)
+    if con is None:
+        con = _PARSER_LOCAL.con = duckdb.connect(":memory:")
+    return con
+
+
+@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def _statement(sql: str) -> duckdb.Statement | None:
+    """``sql`` parsed, when it is exactly one statement."""
+    parsed = _parser().extract_statements(sql)
+    return parsed[0] if len(parsed) == 1 else None
 
 
 def execute_cached(con: duckdb.DuckDBPyConnection, sql: str,
@@ -175,50 +164,15 @@ def execute_cached(con: duckdb.DuckDBPyConnection, sql: str,
     """``con.execute(sql, params)`` for one statement, parsing ``sql`` only the first time.
 
     DuckDB parses a statement's text on every ``execute`` (~0.4 ms for a reduction with its
-    inline source here); the parsed :class:`duckdb.Statement` is kept by text and executed
-    instead (binding and planning still happen per call, so parameters and the catalog are
-    read afresh). A text that is not exactly one statement runs as text.
+    inline source here); the parsed :class:`duckdb.Statement` is kept by text (the last
+    :data:`STATEMENT_CACHE_SIZE`) and executed instead (binding and planning still happen per
+    call, so parameters and the catalog are read afresh). A text that is not exactly one
+    statement runs as text.
     """
-    st = _STATEMENTS.get(sql)
+    st = _statement(sql)
     if st is None:
-        parsed = con.extract_statements(sql)
-        if len(parsed) != 1:
-            return con.execute(sql, list(params))
-        if len(_STATEMENTS) >= STATEMENT_CACHE_SIZE:
-            _STATEMENTS.clear()
-        st = _STATEMENTS[sql] = parsed[0]
+        return con.execute(sql, list(params))
     return con.execute(st, list(params))
-
-
-def _forget_scratch() -> None:  # a forked child opens its own scratch database
-    global _SCRATCH, _SCRATCH_LOCAL, _SCRATCH_LOCK
-    _SCRATCH, _SCRATCH_LOCAL, _SCRATCH_LOCK = None, threading.local(), threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_scratch)
-
-
-def scratch_cursor() -> duckdb.DuckDBPyConnection:
-    """This thread's cursor on the scratch database (see the module docstring): a process-wide
-    in-memory DuckDB with ``threads=1``; the cursor has the optimizer off. Holds no tables: only
-    self-contained statements (an inline reduction) run on it."""
-    cur: duckdb.DuckDBPyConnection | None = getattr(_SCRATCH_LOCAL, "cursor", None)
-    if cur is None:
-        global _SCRATCH
-        with _SCRATCH_LOCK:
-            if _SCRATCH is None:
-                _SCRATCH = duckdb.connect(":memory:", config={"threads": 1})
-            cur = _SCRATCH.cursor()
-        cur.execute("PRAGMA disable_optimizer")
-        _SCRATCH_LOCAL.cursor = cur
-    return cur
-
-
-#: (reduction SQL, relation, field names) → (the columns the statement reads, its text by the
-#: columns' bind modes and stored types — see :meth:`Relation._kept_query`)
-_KEPT_PLANS: dict[tuple[str, str, tuple[str, ...]],
-                  tuple[list[str], dict[tuple[str, ...], str]]] = {}
 
 
 def _kept_tail(sql: str) -> str:
@@ -229,16 +183,20 @@ def _kept_tail(sql: str) -> str:
     return f'SELECT "__row" FROM ({sql}) AS "__kept"'
 
 
-def _kept_plan(sql: str, table: str, types: Mapping[str, FieldType]
-               ) -> tuple[list[str], dict[tuple[str, ...], str]]:
-    if len(_KEPT_PLANS) >= STATEMENT_CACHE_SIZE:
-        _KEPT_PLANS.clear()
+@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def _kept_names(sql: str, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns the kept-rows query of ``sql`` reads (``__row`` first) among ``__arm`` and
+    the relation's ``fields``."""
     reader = _kept_tail(sql)
-    return ["__row", *(n for n in ("__arm", *_fields_only(types)) if quote_ident(n) in reader)], {}
+    candidates = ("__arm", *(f for f in fields if f not in RESERVED_COLUMNS))
+    return ("__row", *(n for n in candidates if quote_ident(n) in reader))
 
 
-def _kept_text(sql: str, table: str, names: Sequence[str], modes: Sequence[BindMode],
-               stypes: Sequence[str]) -> str:
+@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def _kept_text(sql: str, table: str, names: tuple[str, ...], modes: tuple[BindMode, ...],
+               stypes: tuple[str, ...]) -> str:
+    """The kept-rows query of ``sql`` reading ``table`` inline: one leading CTE binding
+    ``names`` (by their bind modes and stored types), flattened."""
     parts = [column_sql(m, t, n) for n, m, t in zip(names, modes, stypes, strict=True)]
     head = f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
     query = _kept_tail(sql)
@@ -366,24 +324,18 @@ class Relation:
         reading this relation inline (see :meth:`_select_kept`). The texts are cached."""
         cols = self._columns
         assert cols is not None and isinstance(self.table, str)
-        key = (sql, self.table, tuple(self.types))
-        plan = _KEPT_PLANS.get(key)
-        if plan is None:
-            plan = _KEPT_PLANS[key] = _kept_plan(sql, self.table, self.types)
-        names, texts = plan
+        names = _kept_names(sql, tuple(self.types))
         params: list[object] = []
         modes: list[BindMode] = []
-        stypes = [_stype(n, self.types) for n in names]
+        stypes = tuple(_stype(n, self.types) for n in names)
         for n, t in zip(names, stypes, strict=True):
             mode, param = bind_column(cols[n], t, row=n == "__row",
                                       ordinal=n == "__row" and self._is_ordinal())
             modes.append(mode)
             if mode != "null":
                 params.append(param)
-        key2 = (*modes, *stypes)  # the same SQL may read a field of another type elsewhere
-        got = texts.get(key2)
-        if got is None:
-            got = texts[key2] = _kept_text(sql, self.table, names, modes, stypes)
+        # keyed by the stored types too: the same SQL may read a field of another type elsewhere
+        got = _kept_text(sql, self.table, names, tuple(modes), stypes)
         return got, params
 
     def _is_ordinal(self) -> bool:
@@ -396,7 +348,7 @@ class Relation:
         return self._ordinal
 
     def _select_kept(self, name: str, types: Mapping[str, FieldType], sql: str,
-                     params: Sequence[object], con: duckdb.DuckDBPyConnection | None
+                     params: Sequence[object], con: duckdb.DuckDBPyConnection
                      ) -> Relation | None:
         """See :func:`select_relation`: the kept rows of ``sql`` (a reduction of this in-memory
         relation) as a pending relation built from this one's columns; None when this relation's
@@ -407,15 +359,13 @@ class Relation:
         quoted, so a column whose quoted name is not in the text cannot be read), each one list
         bound without a cast — DuckDB types it from the Python values, which are the stored type
         already; a column holding no value is a typed NULL. It fetches only the kept ``__row``
-        ids, unsorted, and runs on ``con`` (default: :func:`scratch_cursor`)."""
+        ids, unsorted, and runs on ``con``."""
         cols = self._columns
         if cols is None or not isinstance(self.table, str) or any(
                 f not in cols or (self.types.get(f) != t and f not in RESERVED_COLUMNS)
                 for f, t in types.items()):  # ``__arm`` may be typed (see _fields_only)
             return None
         query, inline = self._kept_query(sql)
-        if con is None:  # the scratch connection plans without an optimizer: small sources only
-            con = scratch_cursor() if scratch_fits(sql, self.row_count) else self.con
         rows = execute_cached(con, query, [*inline, *params]).fetchall()
         ids = sorted([r[0] for r in rows])
         if self._is_ordinal():
@@ -579,12 +529,12 @@ def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[st
     source's (no ``__raw`` or typed values cross from DuckDB to Python). The source is read
     inline, written or not: its rows enter the statement as a CTE of the same name (its columns
     bound as lists; only the columns the SQL names), so the statement reads no table and runs on
-    ``inline_on`` (default: :func:`scratch_cursor` for a source of at most
-    :func:`scratch_max_rows` rows, else the source's connection; pass ``con`` when ``sql`` names
+    ``inline_on`` (default ``con``; the executor passes the connection
+    :func:`edgedsl.runtime.relations.inline_connection` chooses, ``con`` when ``sql`` names
     other tables of ``con``). The reduction itself always runs in DuckDB.
     """
     if source is not None and source.in_memory:
-        kept = source._select_kept(name, types, sql, params, inline_on)
+        kept = source._select_kept(name, types, sql, params, inline_on or con)
         if kept is not None:
             return kept
     if source is not None:
@@ -599,11 +549,17 @@ def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[st
 #: ``SELECT *`` (or ``r.*``, ``COLUMNS(…)``): a statement that reads every column of a relation,
 #: which an inline copy holding only the named columns would answer differently.
 _STAR = re.compile(r"(?:\bSELECT|\bDISTINCT|,|\.)\s*\*|\bCOLUMNS\s*\(", re.IGNORECASE)
-#: Inline CTE texts by (relation, field types, columns, typed-NULL mask); cleared when full.
-_INLINE_CTES: dict[tuple[str, tuple[tuple[str, str], ...], tuple[BindMode, ...]], str] = {}
 #: SQL types that a list of Python values would not be typed as by itself (ints → INTEGER when
 #: they fit 32 bits, where the written table holds BIGINT: arithmetic could overflow).
 _CAST_LISTS = frozenset({"BIGINT"})
+
+
+@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def _inline_cte(table: str, names: tuple[str, ...], stypes: tuple[str, ...],
+                modes: tuple[BindMode, ...]) -> str:
+    """The leading CTE of relation ``table`` read inline: ``names`` bound by their modes."""
+    parts = [column_sql(m, t, n) for n, t, m in zip(names, stypes, modes, strict=True)]
+    return f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
 
 
 def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[object]] | None:
@@ -642,15 +598,7 @@ def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[obj
             modes.append(mode)
             if mode != "null":
                 params.append(param)
-        key = (rel.table, tuple(zip(names, stypes, strict=True)), tuple(modes))
-        text = _INLINE_CTES.get(key)
-        if text is None:
-            parts = [column_sql(m, t, n) for n, t, m in zip(names, stypes, modes, strict=True)]
-            text = f"{quote_ident(rel.table)} AS (SELECT {', '.join(parts)})"
-            if len(_INLINE_CTES) >= STATEMENT_CACHE_SIZE:
-                _INLINE_CTES.clear()
-            _INLINE_CTES[key] = text
-        pieces.append(text)
+        pieces.append(_inline_cte(rel.table, tuple(names), tuple(stypes), tuple(modes)))
     ctes = ",\n     ".join(pieces)
     if head[:5].upper() == "WITH ":
         return flatten(f"WITH {ctes},\n     {head[5:].lstrip()}"), params
