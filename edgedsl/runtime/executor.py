@@ -152,20 +152,16 @@ def format_value(v: Any, t: FieldType | None) -> Any:
     return _jsonable(v)
 
 
-_TYPES: dict[int, tuple[object, dict[str, FieldType]]] = {}
+def _types_of(fields: Mapping[str, Any]) -> dict[str, FieldType]:
+    """``{name: type_from_json(v)}`` of a plan object's ``fields``, parsed once per distinct
+    declaration (keyed by its JSON text: a run re-reads the same tool and step objects, and
+    runs of one plan the same declarations). Shared: read-only."""
+    return _types_by_json(orjson.dumps(fields))
 
 
-def _types_of(owner: object, fields: Mapping[str, Any]) -> dict[str, FieldType]:
-    """``{name: type_from_json(v)}`` of a plan object's ``fields``, parsed once per object (plans
-    are not changed once built; a run re-reads the same tool and step objects). Read-only."""
-    hit = _TYPES.get(id(owner))
-    if hit is not None and hit[0] is owner:
-        return hit[1]
-    types = {k: type_from_json(v) for k, v in fields.items()}
-    if len(_TYPES) >= 4096:
-        _TYPES.clear()
-    _TYPES[id(owner)] = (owner, types)
-    return types
+@functools.lru_cache(maxsize=4096)
+def _types_by_json(text: bytes) -> dict[str, FieldType]:
+    return {k: type_from_json(v) for k, v in orjson.loads(text).items()}
 
 
 #: ``quote_ident`` and the compiler's distinct-values SQL, memoised (pure functions of names
@@ -178,18 +174,11 @@ _distinct_sql = functools.lru_cache(maxsize=4096)(distinct_sql)
 def _count_answer_sql(source: str) -> str:
     return f"SELECT {count_sql(source)} AS value"
 
-_SPANS: dict[int, tuple[SpanInfo, dict[str, Any]]] = {}
-
-
 def _span_dict(info: SpanInfo) -> dict[str, Any]:
-    """``info.model_dump()``, made once per plan object (a run re-reads the same step objects);
-    a fresh copy each time (its values are ints and a file name)."""
-    hit = _SPANS.get(id(info))
-    if hit is None or hit[0] is not info:
-        if len(_SPANS) >= 4096:
-            _SPANS.clear()
-        hit = _SPANS[id(info)] = (info, info.model_dump())
-    return dict(hit[1])
+    """``info.model_dump()``: its values are ints and a file name, so a copy of the model's
+    field values (``__dict__``, which holds exactly its fields) is the same dict, made without
+    pydantic's serializer; a fresh dict each time."""
+    return info.__dict__.copy()
 
 
 _BASE: duckdb.DuckDBPyConnection | None = None
@@ -464,7 +453,7 @@ class _Run:
         parts = [(arm, r) for (arm, _), resps in zip(arms, got, strict=True)
                  for r in resps]
         rel = relations.materialise(self.con, self.owner, relation,
-                                    _types_of(tool, tool.fields), parts, tagged)
+                                    _types_of(tool.fields), parts, tagged)
         self.rels[relation] = rel
         st.records = rel.count()
 
@@ -517,7 +506,7 @@ class _Run:
     # ------------------------------------------------------------ SQL steps
 
     def drv_step(self, s: DrvStep, st: StepTrace) -> None:
-        types = _types_of(s, s.fields)
+        types = _types_of(s.fields)
         params = [decode_value(p) for p in s.params]
         sql = st.sql = s.sql
         st.params = [_jsonable(p) for p in params]
