@@ -494,7 +494,7 @@ def test_source_columns_are_python_columns() -> None:
 
 @pytest.mark.parametrize("t", [INT, FLOAT, DATE, STR, ListType(STR)])
 def test_coerce_column_is_value_by_value(t: FieldType) -> None:
-    from edgedsl.runtime.duck import _coerce_column, _stored_value
+    from edgedsl.runtime.columns import _coerce_column, _stored_value
 
     texts = ["1", "1", "1,000", None, "2024-12-31", "20241231", "true", "x", "1"]
     mixed = [*texts, 1, True, 1.0, ["a"], {"k": 1}]
