@@ -219,8 +219,8 @@ class _Run:
         self.con, self.owner = _connection(backend)
         self.rels: dict[str, Relation] = {}
         self.t0 = time.perf_counter()
-        #: each step's place in layer order (scope by scope), by ``id`` of its trace
-        self._rank: dict[int, tuple[int, ...]] = {}
+        #: each step's place in layer order (scope by scope), beside its trace in ``trace.steps``
+        self._ranks: list[tuple[int, ...]] = []
         self.trace = Trace(trajectory=tp.name, backend=getattr(backend, "name", "?"), phi=phi)
 
     def ms(self) -> float:
@@ -229,8 +229,9 @@ class _Run:
     # ------------------------------------------------------------ structure
 
     async def layers(self, layers: list[list[str]], shared: Mapping[str, object] | None = None,
-                     within: StepTrace | None = None) -> None:
-        """Run the steps of one scope (``within``: the container step whose scope it is), each
+                     base: tuple[int, ...] = ()) -> None:
+        """Run the steps of one scope (``base``: the rank of the container step whose scope it
+        is), each
         as soon as the steps of the scope it depends on (``deps``) have finished — not when
         the whole previous layer has: a long chain of pages does not hold back a branch that
         does not read it. ``layers`` (the plan's topological levels) order the steps that are
@@ -239,7 +240,6 @@ class _Run:
         A failure stops steps above the failing step's layer from starting; once the running
         ones have finished, the error raised is the one layer-by-layer execution raises: in
         the lowest layer with a failure, the first failed step's (a step error first)."""
-        base = () if within is None else self._rank[id(within)]
         if len(layers) <= 1:  # one layer: nothing to wait for
             for i, layer in enumerate(layers):
                 got = await _gather([self.step(k, shared, (*base, i, j))
@@ -295,7 +295,7 @@ class _Run:
         st = StepTrace(id=key, kind=s.kind, relation=s.relation, start_ms=self.ms(),
                        span=None if s.span is None else _span_dict(s.span))
         self.trace.steps.append(st)
-        self._rank[id(st)] = rank
+        self._ranks.append(rank)
         try:
             if isinstance(s, CallStep):
                 await self.call_step(s, st, shared or {})
@@ -304,9 +304,9 @@ class _Run:
             elif isinstance(s, CompareStep):
                 await self.compare_step(s, st)
             elif isinstance(s, ParallelStep):
-                await self.parallel_step(s, st)
+                await self.parallel_step(s, st, rank)
             elif isinstance(s, IfStep):
-                await self.if_step(s, st)
+                await self.if_step(s, st, rank)
         except _StepError as e:
             st.status, st.failure = "failed", e.failure
             raise
@@ -488,14 +488,15 @@ class _Run:
             (_arm_text(v), {**base, s.param: v}) for v in values]
         await self.run_arms(tool, arms, s.request.pages, st, s.span, s.relation or s.id, True)
 
-    async def parallel_step(self, s: ParallelStep, st: StepTrace) -> None:
+    async def parallel_step(self, s: ParallelStep, st: StepTrace, rank: tuple[int, ...]
+                            ) -> None:
         shared: dict[str, object] = {}
         for name, sh in s.shared.items():
             if sh.junction is not None:
                 shared[name] = self.junction(sh.junction, name, st, s.span, s.id)[0]
             else:
                 shared[name] = decode_value(sh.literal)
-        await self.layers([s.branches], shared, within=st)
+        await self.layers([s.branches], shared, base=rank)
         rows = [{"branch": b.removeprefix(f"{s.relation}."), "records": self.rels[b].count()}
                 for b in s.branches]
         rel = shred(self.con, rows, {"branch": STR, "records": INT}, name=s.relation or s.id,
@@ -547,7 +548,7 @@ class _Run:
         return _StepError(diag("R507", msg, _span(span), hints=hints),
                           FailureInfo(kind="structural", code="R507", message=msg))
 
-    async def if_step(self, s: IfStep, st: StepTrace) -> None:
+    async def if_step(self, s: IfStep, st: StepTrace, rank: tuple[int, ...]) -> None:
         params = [decode_value(p) for p in s.predicate.params]
         st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
         try:
@@ -557,7 +558,7 @@ class _Run:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
         taken = bool(row and row[0])
         st.branch = "then" if taken else "else"
-        await self.layers(s.then if taken else s.orelse, within=st)
+        await self.layers(s.then if taken else s.orelse, base=rank)
 
     def answer_value(self, f: AnswerField) -> Any:
         t = None if f.type is None else type_from_json(f.type)
@@ -650,7 +651,7 @@ class _Run:
 
     async def run(self) -> RunResult:
         answer, say, diags = None, None, self.preflight()
-        relations: dict[str, list[dict[str, Any]]] = {}
+        kept: dict[str, list[dict[str, Any]]] = {}
         try:
             if not diags:
                 await self.layers(self.tp.layers)
@@ -664,13 +665,15 @@ class _Run:
             self.trace.duration_ms = self.ms()
             # in layer order, scope by scope, a container's steps after it (steps start as
             # their inputs are ready, in an order that depends on timing)
-            self.trace.steps.sort(key=lambda st: self._rank.get(id(st), ()))
+            steps = self.trace.steps
+            order = sorted(range(len(steps)), key=self._ranks.__getitem__)
+            steps[:] = [steps[i] for i in order]
             if self.keep:
-                relations = self.kept()
+                kept = self.kept()
             self.con.close()
         return RunResult(trajectory=self.tp.name, ok=not diags, answer=answer,
                          say=say if not diags else None, trace=self.trace, diagnostics=diags,
-                         relations=relations)
+                         relations=kept)
 
 
 def _backend(backend: Backend | str) -> Backend:
