@@ -36,10 +36,12 @@ test that makes one without saying it expects it.
 
 Settings, measured (2 noisy cores; ``benchmarks/bench_drv.py``, ``benchmarks/bench_inline.py``):
 
-* ``in_memory_max_cells = 10_000`` — the crossover of Python and SQL shredding
-  (:data:`~.duck.PYTHON_SHRED_MAX_CELLS`: 27 records × 5 fields, Python 1.7 ms against SQL
-  7.1 ms; 1,000 records, 11 against 13 ms; 20,000 records, 228 against 123 ms); a stored
-  response below it is read into memory, one above it is read by SQL where it is stored.
+* ``in_memory_max_cells = 10_000`` — the value the executor has always used here, which is
+  the crossover of Python and SQL shredding (:data:`~.duck.PYTHON_SHRED_MAX_CELLS`: 27
+  records × 5 fields, Python 1.7 ms against SQL 7.1 ms; 1,000 records, 11 against 13 ms;
+  20,000 records, 228 against 123 ms); a stored response below it is read into memory, one
+  above it is read by SQL where it is stored. Not measured on its own for this decision
+  (``benchmarks/bench_replay.py`` measures its effect at 5 calls).
 * ``window_max_rows = 128`` — the whole-relation window of ``max``/``min`` without optimizer:
   11 ms against 1.4 ms planned at 1,000 rows, 3 s at 22,671; at 27 rows the window form costs
   0.70 ms against 1.05 ms for the table form, which runs on the scratch connection at any size
