@@ -12,8 +12,8 @@ Three shapes from the world's chains, each a new source relation per run:
 
 baseline — the policy before packing: the window form, every column bound as a Python list,
 the run's own connection (optimizer on) above 1,000 rows (the scratch one below);
-ours — :func:`~edgedsl.runtime.duck.reduction_form` (the table form above
-``SCRATCH_MAX_WINDOW_ROWS`` rows), large text/integer/date columns bound packed
+ours — :func:`~edgedsl.runtime.relations.reduction_form` (the table form above
+``Settings.window_max_rows`` rows), large text/integer/date columns bound packed
 (:mod:`edgedsl.runtime.bind`), the scratch connection. Also each change alone. Both keep the
 same rows (checked). Prints medians and ratios; asserts nothing about time::
 
@@ -39,7 +39,8 @@ from ratios import speedup
 from edgedsl.core.types import DATE, FLOAT, STR, FieldType
 from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
 from edgedsl.runtime.bind import packing
-from edgedsl.runtime.duck import Relation, python_columns, reduction_form, select_relation
+from edgedsl.runtime.duck import Relation, python_columns, select_relation
+from edgedsl.runtime.relations import connection, inline_connection, reduction_form
 
 Case = tuple[str, list[dict[str, Any]], dict[str, FieldType], list[ReduceStep]]
 
@@ -86,9 +87,11 @@ def main() -> None:
                 steps: list[ReduceStep] = steps, n: int = n) -> list[int]:
             src = Relation(con, "src", types, n, pending=True, columns=columns)
             sql, params = reduce_sql("src", steps, types, form=form)
+            window = form == "inline" and any(s.op in ("max", "min") for s in steps)
+            on = connection(inline_connection(n, window=window), con) if scratch else con
             with packing(0 if packed else float("inf")):
                 kept = select_relation(con, "kept", types, sql, params, source=src,
-                                       inline_on=None if scratch else con)
+                                       inline_on=on)
             assert kept._columns is not None
             return list(kept._columns["__row"])
 

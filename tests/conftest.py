@@ -10,6 +10,7 @@ the fast tier for everyday work; the full suite (``.ci/run``) runs the ``slow`` 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -49,6 +50,22 @@ def _forget_live_keys() -> Iterator[None]:
     redact.forget_all()
 
 
+@pytest.fixture(autouse=True)
+def _no_unexpected_fallback(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A fast path that fails where the tables then succeed (a fallback of
+    :mod:`edgedsl.runtime.relations`, recorded in the trace) fails the test that caused it in
+    this process, unless the test is marked ``fallback`` (it forces one on purpose)."""
+    mod = sys.modules.get("edgedsl.runtime.relations")
+    before = None if mod is None else mod.unexpected_fallbacks()
+    yield
+    mod = sys.modules.get("edgedsl.runtime.relations")
+    if mod is None or request.node.get_closest_marker("fallback") is not None:
+        return
+    made = mod.unexpected_fallbacks() - (before or 0)
+    assert made == 0, f"{made} inline statement(s) failed where the tables succeeded " \
+        "(see the trace's `fallbacks`): a fast path disagrees with the tables"
+
+
 @pytest.fixture(scope="module")
 def llm_served() -> Iterator[tuple[Any, str]]:
     """The fake OpenAI-compatible endpoint (``tests/recipe/graph/fake_llm.py``) served on
@@ -72,8 +89,9 @@ def fake(llm_served: tuple[Any, str]) -> Iterator[Any]:
 @pytest.fixture
 def statements(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, str]]:
     """Every ``(connection, SQL text)`` run through ``execute_cached`` during the test, by the
-    executor or by :mod:`edgedsl.runtime.duck` (both names are patched)."""
-    from edgedsl.runtime import duck, executor
+    policy (:mod:`edgedsl.runtime.relations`) or by :mod:`edgedsl.runtime.duck` (both names are
+    patched)."""
+    from edgedsl.runtime import duck, relations
 
     ran: list[tuple[Any, str]] = []
     real = duck.execute_cached
@@ -83,5 +101,5 @@ def statements(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, str]]:
         return real(con, sql, params)
 
     monkeypatch.setattr(duck, "execute_cached", spy)
-    monkeypatch.setattr(executor, "execute_cached", spy)
+    monkeypatch.setattr(relations, "execute_cached", spy)
     return ran

@@ -19,6 +19,7 @@ whose names DuckDB would confuse — equal up to ASCII case — are ``E121``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import TypeVar
 
 from ..core.catalog import Catalog, Paging, Param, Platform, Tool
@@ -453,10 +454,15 @@ class _Builder:
         )
 
 
-_Key = tuple[bool, tuple[tuple[str, int, tuple[str, ...]], ...]]
-_Entry = tuple[tuple[object, ...], Catalog, dict[str, str], list[Diagnostic]]
-_MEMO: dict[_Key, _Entry] = {}
-_MEMO_MAX = 64
+_Key = tuple[bool, tuple[tuple[str, str, str, tuple[str, ...]], ...]]
+_Entry = tuple[Catalog, dict[str, str], list[Diagnostic]]
+
+
+@lru_cache(maxsize=64)
+def _memo(key: _Key) -> list[_Entry]:
+    """The memo of one set of used modules: empty until its catalog is built, then holding it
+    (``functools.lru_cache`` bounds the memos and evicts the least recently used)."""
+    return []
 
 
 def _declares(mod: ModuleInfo) -> bool:
@@ -467,17 +473,19 @@ def _items_of(mod: ModuleInfo) -> Iterable[n.Item]:
     return mod.ast.items if mod.ast is not None else ()
 
 
-def _memo_key(ctx: CheckContext) -> tuple[_Key, tuple[object, ...]] | None:
+def _memo_key(ctx: CheckContext) -> _Key | None:
     """The key of the catalog of ``ctx``'s used modules, when the compiled module declares
-    nothing itself (the usual case: a file of trajectories over the standard catalogs)."""
+    nothing itself (the usual case: a file of trajectories over the standard catalogs): each
+    module by name, file name, text and uses (the same text parses to the same AST; a memoised
+    text's hash is computed once)."""
     main = ctx.main
     if main is None or _declares(main):
         return None
     used = [m for m in ctx.modules.values() if not m.main]
     if main.name in {m.name for m in used}:
         return None
-    key = (ctx.catalog_incomplete, tuple((m.name, id(m.ast), tuple(m.uses)) for m in used))
-    return key, tuple(m.ast for m in used)
+    return (ctx.catalog_incomplete,
+            tuple((m.name, m.source.name, m.source.text, tuple(m.uses)) for m in used))
 
 
 def _build(ctx: CheckContext) -> None:
@@ -499,23 +507,17 @@ def build_catalog(ctx: CheckContext) -> None:
 
     The result for a given set of used modules (memoised ASTs, see ``modules._read_module``) is
     memoised too, diagnostics included: the :class:`Catalog` is shared and never mutated."""
-    memo = _memo_key(ctx)
-    hit = _MEMO.get(memo[0]) if memo is not None else None
-    if memo is not None and hit is not None and all(
-        a is b for a, b in zip(hit[0], memo[1], strict=True)
-    ):
-        _, ctx.catalog, platform_module, diags = hit
+    key = _memo_key(ctx)
+    memo = _memo(key) if key is not None else None
+    if memo:
+        ctx.catalog, platform_module, diags = memo[0]
         ctx.platform_module.update(platform_module)
         ctx.diags.extend(diags)
     else:
         before = len(ctx.diags)
         _build(ctx)
         if memo is not None:
-            if len(_MEMO) >= _MEMO_MAX:
-                _MEMO.clear()
-            _MEMO[memo[0]] = (
-                memo[1], ctx.catalog, dict(ctx.platform_module), ctx.diags.items[before:]
-            )
+            memo.append((ctx.catalog, dict(ctx.platform_module), ctx.diags.items[before:]))
     main = ctx.main
     if main is not None:
         direct = {main.name, *main.uses}

@@ -41,25 +41,12 @@ def module_name_for(source_name: str) -> str:
     return stem if stem.isidentifier() and stem.isascii() else "main"
 
 
-_PATHS: dict[str, tuple[Path, str]] = {}
-_PATHS_MAX = 4096
-
-
+@lru_cache(maxsize=4096)
 def _path_of(name: str) -> tuple[Path, str]:
     """``Path(name)`` and its text, memoised (paths are immutable; a compile asks for its
     source's path once, and building one parses the text)."""
-    hit = _PATHS.get(name)
-    if hit is None:
-        path = Path(name)
-        hit = (path, os.fspath(path))
-        if len(_PATHS) >= _PATHS_MAX:
-            _PATHS.clear()
-        _PATHS[name] = hit
-    return hit
-
-
-_RESOLVED: dict[tuple[str, int, int], Path] = {}
-_RESOLVED_MAX = 4096
+    path = Path(name)
+    return path, os.fspath(path)
 
 
 def _resolve(path: Path, st: os.stat_result) -> Path:
@@ -68,15 +55,14 @@ def _resolve(path: Path, st: os.stat_result) -> Path:
     for on every compile, and resolving costs a system call per path component. A path that
     now names another file resolves afresh."""
     text = os.fspath(path)
-    key = (text if os.path.isabs(text) else os.path.join(os.getcwd(), text), st.st_dev,
-           st.st_ino)
-    hit = _RESOLVED.get(key)
-    if hit is None:
-        hit = path.resolve()
-        if len(_RESOLVED) >= _RESOLVED_MAX:
-            _RESOLVED.clear()
-        _RESOLVED[key] = hit
-    return hit
+    return _resolved(text if os.path.isabs(text) else os.path.join(os.getcwd(), text),
+                     st.st_dev, st.st_ino)
+
+
+@lru_cache(maxsize=4096)
+def _resolved(absolute: str, dev: int, ino: int) -> Path:
+    """``Path(absolute).resolve()`` of the file ``(dev, ino)`` (see :func:`_resolve`)."""
+    return Path(absolute).resolve()
 
 
 def _regular_file(path: Path | str) -> os.stat_result | None:
@@ -231,17 +217,9 @@ class _Loader:
         return name
 
 
-_PARSED: dict[tuple[str, Path, int, int], tuple[Source, n.Module | None, list[Diagnostic]]] = {}
-_PARSED_MAX = 256
-
-
 def _find(dirs: list[Path], filename: str) -> tuple[Path, os.stat_result] | None:
     """The first regular file ``filename`` in ``dirs``, with its stat."""
     return _find_in([(p, os.fspath(p)) for p in (d / filename for d in dirs)])
-
-
-_CANDIDATES: dict[tuple[str | None, tuple[Path, ...], str], tuple[tuple[Path, str], ...]] = {}
-_CANDIDATES_MAX = 1024
 
 
 def _candidates(
@@ -249,14 +227,16 @@ def _candidates(
 ) -> tuple[tuple[Path, str], ...]:
     """The paths ``use`` tries for ``filename`` from a file at ``origin``, in order, each with its
     text (memoised on the directory of ``origin``: files side by side share them)."""
-    key = (None if origin is None else os.path.dirname(os.fspath(origin)), extra, filename)
-    hit = _CANDIDATES.get(key)
-    if hit is None:
-        hit = tuple((p, os.fspath(p)) for p in (d / filename for d in search_dirs(origin, extra)))
-        if len(_CANDIDATES) >= _CANDIDATES_MAX:
-            _CANDIDATES.clear()
-        _CANDIDATES[key] = hit
-    return hit
+    return _candidates_in(None if origin is None else os.path.dirname(os.fspath(origin)),
+                          extra, filename)
+
+
+@lru_cache(maxsize=1024)
+def _candidates_in(parent: str | None, extra: tuple[Path, ...], filename: str
+                   ) -> tuple[tuple[Path, str], ...]:
+    """:func:`_candidates` from a file in directory ``parent`` (``origin.parent``)."""
+    dirs = ([] if parent is None else [Path(parent)]) + search_dirs(None, extra)
+    return tuple((p, os.fspath(p)) for p in (d / filename for d in dirs))
 
 
 def _find_in(paths: Iterable[tuple[Path, str]]) -> tuple[Path, os.stat_result] | None:
@@ -277,19 +257,18 @@ def _read_module(
     """Read and parse a used module, memoised on (path, mtime, size): catalogs such as the
     stdlib are parsed once per process, not once per compiled file (ASTs are immutable).
     The path as written is part of the key: spans and diagnostics name the file by it."""
-    key = (str(path), resolved, st.st_mtime_ns, st.st_size)
-    hit = _PARSED.get(key)
-    if hit is not None:
-        return hit
-    source = Source(str(path), decode_source(path.read_bytes()))
+    return _parsed(str(path), resolved, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=256)
+def _parsed(name: str, resolved: Path, mtime_ns: int, size: int
+            ) -> tuple[Source, n.Module | None, list[Diagnostic]]:
+    """:func:`_read_module` of the file ``name`` (resolved, its mtime and size: the key)."""
+    source = Source(name, decode_source(Path(name).read_bytes()))
     try:
-        entry: tuple[Source, n.Module | None, list[Diagnostic]] = (source, parse_module(source), [])
+        return source, parse_module(source), []
     except CompileError as err:
-        entry = (source, None, list(err.diagnostics))
-    if len(_PARSED) >= _PARSED_MAX:
-        _PARSED.clear()
-    _PARSED[key] = entry
-    return entry
+        return source, None, list(err.diagnostics)
 
 
 def load_modules(ctx: CheckContext) -> None:

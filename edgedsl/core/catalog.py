@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -120,6 +121,9 @@ class Catalog:
     platforms: dict[str, Platform] = field(default_factory=dict)
     code_types: dict[str, CodeType] = field(default_factory=dict)
     records: dict[str, RecordType] = field(default_factory=dict)
+    #: values derived from this catalog's tools, kept with it (by tool qualname; see
+    #: ``plan.ToolSpec.input_of``): a catalog is shared by the compiles that use its modules
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def tool(self, qualname: str) -> Tool | None:
         """The tool ``platform.tool``, or None."""

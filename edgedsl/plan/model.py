@@ -195,21 +195,22 @@ class ToolSpec(BaseModel):
     def of(cls, tool: Tool, catalog: Catalog | None = None) -> ToolSpec:
         """The spec of a catalog tool (platform settings from ``catalog`` when given).
 
-        The validated input of a tool's spec is memoised per (tool, platform) object: catalogs
-        are shared between compiles of files using the same modules, so the declaration hash is
-        computed once. Each call still returns a fresh model."""
+        The validated input of a tool's spec is memoised with the catalog (see
+        :meth:`input_of`), so the declaration hash is computed once. Each call still returns a
+        fresh model."""
         return cls.model_validate(cls.input_of(tool, catalog))
 
     @classmethod
     def input_of(cls, tool: Tool, catalog: Catalog | None = None) -> dict[str, Any]:
-        """The (memoised, shared: not to be changed) input :meth:`of` validates."""
-        plat = catalog.platforms.get(tool.platform) if catalog is not None else None
-        hit = _SPEC_INPUTS.get(id(tool))
+        """The input :meth:`of` validates; with a ``catalog``, memoised in it by the tool's
+        qualname (``Catalog.derived``; catalogs are shared between compiles of files using the
+        same modules) and shared: not to be changed."""
+        if catalog is None:
+            return cls._input(tool, None)
+        plat = catalog.platforms.get(tool.platform)
+        hit = catalog.derived.get(tool.qualname)
         if hit is None or hit[0] is not tool or hit[1] is not plat:
-            hit = (tool, plat, cls._input(tool, plat))
-            if len(_SPEC_INPUTS) >= 1024:
-                _SPEC_INPUTS.clear()
-            _SPEC_INPUTS[id(tool)] = hit
+            hit = catalog.derived[tool.qualname] = (tool, plat, cls._input(tool, plat))
         return hit[2]
 
     @staticmethod
@@ -229,9 +230,6 @@ class ToolSpec(BaseModel):
                                                "size_limit": pg.size_limit, "total": pg.total},
             "declaration_hash": tool.declaration_hash(),
         }
-
-
-_SPEC_INPUTS: dict[int, tuple[Tool, Platform | None, dict[str, Any]]] = {}
 
 
 class JunctionSpec(BaseModel):

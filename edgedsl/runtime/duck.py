@@ -10,6 +10,10 @@ A :class:`Relation` is a handle on a DuckDB table holding one *shredded* relatio
   :mod:`edgedsl.reduce.registry` for the coercion rules;
 * ``__raw`` (VARCHAR) — the original record as JSON text.
 
+The columns themselves — serialising records, coercing them (all at once or on first read),
+writing whole columns — are :mod:`edgedsl.runtime.columns`; where a relation lives is decided by
+:mod:`edgedsl.runtime.relations`.
+
 Undeclared fields are *not* given columns; they stay available in ``__raw`` (and therefore in
 :meth:`Relation.records`). Field names ``__row``, ``__arm`` and ``__raw`` are reserved, and two
 field names that DuckDB would confuse (equal up to ASCII case) are rejected.
@@ -47,11 +51,10 @@ shorter road, with the same SQL semantics:
 
 * the reduction of an in-memory relation always reads the relation *inline* — its columns bound
   as lists and unnested in a leading CTE named like the relation, only the columns the SQL
-  names — whether or not its table is written, so it needs no table and runs on a *scratch*
-  connection (:func:`scratch_cursor`): a process-wide in-memory database with one thread (no
-  hand-off to a worker thread), whose per-thread cursors have the query optimizer switched off
-  (planning cost more than it saved on relations this small; results never depend on it, and the
-  property tests check the path against the reference reducers);
+  names — whether or not its table is written, so it needs no table and runs on the connection
+  its caller gives: the executor gives the *scratch* connection of
+  :mod:`edgedsl.runtime.relations` (one thread, optimizer off), which also decides the
+  reduction's form and owns every threshold of where a relation lives;
 * the statement is *flattened* (:func:`edgedsl.runtime.sqlshape.flatten`): each CTE read once
   becomes a subquery where it is read, and the last reduction step's ``SELECT *`` merges into
   the ``SELECT "__row"`` that reads it — with the optimizer off DuckDB plans every CTE and
@@ -60,9 +63,6 @@ shorter road, with the same SQL semantics:
   are already the stored type; a column with no value at all is a typed ``NULL``), which DuckDB
   binds markedly faster; a large text, integer or date column is bound *packed*, as one text
   (:mod:`edgedsl.runtime.bind`), since converting a list costs DuckDB a Python value at a time;
-* a source of more than :data:`SCRATCH_MAX_WINDOW_ROWS` rows is reduced in the reduction's
-  ``"table"`` form (:func:`reduction_form`), which has no window and so needs no optimizer: every
-  inline statement but a large window runs on the scratch connection (:func:`scratch_fits`);
 * only the kept ``__row`` ids are fetched, unsorted (sorted in Python);
 * the parsed statement is cached by its text (:func:`execute_cached`), so a reduction run again
   — the same ``drv`` in the next run of a plan — is not parsed again.
@@ -70,13 +70,14 @@ shorter road, with the same SQL semantics:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import duckdb
 import orjson
@@ -84,31 +85,32 @@ import orjson
 from edgedsl.core.sqlquote import ident_key, qualified, quote_ident
 from edgedsl.core.types import FieldType, is_date, is_numeric
 from edgedsl.reduce.coerce import (
-    coerce_bool,
-    coerce_date,
-    coerce_float,
-    coerce_int,
-    coerce_sql,
-    coerce_text,
     decode_stored,
-    json_text,
     sql_type,
-    storage_of,
 )
 from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
 
 from .bind import BindMode, bind_column, column_sql
-from .redact import excerpt
+from .columns import (
+    RESERVED_COLUMNS,
+    LazyColumns,
+    check_fields,
+    columns_of,
+    create_table_as,
+    lazy_columns,
+    python_columns,
+    serialise,
+    source_columns,
+    take,
+    write_columns,
+    write_sql_shredded,
+)
 from .sqlshape import flatten
-
-if TYPE_CHECKING:
-    from .backends import ColumnSource
 
 __all__ = [
     "AGGREGATES",
     "PYTHON_SHRED_MAX_CELLS",
     "RESERVED_COLUMNS",
-    "SCRATCH_MAX_WINDOW_ROWS",
     "LazyColumns",
     "Relation",
     "aggregate_sql",
@@ -117,15 +119,11 @@ __all__ = [
     "inline_query",
     "lazy_columns",
     "python_columns",
-    "reduction_form",
-    "scratch_cursor",
-    "scratch_fits",
     "select_relation",
     "shred",
     "source_columns",
 ]
 
-RESERVED_COLUMNS = ("__row", "__arm", "__raw")
 AGGREGATES = ("sum", "avg", "min", "max")
 #: Above this many cells (records × (fields + 1)) :func:`shred` coerces in SQL instead of Python.
 #: Measured with ``benchmarks/bench_drv.py`` (2 noisy cores, 5 fields): 27 records — python
@@ -138,37 +136,33 @@ _counter = itertools.count()
 _REDUCE_TAIL = re.compile(r'\nSELECT \* FROM ("__reduce_[0-9]+") ORDER BY "__row"\Z')
 #: The first line of :func:`edgedsl.reduce.registry.reduce_sql` (``WITH`` the first CTE).
 _REDUCE_HEAD = re.compile(r'WITH "__reduce_0" AS (?:NOT MATERIALIZED )?\(')
-#: Parsed statements by SQL text (see :func:`execute_cached`); cleared when full.
-_STATEMENTS: dict[str, duckdb.Statement] = {}
+#: The bound of each memo of statement texts and parsed statements (``functools.lru_cache``).
 STATEMENT_CACHE_SIZE = 1024
-#: An inline statement with a window over the whole relation (the inline form of ``max`` /
-#: ``min``: ``QUALIFY f = max(f) OVER ()``) runs on the scratch connection (no optimizer) only
-#: over at most this many rows: without the optimizer its cost grows faster than the rows —
-#: 11 ms against 1.4 ms planned at 1,000 rows, 3 s at 22,671. Any other inline statement runs
-#: there at any size: the table form of a reduction over 22,671 rows took 12–15 ms there
-#: against 26–99 ms planned (the optimizer inlines the source's CTE into each reader).
-#: It is also the largest source a ``drv`` reduces in the inline form (see
-#: :func:`reduction_form`).
-SCRATCH_MAX_WINDOW_ROWS = 128
-_WHOLE_WINDOW = " OVER ()"
-_SCRATCH: duckdb.DuckDBPyConnection | None = None
-_SCRATCH_LOCK = threading.Lock()
-_SCRATCH_LOCAL = threading.local()
+_PARSER_LOCAL = threading.local()
 
 
-def scratch_fits(sql: str, rows: int) -> bool:
-    """True when the inline statement ``sql`` reading ``rows`` rows (its largest relation's)
-    should run on the scratch connection rather than on its relation's own: always, unless it
-    has a whole-relation window over more than :data:`SCRATCH_MAX_WINDOW_ROWS` rows."""
-    return rows <= SCRATCH_MAX_WINDOW_ROWS or _WHOLE_WINDOW not in sql
+def _forget_parser() -> None:  # a forked child opens its own parser connection
+    global _PARSER_LOCAL
+    _PARSER_LOCAL = threading.local()
 
 
-def reduction_form(rows: int) -> ReduceForm:
-    """The form to reduce an in-memory source of ``rows`` rows in: ``"inline"`` (a window:
-    one scan, the cheapest plan for a few dozen rows — 0.70 against 1.05 ms at 27) up to
-    :data:`SCRATCH_MAX_WINDOW_ROWS`, ``"table"`` (subqueries, no window) above, on the scratch
-    connection either way (``benchmarks/bench_inline.py``)."""
-    return "inline" if rows <= SCRATCH_MAX_WINDOW_ROWS else "table"
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_parser)
+
+
+def _parser() -> duckdb.DuckDBPyConnection:
+    """This thread's connection for parsing statements (parsing reads no catalog)."""
+    con: duckdb.DuckDBPyConnection | None = getattr(_PARSER_LOCAL, "con", None)
+    if con is None:
+        con = _PARSER_LOCAL.con = duckdb.connect(":memory:")
+    return con
+
+
+@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def _statement(sql: str) -> duckdb.Statement | None:
+    """``sql`` parsed, when it is exactly one statement."""
+    parsed = _parser().extract_statements(sql)
+    return parsed[0] if len(parsed) == 1 else None
 
 
 def execute_cached(con: duckdb.DuckDBPyConnection, sql: str,
@@ -176,50 +170,15 @@ def execute_cached(con: duckdb.DuckDBPyConnection, sql: str,
     """``con.execute(sql, params)`` for one statement, parsing ``sql`` only the first time.
 
     DuckDB parses a statement's text on every ``execute`` (~0.4 ms for a reduction with its
-    inline source here); the parsed :class:`duckdb.Statement` is kept by text and executed
-    instead (binding and planning still happen per call, so parameters and the catalog are
-    read afresh). A text that is not exactly one statement runs as text.
+    inline source here); the parsed :class:`duckdb.Statement` is kept by text (the last
+    :data:`STATEMENT_CACHE_SIZE`) and executed instead (binding and planning still happen per
+    call, so parameters and the catalog are read afresh). A text that is not exactly one
+    statement runs as text.
     """
-    st = _STATEMENTS.get(sql)
+    st = _statement(sql)
     if st is None:
-        parsed = con.extract_statements(sql)
-        if len(parsed) != 1:
-            return con.execute(sql, list(params))
-        if len(_STATEMENTS) >= STATEMENT_CACHE_SIZE:
-            _STATEMENTS.clear()
-        st = _STATEMENTS[sql] = parsed[0]
+        return con.execute(sql, list(params))
     return con.execute(st, list(params))
-
-
-def _forget_scratch() -> None:  # a forked child opens its own scratch database
-    global _SCRATCH, _SCRATCH_LOCAL, _SCRATCH_LOCK
-    _SCRATCH, _SCRATCH_LOCAL, _SCRATCH_LOCK = None, threading.local(), threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_scratch)
-
-
-def scratch_cursor() -> duckdb.DuckDBPyConnection:
-    """This thread's cursor on the scratch database (see the module docstring): a process-wide
-    in-memory DuckDB with ``threads=1``; the cursor has the optimizer off. Holds no tables: only
-    self-contained statements (an inline reduction) run on it."""
-    cur: duckdb.DuckDBPyConnection | None = getattr(_SCRATCH_LOCAL, "cursor", None)
-    if cur is None:
-        global _SCRATCH
-        with _SCRATCH_LOCK:
-            if _SCRATCH is None:
-                _SCRATCH = duckdb.connect(":memory:", config={"threads": 1})
-            cur = _SCRATCH.cursor()
-        cur.execute("PRAGMA disable_optimizer")
-        _SCRATCH_LOCAL.cursor = cur
-    return cur
-
-
-#: (reduction SQL, relation, field names) → (the columns the statement reads, its text by the
-#: columns' bind modes and stored types — see :meth:`Relation._kept_query`)
-_KEPT_PLANS: dict[tuple[str, str, tuple[str, ...]],
-                  tuple[list[str], dict[tuple[str, ...], str]]] = {}
 
 
 def _kept_tail(sql: str) -> str:
@@ -230,16 +189,20 @@ def _kept_tail(sql: str) -> str:
     return f'SELECT "__row" FROM ({sql}) AS "__kept"'
 
 
-def _kept_plan(sql: str, table: str, types: Mapping[str, FieldType]
-               ) -> tuple[list[str], dict[tuple[str, ...], str]]:
-    if len(_KEPT_PLANS) >= STATEMENT_CACHE_SIZE:
-        _KEPT_PLANS.clear()
+@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def _kept_names(sql: str, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns the kept-rows query of ``sql`` reads (``__row`` first) among ``__arm`` and
+    the relation's ``fields``."""
     reader = _kept_tail(sql)
-    return ["__row", *(n for n in ("__arm", *_fields_only(types)) if quote_ident(n) in reader)], {}
+    candidates = ("__arm", *(f for f in fields if f not in RESERVED_COLUMNS))
+    return ("__row", *(n for n in candidates if quote_ident(n) in reader))
 
 
-def _kept_text(sql: str, table: str, names: Sequence[str], modes: Sequence[BindMode],
-               stypes: Sequence[str]) -> str:
+@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def _kept_text(sql: str, table: str, names: tuple[str, ...], modes: tuple[BindMode, ...],
+               stypes: tuple[str, ...]) -> str:
+    """The kept-rows query of ``sql`` reading ``table`` inline: one leading CTE binding
+    ``names`` (by their bind modes and stored types), flattened."""
     parts = [column_sql(m, t, n) for n, m, t in zip(names, modes, stypes, strict=True)]
     head = f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
     query = _kept_tail(sql)
@@ -270,23 +233,6 @@ def _fields_only(types: Mapping[str, FieldType]) -> Mapping[str, FieldType]:
 
 def _fresh_name() -> str:
     return f"__edge_rel_{uuid.uuid4().hex[:12]}_{next(_counter)}"
-
-
-def _check_fields(types: Mapping[str, FieldType]) -> None:
-    seen: dict[str, str] = {}
-    reserved = {ident_key(r) for r in RESERVED_COLUMNS}
-    for name in types:
-        quote_ident(name)  # rejects NUL and empty names
-        key = ident_key(name)
-        if key in reserved:
-            raise ValueError(f"field name {name!r} is reserved")
-        if key in seen:
-            raise ValueError(f"fields {seen[key]!r} and {name!r} differ only by ASCII case")
-        seen[key] = name
-
-
-def _json_pointer(field: str) -> str:
-    return "/" + field.replace("~", "~0").replace("/", "~1")
 
 
 def aggregate_sql(source: str | tuple[str, ...], fn: str, field: str) -> tuple[str, list[object]]:
@@ -354,10 +300,10 @@ class Relation:
                     not any(cols.made(f) for f in fields):
                 # large and unread: the SQL path coerces faster than Python (identical table)
                 arms = cols["__arm"]
-                _shred_sql(self.con, cols["__raw"], cols.back(), fields,
+                write_sql_shredded(self.con, cols["__raw"], cols.back(), fields,
                            None if arms.count(None) == len(arms) else arms, self.table, True)
             else:
-                _write_columns(self.con, self.table, fields, cols, temp=True)
+                write_columns(self.con, self.table, fields, cols, temp=True)
             self._pending = False
         return self
 
@@ -367,24 +313,18 @@ class Relation:
         reading this relation inline (see :meth:`_select_kept`). The texts are cached."""
         cols = self._columns
         assert cols is not None and isinstance(self.table, str)
-        key = (sql, self.table, tuple(self.types))
-        plan = _KEPT_PLANS.get(key)
-        if plan is None:
-            plan = _KEPT_PLANS[key] = _kept_plan(sql, self.table, self.types)
-        names, texts = plan
+        names = _kept_names(sql, tuple(self.types))
         params: list[object] = []
         modes: list[BindMode] = []
-        stypes = [_stype(n, self.types) for n in names]
+        stypes = tuple(_stype(n, self.types) for n in names)
         for n, t in zip(names, stypes, strict=True):
             mode, param = bind_column(cols[n], t, row=n == "__row",
                                       ordinal=n == "__row" and self._is_ordinal())
             modes.append(mode)
             if mode != "null":
                 params.append(param)
-        key2 = (*modes, *stypes)  # the same SQL may read a field of another type elsewhere
-        got = texts.get(key2)
-        if got is None:
-            got = texts[key2] = _kept_text(sql, self.table, names, modes, stypes)
+        # keyed by the stored types too: the same SQL may read a field of another type elsewhere
+        got = _kept_text(sql, self.table, names, tuple(modes), stypes)
         return got, params
 
     def _is_ordinal(self) -> bool:
@@ -397,7 +337,7 @@ class Relation:
         return self._ordinal
 
     def _select_kept(self, name: str, types: Mapping[str, FieldType], sql: str,
-                     params: Sequence[object], con: duckdb.DuckDBPyConnection | None
+                     params: Sequence[object], con: duckdb.DuckDBPyConnection
                      ) -> Relation | None:
         """See :func:`select_relation`: the kept rows of ``sql`` (a reduction of this in-memory
         relation) as a pending relation built from this one's columns; None when this relation's
@@ -408,15 +348,13 @@ class Relation:
         quoted, so a column whose quoted name is not in the text cannot be read), each one list
         bound without a cast — DuckDB types it from the Python values, which are the stored type
         already; a column holding no value is a typed NULL. It fetches only the kept ``__row``
-        ids, unsorted, and runs on ``con`` (default: :func:`scratch_cursor`)."""
+        ids, unsorted, and runs on ``con``."""
         cols = self._columns
         if cols is None or not isinstance(self.table, str) or any(
                 f not in cols or (self.types.get(f) != t and f not in RESERVED_COLUMNS)
                 for f, t in types.items()):  # ``__arm`` may be typed (see _fields_only)
             return None
         query, inline = self._kept_query(sql)
-        if con is None:  # the scratch connection plans without an optimizer: small sources only
-            con = scratch_cursor() if scratch_fits(sql, self.row_count) else self.con
         rows = execute_cached(con, query, [*inline, *params]).fetchall()
         ids = sorted([r[0] for r in rows])
         if self._is_ordinal():
@@ -428,7 +366,7 @@ class Relation:
         if isinstance(cols, LazyColumns):
             kept = cols.rows(idx, types)
         else:
-            kept = {k: _take(cols[k], idx) for k in ("__row", "__arm", *types, "__raw")}
+            kept = {k: take(cols[k], idx) for k in ("__row", "__arm", *types, "__raw")}
         return Relation(self.con, name, types, len(idx), columns=kept, pending=True)
 
     def __repr__(self) -> str:
@@ -457,7 +395,7 @@ class Relation:
         Checks that the table has ``__row``, ``__arm``, ``__raw`` and one column per field, and
         counts its rows, in one statement (none for the count when ``row_count`` is given).
         """
-        _check_fields(types)
+        check_fields(types)
         name: str | tuple[str, ...] = table if schema is None else (schema, table)
         cur = con.execute(f"SELECT count(*) FROM {qualified(name)}" if row_count is None
                           else f"SELECT * FROM {qualified(name)} LIMIT 0")
@@ -580,12 +518,12 @@ def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[st
     source's (no ``__raw`` or typed values cross from DuckDB to Python). The source is read
     inline, written or not: its rows enter the statement as a CTE of the same name (its columns
     bound as lists; only the columns the SQL names), so the statement reads no table and runs on
-    ``inline_on`` (default: :func:`scratch_cursor` for a source of at most
-    :func:`scratch_max_rows` rows, else the source's connection; pass ``con`` when ``sql`` names
+    ``inline_on`` (default ``con``; the executor passes the connection
+    :func:`edgedsl.runtime.relations.inline_connection` chooses, ``con`` when ``sql`` names
     other tables of ``con``). The reduction itself always runs in DuckDB.
     """
     if source is not None and source.in_memory:
-        kept = source._select_kept(name, types, sql, params, inline_on)
+        kept = source._select_kept(name, types, sql, params, inline_on or con)
         if kept is not None:
             return kept
     if source is not None:
@@ -600,11 +538,17 @@ def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[st
 #: ``SELECT *`` (or ``r.*``, ``COLUMNS(…)``): a statement that reads every column of a relation,
 #: which an inline copy holding only the named columns would answer differently.
 _STAR = re.compile(r"(?:\bSELECT|\bDISTINCT|,|\.)\s*\*|\bCOLUMNS\s*\(", re.IGNORECASE)
-#: Inline CTE texts by (relation, field types, columns, typed-NULL mask); cleared when full.
-_INLINE_CTES: dict[tuple[str, tuple[tuple[str, str], ...], tuple[BindMode, ...]], str] = {}
 #: SQL types that a list of Python values would not be typed as by itself (ints → INTEGER when
 #: they fit 32 bits, where the written table holds BIGINT: arithmetic could overflow).
 _CAST_LISTS = frozenset({"BIGINT"})
+
+
+@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def _inline_cte(table: str, names: tuple[str, ...], stypes: tuple[str, ...],
+                modes: tuple[BindMode, ...]) -> str:
+    """The leading CTE of relation ``table`` read inline: ``names`` bound by their modes."""
+    parts = [column_sql(m, t, n) for n, t, m in zip(names, stypes, modes, strict=True)]
+    return f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
 
 
 def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[object]] | None:
@@ -643,71 +587,11 @@ def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[obj
             modes.append(mode)
             if mode != "null":
                 params.append(param)
-        key = (rel.table, tuple(zip(names, stypes, strict=True)), tuple(modes))
-        text = _INLINE_CTES.get(key)
-        if text is None:
-            parts = [column_sql(m, t, n) for n, t, m in zip(names, stypes, modes, strict=True)]
-            text = f"{quote_ident(rel.table)} AS (SELECT {', '.join(parts)})"
-            if len(_INLINE_CTES) >= STATEMENT_CACHE_SIZE:
-                _INLINE_CTES.clear()
-            _INLINE_CTES[key] = text
-        pieces.append(text)
+        pieces.append(_inline_cte(rel.table, tuple(names), tuple(stypes), tuple(modes)))
     ctes = ",\n     ".join(pieces)
     if head[:5].upper() == "WITH ":
         return flatten(f"WITH {ctes},\n     {head[5:].lstrip()}"), params
     return flatten(f"WITH {ctes}\n{sql}"), params
-
-
-def create_table_as(con: duckdb.DuckDBPyConnection, name: str, sql: str,
-                    params: Sequence[object] = (), *, temp: bool = True) -> int:
-    """``CREATE [TEMP] TABLE name AS sql`` in one statement; returns the number of rows written."""
-    row = con.execute(f"CREATE {'TEMP ' if temp else ''}TABLE {quote_ident(name)} AS {sql}",
-                      list(params)).fetchone()
-    return int(row[0]) if row else 0
-
-
-# ---------------------------------------------------------------------------------------------
-# Shredding
-# ---------------------------------------------------------------------------------------------
-
-
-def _list_text(v: object) -> str | None:
-    if not isinstance(v, list):
-        return None
-    return orjson.dumps(v, option=orjson.OPT_SORT_KEYS).decode()
-
-
-_STORED: dict[str, Callable[[object], object]] = {
-    "integer": coerce_int,
-    "double": coerce_float,
-    "date": coerce_date,
-    "bool": coerce_bool,
-    "text": coerce_text,
-    "list": _list_text,
-    "json": json_text,
-}
-
-
-def _stored_value(t: FieldType) -> Callable[[object], object]:
-    """Raw value (as JSON reads back) → the value the shredded column stores."""
-    return _STORED[storage_of(t)]
-
-
-def _serialise(records: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[Any]]:
-    """Each record's JSON text and the records as that JSON reads back."""
-    try:
-        raws = [orjson.dumps(r).decode() for r in records]
-    except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
-        raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
-    back = orjson.loads("[" + ",".join(raws) + "]") if raws else []
-    bad = next((i for i, r in enumerate(back) if not isinstance(r, dict)), None)
-    if bad is not None:  # by index: the item may itself be None
-        raise ValueError(f"a record must be a JSON object, not {excerpt(back[bad])}")
-    return raws, back
-
-
-def _arm_texts(arm: Sequence[object]) -> list[str | None]:
-    return [a if a is None or isinstance(a, str) else orjson.dumps(a).decode() for a in arm]
 
 
 def shred(
@@ -730,242 +614,25 @@ def shred(
     ``lazy`` (python path only) returns a *pending* relation whose table is written only when
     SQL first needs it (see :meth:`Relation.ensure`).
     """
-    _check_fields(types)
+    check_fields(types)
     if arm is not None and len(arm) != len(records):
         raise ValueError(f"{len(arm)} arm tags for {len(records)} records")
-    raws, back = _serialise(records)
+    raws, back = serialise(records)
     target = name or _fresh_name()
     is_temp = name is None if temp is None else temp
     names = list(types)
     cells = len(records) * (len(names) + 1)
     if method == "python" or (method == "auto" and cells <= PYTHON_SHRED_MAX_CELLS):
         return _shred_python(con, raws, back, types, arm, target, is_temp, lazy)
-    return _shred_sql(con, raws, back, types, arm, target, is_temp)
-
-
-def python_columns(records: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType],
-                   arm: Sequence[object] | None = None) -> dict[str, list[Any]]:
-    """The columns :func:`shred` would write, computed in Python (``__row``, ``__arm``, fields,
-    ``__raw``); see :class:`Relation` ``columns``."""
-    _check_fields(types)
-    if arm is not None and len(arm) != len(records):
-        raise ValueError(f"{len(arm)} arm tags for {len(records)} records")
-    raws, back = _serialise(records)
-    return _columns_of(raws, back, types, arm)
-
-
-def _columns_of(raws: list[str], back: list[Any], types: Mapping[str, FieldType],
-                arm: Sequence[object] | None) -> dict[str, list[Any]]:
-    columns: dict[str, list[Any]] = {
-        "__row": list(range(len(raws))),
-        "__arm": [None] * len(raws) if arm is None else _arm_texts(arm),
-    }
-    for f, t in types.items():
-        conv = _stored_value(t)
-        columns[f] = [conv(r.get(f)) for r in back]
-    columns["__raw"] = raws
-    return columns
-
-
-class LazyColumns(Mapping[str, list[Any]]):
-    """A relation's columns (see :class:`Relation` ``columns``) computed on first use.
-
-    ``__row`` and ``__arm`` are held; each field's stored values are coerced from the records
-    (as their JSON reads back) the first time that column is read, and ``__raw`` is each
-    record's JSON text, made the first time it is read. A reduction, a junction or an answer
-    reads a few columns of a relation, so the columns nothing reads — most of a wide response,
-    all but one of a 20,000-record list searched by name — are never coerced. The values are
-    those of :func:`python_columns`, computed by the same functions.
-
-    The records may be held as columns instead (``source``, a
-    :class:`~edgedsl.runtime.backends.ColumnSource` of JSON-native records): a field's column
-    is then coerced from the source's column, and no record is built unless ``__raw`` or
-    :meth:`back` asks for them all (:meth:`rows` builds only the kept ones).
-
-    ``ordinal``: ``__row`` is ``0 … n-1`` (a fresh relation, not a reduction's kept rows).
-    """
-
-    __slots__ = ("_back", "_cols", "_names", "_source", "_types", "ordinal")
-
-    def __init__(self, back: list[Any] | None, types: Mapping[str, FieldType], row: list[Any],
-                 arm: list[Any], *, raws: list[str] | None = None,
-                 known: Mapping[str, list[Any]] | None = None, ordinal: bool = False,
-                 source: ColumnSource | None = None) -> None:
-        """``back``: the records as their JSON reads back (or None with ``source``);
-        ``known``: columns already made."""
-        if back is None and source is None:
-            raise ValueError("lazy columns need records or a column source")
-        self._back = back
-        self._source = source
-        self._types = dict(types)
-        self._cols: dict[str, list[Any]] = {"__row": row, "__arm": arm, **(known or {})}
-        if raws is not None:
-            self._cols["__raw"] = raws
-        self._names = ("__row", "__arm", *self._types, "__raw")
-        self.ordinal = ordinal
-
-    def __getitem__(self, name: str) -> list[Any]:
-        got = self._cols.get(name)
-        if got is None:
-            if name == "__raw":
-                got = [orjson.dumps(r).decode() for r in self.back()]
-            elif name in self._types:
-                if self._source is not None and self._back is None:
-                    raw = self._source.column(name)
-                else:  # the records are dicts (JSON objects)
-                    raw = list(map(dict.get, self._back or (), itertools.repeat(name)))
-                got = _coerce_column(self._types[name], raw)
-            else:
-                raise KeyError(name)
-            self._cols[name] = got
-        return got
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-    def made(self, name: str) -> bool:
-        """True when column ``name`` has been computed already."""
-        return name in self._cols
-
-    def rows(self, idx: Sequence[int], types: Mapping[str, FieldType]) -> LazyColumns:
-        """The columns of the rows at positions ``idx`` (a reduction's kept rows), fields of
-        ``types``: made columns are sliced, the others stay to be made from those rows."""
-        known = {n: _take(c, idx) for n, c in self._cols.items() if n in types or n == "__raw"}
-        cols = self._cols
-        if self._back is None and self._source is not None:
-            back = list(map(self._source.record, idx))
-        else:
-            back = _take(self.back(), idx)
-        return LazyColumns(back, types, _take(cols["__row"], idx), _take(cols["__arm"], idx),
-                           known=known)
-
-    def back(self) -> list[Any]:
-        """The records as their JSON reads back."""
-        if self._back is None:
-            assert self._source is not None
-            self._back = self._source.records()
-        return self._back
-
-
-def _take(values: Sequence[Any], idx: Sequence[int]) -> list[Any]:
-    """``[values[i] for i in idx]``, in C."""
-    return list(map(values.__getitem__, idx))
-
-
-#: Storage kinds whose coercion is worth doing once per distinct text (a date column of 4,000
-#: rows holds a few dates; a number column repeats values).
-_MEMO_KINDS = frozenset({"integer", "double", "date", "bool"})
-_TEXT_ONLY = frozenset({str, type(None)})
-
-
-def _coerce_column(t: FieldType, raw: list[Any]) -> list[Any]:
-    """``[stored(v) for v in raw]`` for one field of type ``t`` (see :func:`_stored_value`):
-    a column of texts (and nulls) is kept as is for a text field and coerced once per distinct
-    text otherwise — the same values, computed by the same function."""
-    kind = storage_of(t)
-    conv = _STORED[kind]
-    if (kind == "text" or kind in _MEMO_KINDS) and set(map(type, raw)) <= _TEXT_ONLY:
-        if kind == "text":  # coerce_text keeps a str and a None as they are
-            return list(raw)
-        memo = {v: conv(v) for v in dict.fromkeys(raw)}
-        return list(map(memo.__getitem__, raw))
-    return [conv(v) for v in raw]
-
-
-def lazy_columns(records: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType],
-                 arm: Sequence[object] | None = None, *, native: bool = False) -> LazyColumns:
-    """:func:`python_columns`, each field's column (and ``__raw``) made on first use (see
-    :class:`LazyColumns`). ``native``: the records are values a JSON decoder made (their JSON
-    text reads back as themselves), so they are not serialised and read back first; otherwise
-    they are, now (a record that is not JSON-serialisable fails here, as in :func:`shred`)."""
-    _check_fields(types)
-    if arm is not None and len(arm) != len(records):
-        raise ValueError(f"{len(arm)} arm tags for {len(records)} records")
-    n = len(records)
-    arms: list[Any] = [None] * n if arm is None else _arm_texts(arm)
-    if native and set(map(type, records)) <= {dict}:
-        return LazyColumns(list(records), types, list(range(n)), arms, ordinal=True)
-    raws, back = _serialise(records)
-    return LazyColumns(back, types, list(range(n)), arms, raws=raws, ordinal=True)
-
-
-def source_columns(source: ColumnSource, types: Mapping[str, FieldType],
-                   arm: Sequence[object] | None = None) -> LazyColumns:
-    """:func:`lazy_columns` of the JSON-native records ``source`` holds as columns, without
-    building them (see :class:`LazyColumns`)."""
-    _check_fields(types)
-    n = len(source)
-    if arm is not None and len(arm) != n:
-        raise ValueError(f"{len(arm)} arm tags for {n} records")
-    arms: list[Any] = [None] * n if arm is None else _arm_texts(arm)
-    return LazyColumns(None, types, list(range(n)), arms, ordinal=True, source=source)
-
-
-def _write_columns(con: duckdb.DuckDBPyConnection, target: str, types: Mapping[str, FieldType],
-                   columns: Mapping[str, list[Any]], *, temp: bool) -> int:
-    """One ``CREATE TABLE … AS SELECT unnest(?::T[]) …`` from whole typed columns."""
-    typed = "".join(f", unnest(?::{sql_type(t)}[]) AS {quote_ident(f)}" for f, t in types.items())
-    sql = (f'SELECT unnest(?::BIGINT[]) AS "__row", unnest(?::VARCHAR[]) AS "__arm"{typed}, '
-           f'unnest(?::VARCHAR[]) AS "__raw"')
-    params = [columns["__row"], columns["__arm"], *(columns[f] for f in types), columns["__raw"]]
-    return create_table_as(con, target, sql, params, temp=temp)
+    write_sql_shredded(con, raws, back, types, arm, target, is_temp)
+    return Relation(con, target, types, len(raws))
 
 
 def _shred_python(con: duckdb.DuckDBPyConnection, raws: list[str], back: list[Any],
                   types: Mapping[str, FieldType], arm: Sequence[object] | None, target: str,
                   is_temp: bool, lazy: bool) -> Relation:
-    columns = _columns_of(raws, back, types, arm)
+    columns = columns_of(raws, back, types, arm)
     if lazy and is_temp:
         return Relation(con, target, types, len(raws), columns=columns, pending=True)
-    _write_columns(con, target, types, columns, temp=is_temp)
+    write_columns(con, target, types, columns, temp=is_temp)
     return Relation(con, target, types, len(raws), columns=columns)
-
-
-def _shred_sql(con: duckdb.DuckDBPyConnection, raws: list[str], back: list[Any],
-               types: Mapping[str, FieldType], arm: Sequence[object] | None, target: str,
-               is_temp: bool) -> Relation:
-    names = list(types)
-    params: list[object] = [raws]
-    arm_sql = "CAST(NULL AS VARCHAR)"
-    if arm is not None:
-        arm_sql = "unnest(?::VARCHAR[])"
-        params.append(_arm_texts(arm))
-    opaque: list[str] = []  # list and json fields: canonical text made in Python
-    for f, t in types.items():
-        if storage_of(t) in ("list", "json"):
-            conv = _stored_value(t)
-            params.append([conv(r.get(f)) for r in back])
-            opaque.append(f)
-    extra = "".join(f", unnest(?::VARCHAR[]) AS {quote_ident(f'__o{i}')}"
-                    for i in range(len(opaque)))
-    scalar = [f for f in names if f not in opaque]
-    params += [_json_pointer(f) for f in scalar]
-    q = {f: (quote_ident(f"__v{i}"), quote_ident(f"__t{i}"), quote_ident(f"__s{i}"))
-         for i, f in enumerate(scalar)}
-    extract = "".join(f", json_extract(rec, ?) AS {v}" for v, _, _ in q.values())
-    derived = "".join(f", json_type({v}) AS {jt}, {v} ->> '$' AS {tx}" for v, jt, tx in q.values())
-    cols = []
-    for f in names:
-        if f in opaque:
-            cols.append(f"{quote_ident(f'__o{opaque.index(f)}')} AS {quote_ident(f)}")
-        else:
-            v, jt, tx = q[f]
-            cols.append(f"{coerce_sql(v, types[f], jtype=jt, text=tx)} AS {quote_ident(f)}")
-    typed = "".join(", " + c for c in cols)
-    sql = (
-        f"WITH __src AS (SELECT unnest(?::VARCHAR[]) AS __text, {arm_sql} AS __arm{extra}, "
-        f"unnest(range({len(raws)})) AS __row),\n"
-        f"__rec AS (SELECT *, CAST(__text AS JSON) AS rec FROM __src),\n"
-        f"__ext AS (SELECT *{extract} FROM __rec),\n"
-        f"__der AS (SELECT *{derived} FROM __ext)\n"
-        f'SELECT CAST(__row AS BIGINT) AS "__row", CAST(__arm AS VARCHAR) AS "__arm"{typed}, '
-        f'__text AS "__raw"\nFROM __der ORDER BY __row'
-    )
-    create_table_as(con, target, sql, params, temp=is_temp)
-    return Relation(con, target, types, len(raws))

@@ -4,7 +4,9 @@ Each run owns one DuckDB connection: a cursor on one in-memory database shared b
 (opening a database costs ~30 ms, a cursor microseconds), or — when the backend has a
 :class:`~edgedsl.runtime.store.Store` (``backend.store``) — a cursor on the store. TEMP tables are
 private to a cursor and go away when the run closes it. Every relation is a TEMP table (or view)
-named by its relation id (through ``quote_ident``), laid out by :mod:`edgedsl.runtime.duck`.
+named by its relation id (through ``quote_ident``), laid out by :mod:`edgedsl.runtime.duck`;
+where each relation lives and which form of a statement runs is decided by
+:mod:`edgedsl.runtime.relations` (the materialisation policy and its settings), nowhere else.
 
 Relations are written lazily: fresh responses (any size) become a *pending* relation whose typed
 columns are made when first read (:func:`~edgedsl.runtime.duck.lazy_columns`: a reduction, junction
@@ -15,11 +17,12 @@ relations it names inline (:func:`~edgedsl.runtime.duck.inline_query`: their nam
 lists in leading CTEs), so no table is written for it; the table is written (one statement) only
 when SQL needs one. A ``drv`` over an in-memory source runs its reduction in one statement that
 reads the source inline (its columns bound as lists, large ones packed as one text each; no table
-read or written) and fetches only the kept ``__row`` ids, in the window form for a source of at
-most ``SCRATCH_MAX_WINDOW_ROWS`` rows and in the table form above
-(:func:`~edgedsl.runtime.duck.reduction_form`; the trace records the text that ran); it runs on
-the process's scratch connection (:func:`~edgedsl.runtime.duck.scratch_cursor`: one thread, no
-optimizer, parsed statements cached), so a ``drv`` costs one cheap statement. The kept relation
+read or written) and fetches only the kept ``__row`` ids, in the window form for a small source
+and in the table form above (:func:`~edgedsl.runtime.relations.reduction_form`; the trace
+records the text that ran); it runs on the process's scratch connection
+(:func:`~edgedsl.runtime.relations.scratch_cursor`: one thread, no optimizer, parsed statements
+cached), so a ``drv`` costs one cheap statement. An inline statement that fails is not retried
+silently: the run falls back to the tables and the trace records the fallback. The kept relation
 takes its columns from the source's and is pending in turn. A large stored response is a view
 over the store's rows (no copy); a large fresh one, when SQL needs its table, is shredded in SQL.
 
@@ -52,7 +55,7 @@ import functools
 import threading
 import time
 from collections.abc import Collection, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 import orjson
@@ -78,22 +81,9 @@ from ..plan.model import (
     decode_value,
 )
 from ..reduce.registry import decode_stored, is_json
+from . import relations
 from .backends import MAX_TOTAL, Backend, Response, classify, make_backend, unsupported_reason
-from .duck import (
-    PYTHON_SHRED_MAX_CELLS,
-    Relation,
-    create_table_as,
-    execute_cached,
-    inline_query,
-    lazy_columns,
-    python_columns,
-    reduction_form,
-    scratch_cursor,
-    scratch_fits,
-    select_relation,
-    shred,
-    source_columns,
-)
+from .duck import Relation, create_table_as, select_relation, shred
 from .redact import scrub
 from .result import RunResult
 
@@ -162,20 +152,16 @@ def format_value(v: Any, t: FieldType | None) -> Any:
     return _jsonable(v)
 
 
-_TYPES: dict[int, tuple[object, dict[str, FieldType]]] = {}
+def _types_of(fields: Mapping[str, Any]) -> dict[str, FieldType]:
+    """``{name: type_from_json(v)}`` of a plan object's ``fields``, parsed once per distinct
+    declaration (keyed by its JSON text: a run re-reads the same tool and step objects, and
+    runs of one plan the same declarations). Shared: read-only."""
+    return _types_by_json(orjson.dumps(fields))
 
 
-def _types_of(owner: object, fields: Mapping[str, Any]) -> dict[str, FieldType]:
-    """``{name: type_from_json(v)}`` of a plan object's ``fields``, parsed once per object (plans
-    are not changed once built; a run re-reads the same tool and step objects). Read-only."""
-    hit = _TYPES.get(id(owner))
-    if hit is not None and hit[0] is owner:
-        return hit[1]
-    types = {k: type_from_json(v) for k, v in fields.items()}
-    if len(_TYPES) >= 4096:
-        _TYPES.clear()
-    _TYPES[id(owner)] = (owner, types)
-    return types
+@functools.lru_cache(maxsize=4096)
+def _types_by_json(text: bytes) -> dict[str, FieldType]:
+    return {k: type_from_json(v) for k, v in orjson.loads(text).items()}
 
 
 #: ``quote_ident`` and the compiler's distinct-values SQL, memoised (pure functions of names
@@ -188,18 +174,11 @@ _distinct_sql = functools.lru_cache(maxsize=4096)(distinct_sql)
 def _count_answer_sql(source: str) -> str:
     return f"SELECT {count_sql(source)} AS value"
 
-_SPANS: dict[int, tuple[SpanInfo, dict[str, Any]]] = {}
-
-
 def _span_dict(info: SpanInfo) -> dict[str, Any]:
-    """``info.model_dump()``, made once per plan object (a run re-reads the same step objects);
-    a fresh copy each time (its values are ints and a file name)."""
-    hit = _SPANS.get(id(info))
-    if hit is None or hit[0] is not info:
-        if len(_SPANS) >= 4096:
-            _SPANS.clear()
-        hit = _SPANS[id(info)] = (info, info.model_dump())
-    return dict(hit[1])
+    """``info.model_dump()``: its values are ints and a file name, so a copy of the model's
+    field values (``__dict__``, which holds exactly its fields) is the same dict, made without
+    pydantic's serializer; a fresh dict each time."""
+    return info.__dict__.copy()
 
 
 _BASE: duckdb.DuckDBPyConnection | None = None
@@ -240,8 +219,8 @@ class _Run:
         self.con, self.owner = _connection(backend)
         self.rels: dict[str, Relation] = {}
         self.t0 = time.perf_counter()
-        #: each step's place in layer order (scope by scope), by ``id`` of its trace
-        self._rank: dict[int, tuple[int, ...]] = {}
+        #: each step's place in layer order (scope by scope), beside its trace in ``trace.steps``
+        self._ranks: list[tuple[int, ...]] = []
         self.trace = Trace(trajectory=tp.name, backend=getattr(backend, "name", "?"), phi=phi)
 
     def ms(self) -> float:
@@ -250,8 +229,9 @@ class _Run:
     # ------------------------------------------------------------ structure
 
     async def layers(self, layers: list[list[str]], shared: Mapping[str, object] | None = None,
-                     within: StepTrace | None = None) -> None:
-        """Run the steps of one scope (``within``: the container step whose scope it is), each
+                     base: tuple[int, ...] = ()) -> None:
+        """Run the steps of one scope (``base``: the rank of the container step whose scope it
+        is), each
         as soon as the steps of the scope it depends on (``deps``) have finished — not when
         the whole previous layer has: a long chain of pages does not hold back a branch that
         does not read it. ``layers`` (the plan's topological levels) order the steps that are
@@ -260,7 +240,6 @@ class _Run:
         A failure stops steps above the failing step's layer from starting; once the running
         ones have finished, the error raised is the one layer-by-layer execution raises: in
         the lowest layer with a failure, the first failed step's (a step error first)."""
-        base = () if within is None else self._rank[id(within)]
         if len(layers) <= 1:  # one layer: nothing to wait for
             for i, layer in enumerate(layers):
                 got = await _gather([self.step(k, shared, (*base, i, j))
@@ -287,6 +266,8 @@ class _Run:
                         task = asyncio.create_task(self.step(k, shared, (*base, *level[k])))
                         running[task] = k
                 ready = []
+                if not running:  # what became ready lies above a failed layer: nothing starts
+                    break
                 done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 for fut in sorted(done, key=lambda f: level[running[f]]):
                     k = running.pop(fut)
@@ -314,7 +295,7 @@ class _Run:
         st = StepTrace(id=key, kind=s.kind, relation=s.relation, start_ms=self.ms(),
                        span=None if s.span is None else _span_dict(s.span))
         self.trace.steps.append(st)
-        self._rank[id(st)] = rank
+        self._ranks.append(rank)
         try:
             if isinstance(s, CallStep):
                 await self.call_step(s, st, shared or {})
@@ -323,9 +304,9 @@ class _Run:
             elif isinstance(s, CompareStep):
                 await self.compare_step(s, st)
             elif isinstance(s, ParallelStep):
-                await self.parallel_step(s, st)
+                await self.parallel_step(s, st, rank)
             elif isinstance(s, IfStep):
-                await self.if_step(s, st)
+                await self.if_step(s, st, rank)
         except _StepError as e:
             st.status, st.failure = "failed", e.failure
             raise
@@ -452,134 +433,12 @@ class _Run:
             raise _StepError(d, FailureInfo(kind="structural", code="R506", message=msg))
         return out
 
-    def materialise(self, relation: str, types: dict[str, FieldType],
-                    parts: list[tuple[str | None, Response]], tagged: bool) -> Relation:
-        total = sum(len(r) for _, r in parts)
-        rel = None
-        if not any(r.stored is not None for _, r in parts):
-            rel = self._lazy(relation, types, parts, tagged)
-        elif total * (len(types) + 1) <= PYTHON_SHRED_MAX_CELLS:
-            rel = self._in_memory(relation, types, parts, tagged, total)
-        if rel is None:
-            rel = self._in_sql(relation, types, parts, tagged, total)
-        self.rels[relation] = rel
-        return rel
-
-    def _lazy(self, relation: str, types: dict[str, FieldType],
-              parts: list[tuple[str | None, Response]], tagged: bool) -> Relation:
-        """A pending relation over fresh responses whose columns are made when first read
-        (:func:`~edgedsl.runtime.duck.lazy_columns`), whatever its size: a reduction, junction
-        or answer coerces only the fields it reads; a table is written only if SQL needs one."""
-        if len(parts) == 1 and parts[0][1].columns is not None and parts[0][1].native:
-            # records held as columns (a fresh flat XML list): no record is built
-            source = parts[0][1].columns
-            col_arms = [parts[0][0]] * len(source) if tagged else None
-            return Relation(self.con, relation, types, len(source),
-                            columns=source_columns(source, types, col_arms), pending=True)
-        if len(parts) == 1:
-            records = parts[0][1].records
-            arms: list[str | None] = [parts[0][0]] * len(records)
-        else:
-            records, arms = [], []
-            for arm, r in parts:
-                records += r.records
-                arms += [arm] * len(r.records)
-        cols = lazy_columns(records, types, arms if tagged else None,
-                            native=all(r.native for _, r in parts))
-        return Relation(self.con, relation, types, len(records), columns=cols, pending=True)
-
-    def _in_memory(self, relation: str, types: dict[str, FieldType],
-                   parts: list[tuple[str | None, Response]], tagged: bool, total: int
-                   ) -> Relation | None:
-        """A pending relation from the parts' columns (shredded in Python or cached by the
-        store); None when a stored part is too large for the store's cache."""
-        cols: list[dict[str, list[Any]]] = []
-        for arm, r in parts:
-            if r.stored is not None and self.owner is not None and r.stored.owner is self.owner:
-                c = self.owner.columns(r.stored, types)
-                if c is None:
-                    return None
-                if tagged:
-                    c = {**c, "__arm": [arm] * len(c["__row"])}
-            else:
-                c = python_columns(r.records, types, [arm] * len(r.records) if tagged else None)
-            cols.append(c)
-        if len(cols) == 1:
-            merged = cols[0]
-        else:
-            merged = {k: [v for c in cols for v in c[k]] for k in ("__arm", *types, "__raw")}
-            merged["__row"] = list(range(len(merged["__raw"])))
-        return Relation(self.con, relation, types, len(merged["__row"]), columns=merged,
-                        pending=True)
-
-    def _in_sql(self, relation: str, types: dict[str, FieldType],
-                parts: list[tuple[str | None, Response]], tagged: bool, total: int) -> Relation:
-        mine = [r.stored is not None and r.stored.owner is self.owner for _, r in parts]
-        if not any(mine):
-            records: list[dict[str, Any]] = []
-            arms: list[str | None] = []
-            for arm, r in parts:
-                records += r.records
-                arms += [arm] * len(r.records)
-            return shred(self.con, records, types, arm=arms if tagged else None, name=relation,
-                         temp=True)
-        if len(parts) == 1 and not tagged:  # one stored response: a view, no copy
-            stored = parts[0][1].stored
-            assert stored is not None and self.owner is not None
-            sql = self.owner.view_sql(stored, types)
-            self.con.execute(f"CREATE TEMP VIEW {quote_ident(relation)} AS {sql}")
-            return Relation(self.con, relation, types, total, view=True)
-        cols = ", ".join(quote_ident(f) for f in types)
-        sel, params, tmp = [], [], []
-        for i, ((arm, r), is_mine) in enumerate(zip(parts, mine, strict=True)):
-            if is_mine:
-                assert r.stored is not None
-                src, where = quote_ident(r.stored.table), ' WHERE "__key" = ?'
-                params += [arm, r.stored.key]
-            else:
-                t = shred(self.con, r.records, types, temp=True)
-                tmp.append(t)
-                src, where = t.sql_name, ""
-                params.append(arm)
-            sel.append(f'SELECT {i} AS __part, "__row" AS __r, CAST(? AS VARCHAR) AS "__arm", '
-                       f'{cols}{", " if cols else ""}"__raw" FROM {src}{where}')
-        n = create_table_as(
-            self.con, relation, f'SELECT CAST(row_number() OVER '
-            f'(ORDER BY __part, __r) - 1 AS BIGINT) AS "__row", "__arm", '
-            f'{cols}{", " if cols else ""}"__raw" FROM ({" UNION ALL ".join(sel)}) '
-            f"ORDER BY __part, __r", params)
-        for t in tmp:
-            t.drop()
-        return Relation(self.con, relation, types, n)
-
-    def ensure_for(self, sql: str) -> None:
-        """Write every pending relation the SQL text names (a superset is harmless)."""
-        for name, rel in self.rels.items():
-            if rel.pending and quote_ident(name) in sql:
-                rel.ensure()
-
-    def query(self, sql: str, params: list[Any]) -> duckdb.DuckDBPyConnection:
-        """Run an answer's or a predicate's ``sql`` (its result ready to fetch).
-
-        The relations it names that hold their columns in memory are read inline
-        (:func:`~edgedsl.runtime.duck.inline_query`: no table is written for them); when all of
-        them do, the statement runs on the scratch connection. Otherwise, or if the inline
-        statement fails, the pending relations are written and ``sql`` runs as it is (so an
-        error is the one the tables give)."""
-        named = [(name, rel) for name, rel in self.rels.items() if quote_ident(name) in sql]
-        mem = [rel for _, rel in named if rel.in_memory]
-        if mem:
-            got = inline_query(sql, mem)
-            if got is not None:
-                text, inline = got
-                small = scratch_fits(text, max(r.row_count for r in mem))
-                con = scratch_cursor() if small and len(mem) == len(named) else self.con
-                try:
-                    return execute_cached(con, text, [*inline, *params])
-                except duckdb.Error:
-                    pass
-        self.ensure_for(sql)
-        return execute_cached(self.con, sql, params)
+    def query(self, sql: str, params: list[Any], *, statement: Literal["answer", "predicate"],
+              step: str | None = None) -> duckdb.DuckDBPyConnection:
+        """Run an answer's or a predicate's ``sql`` (see :func:`~.relations.query`; a fallback
+        is recorded in the trace)."""
+        return relations.query(self.con, self.rels, sql, params, self.trace.fallbacks,
+                               statement=statement, step=step)
 
     async def run_arms(self, tool: ToolSpec, arms: list[tuple[str | None, dict[str, object]]],
                        pages: int | str | None, st: StepTrace, span: SpanInfo | None,
@@ -593,7 +452,9 @@ class _Run:
             raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
         parts = [(arm, r) for (arm, _), resps in zip(arms, got, strict=True)
                  for r in resps]
-        rel = self.materialise(relation, _types_of(tool, tool.fields), parts, tagged)
+        rel = relations.materialise(self.con, self.owner, relation,
+                                    _types_of(tool.fields), parts, tagged)
+        self.rels[relation] = rel
         st.records = rel.count()
 
     async def call_step(self, s: CallStep, st: StepTrace, shared: Mapping[str, object]) -> None:
@@ -627,14 +488,15 @@ class _Run:
             (_arm_text(v), {**base, s.param: v}) for v in values]
         await self.run_arms(tool, arms, s.request.pages, st, s.span, s.relation or s.id, True)
 
-    async def parallel_step(self, s: ParallelStep, st: StepTrace) -> None:
+    async def parallel_step(self, s: ParallelStep, st: StepTrace, rank: tuple[int, ...]
+                            ) -> None:
         shared: dict[str, object] = {}
         for name, sh in s.shared.items():
             if sh.junction is not None:
                 shared[name] = self.junction(sh.junction, name, st, s.span, s.id)[0]
             else:
                 shared[name] = decode_value(sh.literal)
-        await self.layers([s.branches], shared, within=st)
+        await self.layers([s.branches], shared, base=rank)
         rows = [{"branch": b.removeprefix(f"{s.relation}."), "records": self.rels[b].count()}
                 for b in s.branches]
         rel = shred(self.con, rows, {"branch": STR, "records": INT}, name=s.relation or s.id,
@@ -645,9 +507,10 @@ class _Run:
     # ------------------------------------------------------------ SQL steps
 
     def drv_step(self, s: DrvStep, st: StepTrace) -> None:
-        types = _types_of(s, s.fields)
+        types = _types_of(s.fields)
         params = [decode_value(p) for p in s.params]
-        st.sql, st.params = s.sql, [_jsonable(p) for p in params]
+        sql = st.sql = s.sql
+        st.params = [_jsonable(p) for p in params]
         name = s.relation or s.id
         src = self.rels.get(s.source)
         if src is not None and src.in_memory:
@@ -655,14 +518,17 @@ class _Run:
             # connection unless the SQL names another relation of this run), in the form that
             # suits the source's size (recorded as run); the kept columns come from the
             # source's, the table waits until needed
-            if s.table_sql is not None and reduction_form(src.row_count) == "table":
-                st.sql = s.table_sql
-            others = [r for other, r in self.rels.items()
-                      if other != s.source and quote_ident(other) in st.sql]
+            form = relations.reduction_form(src.row_count) if s.table_sql is not None else None
+            if form == "table" and s.table_sql is not None:
+                sql = s.table_sql
+            others = [r for other, r in relations.named(sql, self.rels) if other != s.source]
             for r in others:
                 r.ensure()
-            rel = select_relation(self.con, name, types, st.sql, params, source=src,
-                                  inline_on=self.con if others else None)
+            on = "run" if others else relations.inline_connection(
+                src.row_count, window=form == "inline")
+            st.sql = sql
+            rel = select_relation(self.con, name, types, sql, params, source=src,
+                                  inline_on=relations.connection(on, self.con))
         else:
             if src is not None:
                 src.ensure()
@@ -682,16 +548,17 @@ class _Run:
         return _StepError(diag("R507", msg, _span(span), hints=hints),
                           FailureInfo(kind="structural", code="R507", message=msg))
 
-    async def if_step(self, s: IfStep, st: StepTrace) -> None:
+    async def if_step(self, s: IfStep, st: StepTrace, rank: tuple[int, ...]) -> None:
         params = [decode_value(p) for p in s.predicate.params]
         st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
         try:
-            row = self.query(s.predicate.sql, params).fetchone()
+            row = self.query(s.predicate.sql, params, statement="predicate",
+                             step=s.id).fetchone()
         except duckdb.Error as exc:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
         taken = bool(row and row[0])
         st.branch = "then" if taken else "else"
-        await self.layers(s.then if taken else s.orelse, within=st)
+        await self.layers(s.then if taken else s.orelse, base=rank)
 
     def answer_value(self, f: AnswerField) -> Any:
         t = None if f.type is None else type_from_json(f.type)
@@ -706,7 +573,7 @@ class _Run:
                 return format_value(n, t)
         params = [decode_value(p) for p in f.params]
         try:
-            rows = self.query(f.sql, params).fetchall()
+            rows = self.query(f.sql, params, statement="answer").fetchall()
         except duckdb.Error as exc:
             what = f"answer field `{f.name}`" if f.name else "the answer"
             raise self._sql_error(what, exc, f.span) from None
@@ -784,7 +651,7 @@ class _Run:
 
     async def run(self) -> RunResult:
         answer, say, diags = None, None, self.preflight()
-        relations: dict[str, list[dict[str, Any]]] = {}
+        kept: dict[str, list[dict[str, Any]]] = {}
         try:
             if not diags:
                 await self.layers(self.tp.layers)
@@ -798,13 +665,15 @@ class _Run:
             self.trace.duration_ms = self.ms()
             # in layer order, scope by scope, a container's steps after it (steps start as
             # their inputs are ready, in an order that depends on timing)
-            self.trace.steps.sort(key=lambda st: self._rank.get(id(st), ()))
+            steps = self.trace.steps
+            order = sorted(range(len(steps)), key=self._ranks.__getitem__)
+            steps[:] = [steps[i] for i in order]
             if self.keep:
-                relations = self.kept()
+                kept = self.kept()
             self.con.close()
         return RunResult(trajectory=self.tp.name, ok=not diags, answer=answer,
                          say=say if not diags else None, trace=self.trace, diagnostics=diags,
-                         relations=relations)
+                         relations=kept)
 
 
 def _backend(backend: Backend | str) -> Backend:

@@ -192,9 +192,9 @@ class HttpBackend:
         # per event loop (a client or a semaphore must not outlive its loop): the loop object
         # itself is held, not its id, which a later loop may reuse
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._clients: dict[int, httpx.AsyncClient] = {}
+        self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
         self._ssl: ssl.SSLContext | None = None  # loaded once (≈0.2 s), shared by every client
-        self._sems: dict[tuple[int, str], asyncio.Semaphore] = {}
+        self._sems: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Semaphore] = {}
         self._last_start: dict[str, float] = defaultdict(float)
         self._used: dict[tuple[str, str], int] = defaultdict(int)
         self.attempts = 0  # requests actually sent (tests and benchmarks read it)
@@ -236,13 +236,13 @@ class HttpBackend:
         except ValueError as err:
             raise ToolFailure("structural", "R503", f"{var}: {err}") from None
 
-    def _this_loop(self) -> int:
+    def _this_loop(self) -> asyncio.AbstractEventLoop:
         loop = asyncio.get_running_loop()
         if loop is not self._loop:  # one loop at a time: drop what belonged to an earlier one
             self._loop = loop
             self._clients = {}
             self._sems = {}
-        return id(loop)
+        return loop
 
     def _client(self) -> httpx.AsyncClient:
         loop = self._this_loop()

@@ -6,18 +6,24 @@ it read (the distinct hand-off values — at most :data:`MAX_SHOWN` shown, plus 
 observed cardinality and the junction kind it *would* be typed as: ``seq`` for 1, ``fan`` for
 2 … φ, ``drv`` for more than φ, ``empty`` for 0), reducer SQL and parameters, the branch an
 ``if`` took, timing relative to the start of the run, and a classified failure.
+
+The trace also records every *fallback* (:class:`FallbackTrace`): an inline statement of an answer
+or an ``if`` predicate that failed, after which the run wrote its relations and ran the statement
+on the tables (see :mod:`edgedsl.runtime.relations`). ``fallbacks`` is left out of the JSON form
+when empty, so a trace without one reads as before.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 __all__ = [
     "MAX_SHOWN",
     "CallTrace",
     "FailureInfo",
+    "FallbackTrace",
     "JunctionTrace",
     "StepTrace",
     "Trace",
@@ -105,6 +111,17 @@ class StepTrace(BaseModel):
         return self.store_misses == 0
 
 
+class FallbackTrace(BaseModel):
+    """A fast path that failed: the inline statement of an answer (``step`` None) or of the
+    ``if`` predicate of ``step`` raised ``error``; the statement then ran on the tables, and
+    ``recovered`` says whether that succeeded (if it did, the two paths disagreed: a bug)."""
+
+    statement: Literal["answer", "predicate"]
+    step: str | None = None
+    error: str
+    recovered: bool = False
+
+
 class Trace(BaseModel):
     """The trace of one trajectory run."""
 
@@ -113,6 +130,14 @@ class Trace(BaseModel):
     phi: int = 5
     steps: list[StepTrace] = Field(default_factory=list)
     duration_ms: float = 0.0
+    fallbacks: list[FallbackTrace] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_fallbacks(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.fallbacks:
+            data.pop("fallbacks", None)
+        return data
 
     def step(self, step_id: str) -> StepTrace:
         """The trace of step ``step_id`` (KeyError if it did not run)."""

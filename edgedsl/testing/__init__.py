@@ -75,6 +75,7 @@ from edgedsl.core.types import (
     storage_kind,
 )
 from edgedsl.reduce.registry import REDUCERS, ReduceForm, ReduceStep, check_step, coerce, reduce_sql
+from edgedsl.runtime import relations as _placement
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import (
     RESERVED_COLUMNS,
@@ -447,8 +448,11 @@ def _duckdb_kept(
         for form in forms:
             src = Relation(con, "relation", types, len(rows), columns=cols, pending=True)
             sql, params = reduce_sql("relation", steps, types, form=form)
+            window = form == "inline" and any(s.op in ("max", "min") for s in steps)
+            on = _placement.inline_connection(len(rows), window=window)
             with packing(0 if packed else float("inf")):
-                kept = select_relation(con, "kept", types, sql, params, source=src)
+                kept = select_relation(con, "kept", types, sql, params, source=src,
+                                       inline_on=_placement.connection(on, con))
             assert kept._columns is not None
             yield f"inline read ({'packed' if packed else 'lists'})", form, \
                 list(kept._columns["__row"])

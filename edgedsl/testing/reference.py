@@ -45,6 +45,18 @@ class ReferenceFailure(Exception):
         self.message = message
 
 
+def _raised(tool: Tool, exc: Exception) -> ReferenceFailure:
+    """A tool that raised, classified by the python backend's rule: a failure carrying its own
+    ``code`` (a ``ToolFailure``) keeps it; an ``OSError`` is R504; anything else is R503."""
+    code, message = getattr(exc, "code", None), getattr(exc, "message", None)
+    if isinstance(code, str) and isinstance(message, str):
+        return ReferenceFailure(code, message)
+    detail = str(exc)
+    return ReferenceFailure("R504" if isinstance(exc, OSError) else "R503",
+                            f"`{tool.qualname}` raised {type(exc).__name__}"
+                            + (f": {detail}" if detail else ""))
+
+
 @dataclass
 class _Rel:
     rows: list[dict[str, Any]]
@@ -101,7 +113,10 @@ class ReferenceRun:
         fn = self.tools.get(tool.qualname)
         if fn is None:
             raise ReferenceFailure("E403", f"no python tool for `{tool.qualname}`")
-        out = fn(**args)
+        try:
+            out = fn(**args)
+        except Exception as exc:
+            raise _raised(tool, exc) from exc
         if inspect.isawaitable(out):
             raise ReferenceFailure("R509", "the reference interpreter runs sync tools only")
         total = None

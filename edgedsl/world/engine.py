@@ -144,7 +144,8 @@ class World:
         self._known: set[str] = set()  # the service keys counted (at most limits.keys)
         self._held: dict[tuple[str, str], int] = defaultdict(int)  # items per platform and key
         self._held_total = 0
-        self._skips: dict[int, frozenset[str]] = {}  # per endpoint: params outside a selection
+        #: per endpoint (platform, tool, path, method): params outside a selection
+        self._skips: dict[tuple[str, str, str, str], frozenset[str]] = {}
 
     # ------------------------------------------------------------ datasets
 
@@ -383,9 +384,10 @@ class World:
         ds = self.datasets.get(ep.dataset)
         if ds is not None and ds.stateful:
             return self._select(ep, params)
-        skip = self._skips.get(id(ep))
+        which = (ep.platform, ep.tool, ep.path, ep.method)
+        skip = self._skips.get(which)
         if skip is None:
-            skip = self._skips[id(ep)] = _skip_params(ep)
+            skip = self._skips[which] = _skip_params(ep)
         kept = tuple(sorted((k, v) for k, v in params.items() if k not in skip))
         if sum(len(k) + len(v) for k, v in kept) > MEMO_KEY_CHARS:
             return self._select(ep, params)

@@ -258,6 +258,7 @@ def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
     """The ``__row`` ids a chain keeps by the executor's small-``drv`` path (an in-memory source
     read inline by :func:`select_relation`), and the kept relation."""
     from edgedsl.reduce.registry import reduce_sql
+    from edgedsl.runtime import relations
     from edgedsl.runtime.duck import python_columns, select_relation
 
     arm = [f"arm{i % 2}" for i in range(len(rows))] if tagged else None
@@ -266,8 +267,10 @@ def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
     if written:
         src.ensure()
     sql, params = reduce_sql("src", steps, types, form=form)
+    window = form == "inline" and any(s.op in ("max", "min") for s in steps)
+    on = relations.connection(relations.inline_connection(len(rows), window=window), con)
     kept = select_relation(con, "kept", types, sql, params, source=src,
-                           inline_on=con if on_con else None)
+                           inline_on=con if on_con else on)
     assert src.pending != written and kept.pending and kept.in_memory
     got = kept._columns["__row"] if kept._columns is not None else []
     if written:
@@ -312,7 +315,9 @@ def test_inline_reduction_of_a_kept_relation_agrees_with_reference(case: Any) ->
     assert got == reference_reduce(rows, steps, types)
 
 
-def test_inline_reduction_columns_with_no_value_and_arms(con: duckdb.DuckDBPyConnection) -> None:
+def test_inline_reduction_columns_with_no_value_and_arms(con: duckdb.DuckDBPyConnection,
+                                                         statements: list[tuple[object, str]]
+                                                         ) -> None:
     """A column holding no value at all is a typed NULL (no list bound); ``__arm`` is read when
     the SQL names it; an empty relation keeps nothing."""
     from edgedsl.runtime import duck
@@ -325,7 +330,7 @@ def test_inline_reduction_columns_with_no_value_and_arms(con: duckdb.DuckDBPyCon
                         ([ReduceStep("after", "dt", "2024-01-01")], []),
                         ([ReduceStep("max", "amt")], [1, 2])):
         assert _inline_kept(con, rows, types, steps)[0] == want
-    assert any("CAST(NULL AS DATE)" in q for q in duck._STATEMENTS)
+    assert any("CAST(NULL AS DATE)" in q for _, q in statements)
     # the same relation and field names with other types: the typed NULL follows the type
     for t, pivot in ((DATE, "2024-01-01"), (INT, 3), (STR, "x"), (FLOAT, 1.5)):
         assert _inline_kept(con, [{}, {}], {"amt": t}, [ReduceStep("eq", "amt", pivot)])[0] == []
@@ -362,26 +367,22 @@ def test_execute_cached(con: duckdb.DuckDBPyConnection) -> None:
 
     sql = "SELECT ? + 1 AS x, ? AS y"
     assert duck.execute_cached(con, sql, [1, "a"]).fetchall() == [(2, "a")]
-    assert sql in duck._STATEMENTS
+    assert duck._statement.cache_info().currsize >= 1
     assert duck.execute_cached(con, sql, [41, "b"]).fetchall() == [(42, "b")]
     assert duck.execute_cached(con, "CREATE TEMP TABLE t1 (a INT); SELECT 7").fetchall() == [(7,)]
     with pytest.raises(duckdb.Error):
         duck.execute_cached(con, "SELECT * FROM no_such_table")
-    old = duck.STATEMENT_CACHE_SIZE
-    duck.STATEMENT_CACHE_SIZE = 2
-    try:
-        for i in range(5):
-            assert duck.execute_cached(con, f"SELECT {i}").fetchone() == (i,)
-            assert len(duck._STATEMENTS) <= 2
-    finally:
-        duck.STATEMENT_CACHE_SIZE = old
+    hits = duck._statement.cache_info().hits
+    assert duck.execute_cached(con, sql, [1, "c"]).fetchall() == [(2, "c")]
+    assert duck._statement.cache_info().hits == hits + 1
+    assert duck._statement.cache_info().maxsize == duck.STATEMENT_CACHE_SIZE
 
 
 def test_scratch_cursor_is_per_thread_and_holds_no_optimizer() -> None:
     """One cursor per thread on one process-wide scratch database (one thread, optimizer off)."""
     import threading
 
-    from edgedsl.runtime.duck import scratch_cursor
+    from edgedsl.runtime.relations import scratch_cursor
 
     mine = scratch_cursor()
     assert scratch_cursor() is mine
@@ -438,7 +439,8 @@ def test_lazy_relation_writes_the_table_shred_writes(con: duckdb.DuckDBPyConnect
 def test_inline_query_answers_as_the_tables(con: duckdb.DuckDBPyConnection, packed: bool) -> None:
     """An answer reading a relation inline — its columns bound as lists, or packed — answers
     as the written table does (a BIGINT sum beyond 32 bits, a typed NULL, distinct values)."""
-    from edgedsl.runtime.duck import inline_query, lazy_columns, scratch_cursor
+    from edgedsl.runtime.duck import inline_query, lazy_columns
+    from edgedsl.runtime.relations import scratch_cursor
 
     big = [{"v": str(2_000_000_000), "name": "x"}, {"v": "2,000,000,000", "name": "y"}]
     types: dict[str, FieldType] = {"v": INT, "name": STR, "none": INT}
@@ -494,7 +496,7 @@ def test_source_columns_are_python_columns() -> None:
 
 @pytest.mark.parametrize("t", [INT, FLOAT, DATE, STR, ListType(STR)])
 def test_coerce_column_is_value_by_value(t: FieldType) -> None:
-    from edgedsl.runtime.duck import _coerce_column, _stored_value
+    from edgedsl.runtime.columns import _coerce_column, _stored_value
 
     texts = ["1", "1", "1,000", None, "2024-12-31", "20241231", "true", "x", "1"]
     mixed = [*texts, 1, True, 1.0, ["a"], {"k": 1}]
@@ -513,9 +515,9 @@ def test_which_connection_an_inline_reduction_runs_on(con: duckdb.DuckDBPyConnec
                                                       ) -> None:
     """An inline reduction runs on the scratch connection (no optimizer) at any size, except a
     whole-relation window (the inline form of ``max``, ``min``) over more than
-    ``SCRATCH_MAX_WINDOW_ROWS`` rows, since without the optimizer its cost outgrows the rows:
+    ``Settings.window_max_rows`` rows, since without the optimizer its cost outgrows the rows:
     that one runs on the relation's own connection. The kept rows are the same either way."""
-    from edgedsl.runtime import duck
+    from edgedsl.runtime import relations
     from edgedsl.testing import reference_reduce
 
     rows: list[dict[str, object]] = [{"amt": (i * 7919) % 97} for i in range(n)]
@@ -524,9 +526,10 @@ def test_which_connection_an_inline_reduction_runs_on(con: duckdb.DuckDBPyConnec
     got, _ = _inline_kept(con, rows, types, steps, form=form)
     assert got == reference_reduce(rows, steps, types)
     ran = [c for c, _ in statements]
-    assert (ran == [duck.scratch_cursor()]) if scratch else (ran == [con])
-    window = "SELECT 1 QUALIFY a = max(a) OVER ()"
-    limit = duck.SCRATCH_MAX_WINDOW_ROWS
-    assert duck.scratch_fits(window, limit) and not duck.scratch_fits(window, limit + 1)
-    assert duck.scratch_fits("SELECT 1", 10**9)
-    assert duck.reduction_form(limit) == "inline" and duck.reduction_form(limit + 1) == "table"
+    assert (ran == [relations.scratch_cursor()]) if scratch else (ran == [con])
+    limit = relations.SETTINGS.window_max_rows
+    assert relations.inline_connection(limit, window=True) == "scratch"
+    assert relations.inline_connection(limit + 1, window=True) == "run"
+    assert relations.inline_connection(10**9, window=False) == "scratch"
+    assert relations.reduction_form(limit) == "inline"
+    assert relations.reduction_form(limit + 1) == "table"

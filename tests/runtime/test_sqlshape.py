@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from edgedsl.core.sqlquote import quote_ident
 from edgedsl.reduce.registry import ReduceForm, reduce_sql
-from edgedsl.runtime.duck import _kept_tail, _stype, python_columns, scratch_cursor, shred
+from edgedsl.runtime.duck import _kept_tail, _stype, python_columns, shred
+from edgedsl.runtime.relations import scratch_cursor
 from edgedsl.runtime.sqlshape import flatten
 from edgedsl.testing import reducer_cases
 

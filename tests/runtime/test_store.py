@@ -186,7 +186,9 @@ def test_a_stored_source_is_reduced_in_the_table_form(tmp_path: Path, monkeypatc
     """A `drv` over a relation held in memory runs the plan's inline SQL (a window for `max`);
     over a stored table, its table SQL (a scalar subquery): same rows, and the trace records
     the text that ran."""
-    from edgedsl.runtime import executor
+    import dataclasses
+
+    from edgedsl.runtime import relations
 
     plan, recorded = _record(tmp_path / "s.duckdb")
     drv = plan.trajectory("latest_filing").steps["latest"]
@@ -196,7 +198,8 @@ def test_a_stored_source_is_reduced_in_the_table_form(tmp_path: Path, monkeypatc
     inline = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb", strict=True))
     assert inline.trace.step("latest").sql == drv.sql
     # no stored response is read into memory: the filings' three pages become one table
-    monkeypatch.setattr(executor, "PYTHON_SHRED_MAX_CELLS", -1)
+    monkeypatch.setattr(relations, "SETTINGS",
+                        dataclasses.replace(relations.SETTINGS, in_memory_max_cells=-1))
     stored = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb", strict=True))
     assert stored.ok, stored.diagnostics
     assert stored.trace.step("latest").sql == drv.table_sql

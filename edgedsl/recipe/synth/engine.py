@@ -66,6 +66,8 @@ class Draft:
     junctions: tuple[JunctionPlan, ...] = ()
     names: frozenset[str] = frozenset()
     received: frozenset[str] = frozenset()
+    #: the draft's records with their columns coerced (:meth:`Engine.columns`), made once
+    memo: list[Columns] = field(default_factory=list, init=False, compare=False, repr=False)
 
     def fresh(self, base: str) -> str:
         """A binding name derived from ``base`` not used yet in the draft."""
@@ -181,7 +183,6 @@ class Engine:
                 self.out.setdefault(e.source, []).append(e)
         self.edge_of = {e.key: e for e in self.graph.edges}
         self.search_paths = tuple(Path(p) for p in self.graph.catalog.search_paths)
-        self._columns: dict[int, Columns] = {}
 
     # ---------------------------------------------------------------- catalog views
 
@@ -336,15 +337,11 @@ class Engine:
         return rng.choices(keys, weights=[self.tail[k] for k in keys])[0]
 
     def columns(self, draft: Draft) -> Columns:
-        """The draft's records with their columns coerced once (kept for the last few
-        drafts: junction typing reads the same records for every edge it considers)."""
-        key = id(draft.rows)
-        got = self._columns.get(key)
-        if got is None or got.rows is not draft.rows:
-            if len(self._columns) >= 64:
-                self._columns.pop(next(iter(self._columns)))
-            got = self._columns[key] = Columns(draft.rows, self.types(draft.last_tool))
-        return got
+        """The draft's records with their columns coerced once, kept with the draft (junction
+        typing reads the same records for every edge it considers)."""
+        if not draft.memo:
+            draft.memo.append(Columns(draft.rows, self.types(draft.last_tool)))
+        return draft.memo[0]
 
     async def extend(self, draft: Draft, rng: random.Random, *, prefer: Prefer = "any",
                      kinds: frozenset[str] | None = None, ahead: bool = False,

@@ -23,7 +23,7 @@ from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.printer import format_module
 from tests.ast_strategies import modules
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _expected(node: Any, name: str) -> str | tuple[str, ...]:
