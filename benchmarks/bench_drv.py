@@ -47,7 +47,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from edgedsl.reducers import REDUCERS, ReduceForm, ReduceStep, coerce, reduce_sql
+from edgedsl.reduce.registry import REDUCERS, ReduceForm, ReduceStep, coerce, reduce_sql
 from edgedsl.runtime import duck
 from edgedsl.runtime.duck import Relation, python_columns, scratch_cursor, select_relation, shred
 from edgedsl.types import DATE, INT, STR, EnumType, FieldType

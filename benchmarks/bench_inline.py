@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 import duckdb
 from bench_drv import median_seconds  # benchmarks/ is the script's directory
 
-from edgedsl.reducers import ReduceForm, ReduceStep, reduce_sql
+from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import Relation, python_columns, reduction_form, select_relation
 from edgedsl.types import DATE, FLOAT, STR, FieldType

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from .catalog import Catalog, Tool
-from .reducers import ReduceStep
+from .reduce.registry import ReduceStep
 from .source import NO_SPAN, Span, fast_frozen_init
 from .types import FieldType
 

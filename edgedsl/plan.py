@@ -291,7 +291,7 @@ class DrvStep(_StepBase):
     ``sql`` is the reduction as it runs over a relation read inline (a response held in
     memory); ``table_sql`` the same reduction for a source stored as a table (a replayed or
     written relation), None when the two texts are the same — see
-    :data:`edgedsl.reducers.ReduceForm`. Both bind ``params``."""
+    :data:`edgedsl.reduce.registry.ReduceForm`. Both bind ``params``."""
 
     kind: Literal["drv"] = "drv"
     source: str

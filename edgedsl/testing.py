@@ -3,7 +3,7 @@
 Test your own reducer chain against the reference semantics in a few lines::
 
     from hypothesis import given
-    from edgedsl.reducers import ReduceStep
+    from edgedsl.reduce.registry import ReduceStep
     from edgedsl.testing import check_reducer_chain, relations
     from edgedsl.types import DATE, INT, STR
 
@@ -18,7 +18,7 @@ Random chains too: ``@given(reducer_cases())`` draws ``(types, rows, steps)`` wi
 names, ties, nulls, numbers written as ``"1,999원"``, three date formats and Korean text.
 
 The strategies produce *raw* values, as a public API would return them; the coercion rules they
-exercise are documented in :mod:`edgedsl.reducers`.
+exercise are documented in :mod:`edgedsl.reduce.registry`.
 
 A whole trajectory, on in-process tools, against the reference interpreter
 (:mod:`edgedsl.reference`)::
@@ -56,7 +56,7 @@ from typing import Any
 import duckdb
 from hypothesis import strategies as st
 
-from edgedsl.reducers import REDUCERS, ReduceForm, ReduceStep, check_step, coerce, reduce_sql
+from edgedsl.reduce.registry import REDUCERS, ReduceForm, ReduceStep, check_step, coerce, reduce_sql
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import (
     RESERVED_COLUMNS,
@@ -459,7 +459,7 @@ def check_coercion(
     types: Mapping[str, FieldType],
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> None:
-    """Check that shredding coerces every field exactly like :func:`edgedsl.reducers.coerce`."""
+    """Check that shredding coerces every field exactly like :func:`edgedsl.reduce.registry.coerce`."""
     con = con or _shared_connection()
     for method in ("sql", "python"):
         _check_coercion_path(con, rows, types, method)

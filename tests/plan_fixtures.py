@@ -19,7 +19,7 @@ from typing import Any
 
 from edgedsl import ir
 from edgedsl.catalog import Catalog, Paging, Param, Platform, Tool
-from edgedsl.reducers import ReduceStep
+from edgedsl.reduce.registry import ReduceStep
 from edgedsl.source import Span
 from edgedsl.types import DATE, FLOAT, INT, STR, CodeType, FieldSpec, RecordType
 

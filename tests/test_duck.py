@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edgedsl.reducers import ReduceForm, ReduceStep, reduce_sql
+from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import Relation, aggregate_sql, select_relation, shred
 from edgedsl.testing import reducer_cases, reference_reduce
@@ -195,7 +195,7 @@ def test_select_relation_from_memory_matches_sql(con: duckdb.DuckDBPyConnection,
                                                  chain: list[ReduceStep]) -> None:
     """A kept relation built from the source's in-memory columns (only ``__row`` fetched; a
     pending source read inline, never written) equals the one fetched whole from DuckDB."""
-    from edgedsl.reducers import reduce_sql
+    from edgedsl.reduce.registry import reduce_sql
     from edgedsl.runtime.duck import select_relation
 
     src = shred(con, ROWS, TYPES, name="src", temp=True, lazy=lazy)
@@ -257,7 +257,7 @@ def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
                  ) -> tuple[list[int], Relation]:
     """The ``__row`` ids a chain keeps by the executor's small-``drv`` path (an in-memory source
     read inline by :func:`select_relation`), and the kept relation."""
-    from edgedsl.reducers import reduce_sql
+    from edgedsl.reduce.registry import reduce_sql
     from edgedsl.runtime.duck import python_columns, select_relation
 
     arm = [f"arm{i % 2}" for i in range(len(rows))] if tagged else None
@@ -294,7 +294,7 @@ def test_inline_reduction_agrees_with_reference(case: Any, how: str, form: Reduc
 @given(case=reducer_cases())
 def test_inline_reduction_of_a_kept_relation_agrees_with_reference(case: Any) -> None:
     """A reduction of a kept relation (``__row`` no longer 0 … n-1) read inline in turn."""
-    from edgedsl.reducers import reduce_sql
+    from edgedsl.reduce.registry import reduce_sql
     from edgedsl.runtime.duck import select_relation
     from edgedsl.testing import reference_reduce
 

@@ -35,7 +35,7 @@ from plan_fixtures import (
 
 from edgedsl import ir
 from edgedsl.plan import compile_program
-from edgedsl.reducers import ReduceStep
+from edgedsl.reduce.registry import ReduceStep
 from edgedsl.runtime import PythonBackend, load_python_tools, run, trace_summary
 from edgedsl.runtime.executor import run_plan_sync
 from edgedsl.types import DATE, FLOAT, INT, STR

@@ -38,7 +38,7 @@ from edgedsl.plan import (
     load_plan,
     plan_to_json,
 )
-from edgedsl.reducers import ReduceStep
+from edgedsl.reduce.registry import ReduceStep
 from edgedsl.runtime import PythonBackend, run
 
 

@@ -25,7 +25,7 @@ from plan_fixtures import (
 from edgedsl import ir
 from edgedsl.plan import compile_program
 from edgedsl.plan_graph import to_dot, to_mermaid
-from edgedsl.reducers import ReduceStep
+from edgedsl.reduce.registry import ReduceStep
 from edgedsl.types import DATE
 
 

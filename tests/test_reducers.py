@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgedsl.reducers import (
+from edgedsl.reduce.registry import (
     REDUCERS,
     ReduceStep,
     check_step,
@@ -449,7 +449,7 @@ def test_check_step_errors() -> None:
 def test_reduce_sql_memo_tells_equal_pivots_of_other_types_apart() -> None:
     """``reduce_sql`` is memoised; ``1``, ``1.0`` and ``True`` are equal keys in Python, and
     ``0.0 == -0.0``, but each must bind its own parameter, as the unmemoised builder does."""
-    from edgedsl.reducers import _reduce_sql
+    from edgedsl.reduce.registry import _reduce_sql
 
     types = {"n": FLOAT, "i": INT, "d": DATE, "s": STR, "b": BOOL}
     chains = [
@@ -583,7 +583,7 @@ def test_choose_pivot_examples() -> None:
                                  ReduceStep("most_frequent", "k")]), min_size=1, max_size=4))
 def test_table_form_differs_exactly_when_the_texts_do(steps: list[ReduceStep]) -> None:
     """The planner writes a reduction's table form only when it differs from the inline one."""
-    from edgedsl.reducers import table_form_differs
+    from edgedsl.reduce.registry import table_form_differs
 
     types = {"n": INT, "d": DATE, "k": STR}
     inline, table = (reduce_sql("src", steps, types, form=f)[0] for f in ("inline", "table"))

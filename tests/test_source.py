@@ -11,7 +11,7 @@ import pytest
 
 from edgedsl import ir
 from edgedsl import nodes as n
-from edgedsl.reducers import ReduceStep
+from edgedsl.reduce.registry import ReduceStep
 from edgedsl.source import NO_SPAN, Source, fast_frozen_init, maker
 
 

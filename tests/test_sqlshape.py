@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgedsl.reducers import ReduceForm, reduce_sql
+from edgedsl.reduce.registry import ReduceForm, reduce_sql
 from edgedsl.runtime.duck import _kept_tail, _stype, python_columns, scratch_cursor, shred
 from edgedsl.runtime.sqlshape import flatten
 from edgedsl.sqlquote import quote_ident

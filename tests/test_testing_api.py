@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgedsl.reducers import REDUCERS, ReduceStep, check_step, coerce
+from edgedsl.reduce.registry import REDUCERS, ReduceStep, check_step, coerce
 from edgedsl.sqlquote import ident_key
 from edgedsl.testing import (
     check_reducer_chain,

@@ -24,7 +24,7 @@ from typing import Literal, cast
 from .. import ir
 from .. import nodes as n
 from ..catalog import Param
-from ..reducers import ReduceStep
+from ..reduce.registry import ReduceStep
 from ..source import maker
 from ..types import STR, FieldType
 from .context import CheckContext, Group, Rel, TrajInfo

@@ -22,7 +22,7 @@ from __future__ import annotations
 from .. import nodes as n
 from ..catalog import Param, Tool
 from ..diagnostics import did_you_mean, suggestion_hint
-from ..reducers import REDUCERS
+from ..reduce.registry import REDUCERS
 from ..source import Span
 from ..types import CodeType
 from .context import CheckContext, RefInfo, Rel, and_list, known

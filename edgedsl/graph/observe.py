@@ -7,7 +7,7 @@ dates feed ``year:int``, where an ``int`` parameter named like a year (``bsns_ye
 ``bizYear``, ``AY``) also looks; every observed date also feeds ``date:any``, from which a date
 or date-shaped code parameter with nothing else observed takes values
 (:meth:`ValuePool.for_param`). Values are typed by the field's declared type
-(:func:`edgedsl.coerce.coerce`), dates kept as ISO strings.
+(:func:`edgedsl.reduce.coerce.coerce`), dates kept as ISO strings.
 
 The pool is order-independent: per key it keeps the ``cap`` values with the smallest stable
 hash (a bottom-k sample), so concurrent runs that see the same responses in another order leave
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..catalog import Catalog, Tool
-from ..coerce import coerce
+from ..reduce.coerce import coerce
 from ..plan import ToolSpec
 from ..runtime.backends import Backend, Response
 from ..types import CodeType, EnumType, FieldType, ListType, ScalarType

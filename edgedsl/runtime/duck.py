@@ -7,7 +7,7 @@ A :class:`Relation` is a handle on a DuckDB table holding one *shredded* relatio
 * one column per *declared* field, named after the field (through
   :func:`edgedsl.sqlquote.quote_ident`), holding the value coerced to the field's type
   (BIGINT, DOUBLE, DATE, BOOLEAN, VARCHAR; list fields as JSON text) — see
-  :mod:`edgedsl.reducers` for the coercion rules;
+  :mod:`edgedsl.reduce.registry` for the coercion rules;
 * ``__raw`` (VARCHAR) — the original record as JSON text.
 
 Undeclared fields are *not* given columns; they stay available in ``__raw`` (and therefore in
@@ -18,18 +18,18 @@ Shredding is columnar and never inserts Python rows one by one. Each record is s
 with orjson (its ``__raw`` text) and every value is coerced from the record *as that JSON reads
 back*, by one of two equivalent paths producing identical tables:
 
-* **python** (small inputs): :func:`edgedsl.reducers.coerce` coerces each field in Python and one
+* **python** (small inputs): :func:`edgedsl.reduce.registry.coerce` coerces each field in Python and one
   ``CREATE TABLE … AS SELECT unnest(?::BIGINT[]) AS …, unnest(?::DATE[]) AS …`` loads whole
   typed columns bound as lists — one statement, with no JSON or regex work left for DuckDB to
   plan (planning dominated the cost of small shreds);
 * **sql** (large inputs): the record texts are bound as one ``VARCHAR[]``, DuckDB parses each
-  record once and :func:`edgedsl.reducers.coerce_sql` coerces in SQL, in one ``CREATE TABLE …
+  record once and :func:`edgedsl.reduce.registry.coerce_sql` coerces in SQL, in one ``CREATE TABLE …
   AS`` statement.
 
 List and ``json`` fields are stored as canonical JSON text made in Python on both paths (see
-:func:`edgedsl.reducers.json_text`). The choice is by the number of cells (records × (fields + 1))
+:func:`edgedsl.reduce.registry.json_text`). The choice is by the number of cells (records × (fields + 1))
 against :data:`PYTHON_SHRED_MAX_CELLS`, measured with ``benchmarks/bench_drv.py``; the
-differential tests check that both paths agree with :func:`edgedsl.reducers.coerce`, and a property
+differential tests check that both paths agree with :func:`edgedsl.reduce.registry.coerce`, and a property
 test that they build identical tables. Records must be JSON-serialisable by orjson
 (``datetime.date`` becomes ISO text, tuples become arrays, NaN becomes null, integers beyond 64
 bits are refused), so :meth:`Relation.records` returns the records as that JSON reads back.
@@ -80,7 +80,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import duckdb
 import orjson
 
-from edgedsl.coerce import (
+from edgedsl.reduce.coerce import (
     coerce_bool,
     coerce_date,
     coerce_float,
@@ -92,7 +92,7 @@ from edgedsl.coerce import (
     sql_type,
     storage_of,
 )
-from edgedsl.reducers import ReduceForm, ReduceStep, reduce_sql
+from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
 from edgedsl.sqlquote import ident_key, qualified, quote_ident
 from edgedsl.types import FieldType, is_date, is_numeric
 
@@ -133,9 +133,9 @@ AGGREGATES = ("sum", "avg", "min", "max")
 PYTHON_SHRED_MAX_CELLS = 10_000
 ShredMethod = Literal["auto", "python", "sql"]
 _counter = itertools.count()
-#: The last line of :func:`edgedsl.reducers.reduce_sql` (``SELECT *`` of the last CTE).
+#: The last line of :func:`edgedsl.reduce.registry.reduce_sql` (``SELECT *`` of the last CTE).
 _REDUCE_TAIL = re.compile(r'\nSELECT \* FROM ("__reduce_[0-9]+") ORDER BY "__row"\Z')
-#: The first line of :func:`edgedsl.reducers.reduce_sql` (``WITH`` the first CTE).
+#: The first line of :func:`edgedsl.reduce.registry.reduce_sql` (``WITH`` the first CTE).
 _REDUCE_HEAD = re.compile(r'WITH "__reduce_0" AS (?:NOT MATERIALIZED )?\(')
 #: Parsed statements by SQL text (see :func:`execute_cached`); cleared when full.
 _STATEMENTS: dict[str, duckdb.Statement] = {}
@@ -490,7 +490,7 @@ class Relation:
                form: ReduceForm = "table") -> Relation:
         """Apply reducer steps left to right in DuckDB; the result is a new temp table.
 
-        One statement, in the reduction's ``form`` (:data:`~edgedsl.reducers.ReduceForm`; the
+        One statement, in the reduction's ``form`` (:data:`~edgedsl.reduce.registry.ReduceForm`; the
         ``"table"`` form suits a table): ``CREATE TEMP TABLE … AS`` reports the number of rows
         it wrote.
         """

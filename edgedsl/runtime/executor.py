@@ -73,7 +73,7 @@ from ..plan import (
     decode_value,
 )
 from ..plan_compile import count_sql, distinct_sql
-from ..reducers import decode_stored, is_json
+from ..reduce.registry import decode_stored, is_json
 from ..say import SayLimitError, render_say
 from ..source import Span
 from ..sqlquote import quote_ident as _quote_ident

@@ -10,7 +10,7 @@ one primary), :func:`type_junction` types the junction by the number ``d`` of di
   :data:`FIELDS` other fields, a sample fixed per relation, are tried). The reducer follows
   the type of the field it reads — numbers: ``max``, ``min``, ``>=``, ``<=``; dates: ``max``,
   ``min``, ``after``; enums: ``==``; anything else: ``most_frequent`` — and a threshold or
-  equality pivot is taken from the observed values (:func:`edgedsl.reducers.choose_pivot`) so
+  equality pivot is taken from the observed values (:func:`edgedsl.reduce.registry.choose_pivot`) so
   that 1 … φ distinct hand-off values remain. Among the reducers that work one is drawn;
   ``most_frequent`` on the hand-off field itself (always one value) is the fallback.
 
@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..reducers import REDUCERS, choose_pivot_on_columns, coerced_column
+from ..reduce.registry import REDUCERS, choose_pivot_on_columns, coerced_column
 from ..types import EnumType, FieldType, ListType, is_date, is_numeric
 
 __all__ = ["Columns", "JunctionPlan", "Prefer", "ReduceChoice", "distinct", "narrowings",
@@ -139,7 +139,7 @@ class Columns:
 
     def pivot(self, op: str, field: str, primary: str, idx: Sequence[int],
               phi: int) -> object | None:
-        """:func:`~edgedsl.reducers.choose_pivot` over the rows ``idx``."""
+        """:func:`~edgedsl.reduce.registry.choose_pivot` over the rows ``idx``."""
         c, h = self.col(field), self.col(primary)
         return choose_pivot_on_columns([c[i] for i in idx], [h[i] for i in idx], op,
                                        self.types[field], phi)

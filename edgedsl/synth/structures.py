@@ -42,7 +42,7 @@ from typing import Any
 
 from .. import nodes as n
 from ..graph.model import GraphEdge
-from ..reducers import REDUCERS
+from ..reduce.registry import REDUCERS
 from ..types import FieldType, ListType, is_date, is_numeric
 from .engine import Draft, Engine, Prefer, decorative, literal_texts, reducer_node, value_literal
 from .junction import Columns, JunctionPlan, ReduceChoice, distinct, narrowings

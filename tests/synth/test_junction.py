@@ -9,7 +9,7 @@ import random
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from edgedsl.reducers import REDUCERS
+from edgedsl.reduce.registry import REDUCERS
 from edgedsl.synth.junction import distinct, narrowings, reducer_ops, type_junction
 from edgedsl.types import CodeType, EnumType, ScalarType
 
