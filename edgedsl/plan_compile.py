@@ -1,7 +1,7 @@
 """The compiler of stage `plan`: checked IR → :class:`~edgedsl.plan.Plan` models.
 
 Expressions and predicates become SQL text with ``?`` parameters over the run's relation tables;
-``drv`` nodes take their final SQL from :func:`edgedsl.reduce.registry.reduce_sql`; steps are grouped
+``drv`` nodes take their final SQL from :func:`.reduce_sql`; steps are grouped
 into topological layers per scope (top level, each ``if`` branch). See :mod:`edgedsl.plan` for
 the layout of the result. Use it through :func:`edgedsl.plan.compile_program`.
 """

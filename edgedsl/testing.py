@@ -459,7 +459,7 @@ def check_coercion(
     types: Mapping[str, FieldType],
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> None:
-    """Check that shredding coerces every field exactly like :func:`edgedsl.reduce.registry.coerce`."""
+    """Check that shredding coerces every field exactly like :func:`.coerce`."""
     con = con or _shared_connection()
     for method in ("sql", "python"):
         _check_coercion_path(con, rows, types, method)

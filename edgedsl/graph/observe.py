@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..catalog import Catalog, Tool
-from ..reduce.coerce import coerce
 from ..plan import ToolSpec
+from ..reduce.coerce import coerce
 from ..runtime.backends import Backend, Response
 from ..types import CodeType, EnumType, FieldType, ListType, ScalarType
 from .model import Port, Scalar, ToolNode

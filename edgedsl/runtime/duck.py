@@ -18,18 +18,18 @@ Shredding is columnar and never inserts Python rows one by one. Each record is s
 with orjson (its ``__raw`` text) and every value is coerced from the record *as that JSON reads
 back*, by one of two equivalent paths producing identical tables:
 
-* **python** (small inputs): :func:`edgedsl.reduce.registry.coerce` coerces each field in Python and one
+* **python** (small inputs): :func:`.coerce` coerces each field in Python and one
   ``CREATE TABLE … AS SELECT unnest(?::BIGINT[]) AS …, unnest(?::DATE[]) AS …`` loads whole
   typed columns bound as lists — one statement, with no JSON or regex work left for DuckDB to
   plan (planning dominated the cost of small shreds);
 * **sql** (large inputs): the record texts are bound as one ``VARCHAR[]``, DuckDB parses each
-  record once and :func:`edgedsl.reduce.registry.coerce_sql` coerces in SQL, in one ``CREATE TABLE …
+  record once and :func:`.coerce_sql` coerces in SQL, in one ``CREATE TABLE …
   AS`` statement.
 
 List and ``json`` fields are stored as canonical JSON text made in Python on both paths (see
-:func:`edgedsl.reduce.registry.json_text`). The choice is by the number of cells (records × (fields + 1))
+:func:`.json_text`). The choice is by the number of cells (records × (fields + 1))
 against :data:`PYTHON_SHRED_MAX_CELLS`, measured with ``benchmarks/bench_drv.py``; the
-differential tests check that both paths agree with :func:`edgedsl.reduce.registry.coerce`, and a property
+differential tests check that both paths agree with :func:`.coerce`, and a property
 test that they build identical tables. Records must be JSON-serialisable by orjson
 (``datetime.date`` becomes ISO text, tuples become arrays, NaN becomes null, integers beyond 64
 bits are refused), so :meth:`Relation.records` returns the records as that JSON reads back.
