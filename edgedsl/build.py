@@ -25,6 +25,7 @@ from lark.exceptions import UnexpectedInput
 from . import nodes as n
 from .diagnostics import CompileError, Diagnostic, Diagnostics, diag
 from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse, too_deep
+from .reduce.registry import BY_SURFACE
 from .source import Source, Span, maker
 from .types import CodePatternError, code_pattern
 
@@ -390,7 +391,7 @@ class _ToAst:
     def red_where(self, children: list[Any]) -> n.Reducer:
         fld, op, pivot = children
         return _Reducer(
-            op=n.SURFACE_REDUCER[op],  # type: ignore[arg-type]
+            op=BY_SURFACE[op].op,
             field=str(fld), pivot=pivot, span=self._span(),
         )
 

@@ -29,8 +29,8 @@ from typing import Any
 
 from . import ir
 from .catalog import Tool
-from .reduce.coerce import json_text
-from .reduce.registry import REDUCERS, coerce
+from .reduce.coerce import coerce, json_text
+from .reduce.registry import REDUCERS
 from .types import FieldType, ScalarType, storage_kind
 
 ARM = "__arm"

@@ -56,7 +56,9 @@ from typing import Any
 import duckdb
 from hypothesis import strategies as st
 
-from edgedsl.reduce.registry import REDUCERS, ReduceForm, ReduceStep, check_step, coerce, reduce_sql
+from edgedsl.reduce.coerce import coerce
+from edgedsl.reduce.registry import REDUCERS, ReduceStep, build_query, check_step
+from edgedsl.reduce.render import Form, render
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import (
     RESERVED_COLUMNS,
@@ -406,7 +408,8 @@ def check_reducer_chain(
     for method, form, got in _duckdb_kept(con, rows, steps, types):
         if got == want:
             continue
-        sql, params = reduce_sql("relation", steps, types, form=form)
+        query = build_query("relation", steps, types)
+        sql, params = render(query, form), query.params()
         fields = list(dict.fromkeys(s.field for s in steps))
         raise AssertionError(
             f"DuckDB ({method}, {form} form) and the reference disagree\n"
@@ -424,12 +427,12 @@ def _duckdb_kept(
     rows: Sequence[Mapping[str, Any]],
     steps: Sequence[ReduceStep],
     types: Mapping[str, FieldType],
-) -> Iterator[tuple[str, ReduceForm, list[int]]]:
+) -> Iterator[tuple[str, Form, list[int]]]:
     """``(path, form, kept row ids)`` of the chain run every way the runtime may run it, each
     in both of the reduction's forms: a written table from either shredding path (SQL coercion
     for large responses, Python coercion for small ones), and an in-memory relation read inline
     by the ``drv`` step's statement, its columns bound as lists or packed into texts."""
-    forms: tuple[ReduceForm, ...] = ("inline", "table")
+    forms: tuple[Form, ...] = ("window", "table")
     for method in ("sql", "python"):
         rel = shred(con, rows, types, method=method)
         try:
@@ -446,9 +449,9 @@ def _duckdb_kept(
     for packed in (False, True):
         for form in forms:
             src = Relation(con, "relation", types, len(rows), columns=cols, pending=True)
-            sql, params = reduce_sql("relation", steps, types, form=form)
+            query = build_query("relation", steps, types)
             with packing(0 if packed else float("inf")):
-                kept = select_relation(con, "kept", types, sql, params, source=src)
+                kept = select_relation(con, "kept", types, query, form=form, source=src)
             assert kept._columns is not None
             yield f"inline read ({'packed' if packed else 'lists'})", form, \
                 list(kept._columns["__row"])

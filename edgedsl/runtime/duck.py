@@ -51,10 +51,10 @@ shorter road, with the same SQL semantics:
   hand-off to a worker thread), whose per-thread cursors have the query optimizer switched off
   (planning cost more than it saved on relations this small; results never depend on it, and the
   property tests check the path against the reference reducers);
-* the statement is *flattened* (:func:`edgedsl.runtime.sqlshape.flatten`): each CTE read once
-  becomes a subquery where it is read, and the last reduction step's ``SELECT *`` merges into
-  the ``SELECT "__row"`` that reads it — with the optimizer off DuckDB plans every CTE and
-  ``SELECT`` layer it is given (the 27-record step: ~0.98 → ~0.87 ms warm, 2.1 → 1.3 ms cold);
+* the statement is rendered for it (:func:`edgedsl.reduce.render.render_kept`): each block
+  read once is a subquery where it is read, and the last block selects ``"__row"`` itself —
+  with the optimizer off DuckDB plans every CTE and ``SELECT`` layer it is given (the 27-record
+  step: ~0.98 → ~0.87 ms warm, 2.1 → 1.3 ms cold);
 * the lists are bound without a ``::T[]`` cast (DuckDB types them from the Python values, which
   are already the stored type; a column with no value at all is a typed ``NULL``), which DuckDB
   binds markedly faster; a large text, integer or date column is bound *packed*, as one text
@@ -71,7 +71,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -92,13 +91,14 @@ from edgedsl.reduce.coerce import (
     sql_type,
     storage_of,
 )
-from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
+from edgedsl.reduce.query import ReduceQuery
+from edgedsl.reduce.registry import ReduceStep, build_query
+from edgedsl.reduce.render import Form, render, render_kept
 from edgedsl.sqlquote import ident_key, qualified, quote_ident
 from edgedsl.types import FieldType, is_date, is_numeric
 
 from .bind import BindMode, bind_column, column_sql
 from .redact import excerpt
-from .sqlshape import flatten
 
 if TYPE_CHECKING:
     from .backends import ColumnSource
@@ -133,10 +133,6 @@ AGGREGATES = ("sum", "avg", "min", "max")
 PYTHON_SHRED_MAX_CELLS = 10_000
 ShredMethod = Literal["auto", "python", "sql"]
 _counter = itertools.count()
-#: The last line of :func:`edgedsl.reduce.registry.reduce_sql` (``SELECT *`` of the last CTE).
-_REDUCE_TAIL = re.compile(r'\nSELECT \* FROM ("__reduce_[0-9]+") ORDER BY "__row"\Z')
-#: The first line of :func:`edgedsl.reduce.registry.reduce_sql` (``WITH`` the first CTE).
-_REDUCE_HEAD = re.compile(r'WITH "__reduce_0" AS (?:NOT MATERIALIZED )?\(')
 #: Parsed statements by SQL text (see :func:`execute_cached`); cleared when full.
 _STATEMENTS: dict[str, duckdb.Statement] = {}
 STATEMENT_CACHE_SIZE = 1024
@@ -149,25 +145,24 @@ STATEMENT_CACHE_SIZE = 1024
 #: It is also the largest source a ``drv`` reduces in the inline form (see
 #: :func:`reduction_form`).
 SCRATCH_MAX_WINDOW_ROWS = 128
-_WHOLE_WINDOW = " OVER ()"
 _SCRATCH: duckdb.DuckDBPyConnection | None = None
 _SCRATCH_LOCK = threading.Lock()
 _SCRATCH_LOCAL = threading.local()
 
 
-def scratch_fits(sql: str, rows: int) -> bool:
-    """True when the inline statement ``sql`` reading ``rows`` rows (its largest relation's)
-    should run on the scratch connection rather than on its relation's own: always, unless it
-    has a whole-relation window over more than :data:`SCRATCH_MAX_WINDOW_ROWS` rows."""
-    return rows <= SCRATCH_MAX_WINDOW_ROWS or _WHOLE_WINDOW not in sql
+def scratch_fits(window: bool, rows: int) -> bool:
+    """True when an inline statement reading ``rows`` rows (its largest relation's) should run
+    on the scratch connection rather than on its relation's own: always, unless it has a
+    whole-relation ``window`` over more than :data:`SCRATCH_MAX_WINDOW_ROWS` rows."""
+    return rows <= SCRATCH_MAX_WINDOW_ROWS or not window
 
 
-def reduction_form(rows: int) -> ReduceForm:
-    """The form to reduce an in-memory source of ``rows`` rows in: ``"inline"`` (a window:
+def reduction_form(rows: int) -> Form:
+    """The form to reduce an in-memory source of ``rows`` rows in: ``"window"`` (a window:
     one scan, the cheapest plan for a few dozen rows — 0.70 against 1.05 ms at 27) up to
     :data:`SCRATCH_MAX_WINDOW_ROWS`, ``"table"`` (subqueries, no window) above, on the scratch
     connection either way (``benchmarks/bench_inline.py``)."""
-    return "inline" if rows <= SCRATCH_MAX_WINDOW_ROWS else "table"
+    return "window" if rows <= SCRATCH_MAX_WINDOW_ROWS else "table"
 
 
 def execute_cached(con: duckdb.DuckDBPyConnection, sql: str,
@@ -215,38 +210,8 @@ def scratch_cursor() -> duckdb.DuckDBPyConnection:
     return cur
 
 
-#: (reduction SQL, relation, field names) → (the columns the statement reads, its text by the
-#: columns' bind modes and stored types — see :meth:`Relation._kept_query`)
-_KEPT_PLANS: dict[tuple[str, str, tuple[str, ...]],
-                  tuple[list[str], dict[tuple[str, ...], str]]] = {}
-
-
-def _kept_tail(sql: str) -> str:
-    """``sql`` (a reduction) turned into a query of the kept ``__row`` ids only, unsorted."""
-    tail = _REDUCE_TAIL.search(sql)
-    if tail is not None:  # reduce_sql's last line: select only the row ids
-        return f'{sql[:tail.start()]}\nSELECT "__row" FROM {tail.group(1)}'
-    return f'SELECT "__row" FROM ({sql}) AS "__kept"'
-
-
-def _kept_plan(sql: str, table: str, types: Mapping[str, FieldType]
-               ) -> tuple[list[str], dict[tuple[str, ...], str]]:
-    if len(_KEPT_PLANS) >= STATEMENT_CACHE_SIZE:
-        _KEPT_PLANS.clear()
-    reader = _kept_tail(sql)
-    return ["__row", *(n for n in ("__arm", *_fields_only(types)) if quote_ident(n) in reader)], {}
-
-
-def _kept_text(sql: str, table: str, names: Sequence[str], modes: Sequence[BindMode],
-               stypes: Sequence[str]) -> str:
-    parts = [column_sql(m, t, n) for n, m, t in zip(names, modes, stypes, strict=True)]
-    head = f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
-    query = _kept_tail(sql)
-    if _REDUCE_HEAD.match(query):
-        query = f"WITH {head},\n     {query[len('WITH '):]}"
-    else:
-        query = f"WITH {head}\n{query}"
-    return flatten(query)
+#: Inline reduction texts by (query skeleton, form, columns' bind modes and stored types).
+_KEPT_TEXTS: dict[tuple[object, ...], str] = {}
 
 
 def _stype(name: str, types: Mapping[str, FieldType]) -> str:
@@ -360,17 +325,16 @@ class Relation:
             self._pending = False
         return self
 
-    def _kept_query(self, sql: str) -> tuple[str, list[object]]:
-        """The statement (and the parameters it binds before ``sql``'s own) fetching the
-        ``__row`` ids of the rows ``sql`` — a reduction of this in-memory relation — keeps,
-        reading this relation inline (see :meth:`_select_kept`). The texts are cached."""
+    def _kept_query(self, query: ReduceQuery, form: Form) -> tuple[str, list[object]]:
+        """The statement (and the parameters it binds before the query's own) fetching the
+        ``__row`` ids of the rows ``query`` — a reduction of this in-memory relation — keeps,
+        reading this relation inline (see :meth:`_select_kept`): ``__row`` and the fields the
+        query reads, each one bound column. The texts are cached."""
         cols = self._columns
         assert cols is not None and isinstance(self.table, str)
-        key = (sql, self.table, tuple(self.types))
-        plan = _KEPT_PLANS.get(key)
-        if plan is None:
-            plan = _KEPT_PLANS[key] = _kept_plan(sql, self.table, self.types)
-        names, texts = plan
+        if query.source != self.table:  # the inline copy is named like this relation
+            query = ReduceQuery(self.table, query.filters)
+        names = ["__row", *query.fields()]
         params: list[object] = []
         modes: list[BindMode] = []
         stypes = [_stype(n, self.types) for n in names]
@@ -380,10 +344,13 @@ class Relation:
             modes.append(mode)
             if mode != "null":
                 params.append(param)
-        key2 = (*modes, *stypes)  # the same SQL may read a field of another type elsewhere
-        got = texts.get(key2)
+        key = (query.skeleton(), form, *modes, *stypes)
+        got = _KEPT_TEXTS.get(key)
         if got is None:
-            got = texts[key2] = _kept_text(sql, self.table, names, modes, stypes)
+            if len(_KEPT_TEXTS) >= STATEMENT_CACHE_SIZE:
+                _KEPT_TEXTS.clear()
+            parts = [column_sql(m, t, n) for n, m, t in zip(names, modes, stypes, strict=True)]
+            got = _KEPT_TEXTS[key] = render_kept(query, form, f"SELECT {', '.join(parts)}")
         return got, params
 
     def _is_ordinal(self) -> bool:
@@ -395,28 +362,29 @@ class Relation:
                 type(v) is int and v == i for i, v in enumerate(cols["__row"]))
         return self._ordinal
 
-    def _select_kept(self, name: str, types: Mapping[str, FieldType], sql: str,
-                     params: Sequence[object], con: duckdb.DuckDBPyConnection | None
-                     ) -> Relation | None:
-        """See :func:`select_relation`: the kept rows of ``sql`` (a reduction of this in-memory
-        relation) as a pending relation built from this one's columns; None when this relation's
-        columns do not cover ``types``.
+    def _select_kept(self, name: str, types: Mapping[str, FieldType], query: ReduceQuery,
+                     form: Form, con: duckdb.DuckDBPyConnection | None
+                     ) -> tuple[Relation, str, list[object]] | None:
+        """See :func:`select_relation`: the kept rows of ``query`` (a reduction of this
+        in-memory relation) as a pending relation built from this one's columns, with the text
+        and parameters that ran; None when this relation's columns do not cover ``types``.
 
-        The statement reads this relation inline, written or not: a leading CTE of the same name
-        holds ``__row`` and the columns the SQL names (``__arm``, fields; identifiers are always
-        quoted, so a column whose quoted name is not in the text cannot be read), each one list
-        bound without a cast — DuckDB types it from the Python values, which are the stored type
-        already; a column holding no value is a typed NULL. It fetches only the kept ``__row``
-        ids, unsorted, and runs on ``con`` (default: :func:`scratch_cursor`)."""
+        The statement reads this relation inline, written or not: a subquery of the same name
+        holds ``__row`` and the fields the query reads, each one list bound without a cast —
+        DuckDB types it from the Python values, which are the stored type already; a column
+        holding no value is a typed NULL. It fetches only the kept ``__row`` ids, unsorted, and
+        runs on ``con`` (default: :func:`scratch_cursor`)."""
         cols = self._columns
         if cols is None or not isinstance(self.table, str) or any(
                 f not in cols or (self.types.get(f) != t and f not in RESERVED_COLUMNS)
                 for f, t in types.items()):  # ``__arm`` may be typed (see _fields_only)
             return None
-        query, inline = self._kept_query(sql)
+        text, inline = self._kept_query(query, form)
         if con is None:  # the scratch connection plans without an optimizer: small sources only
-            con = scratch_cursor() if scratch_fits(sql, self.row_count) else self.con
-        rows = execute_cached(con, query, [*inline, *params]).fetchall()
+            con = scratch_cursor() if scratch_fits(query.has_window(form), self.row_count) \
+                else self.con
+        params = [*inline, *query.params()]
+        rows = execute_cached(con, text, params).fetchall()
         ids = sorted([r[0] for r in rows])
         if self._is_ordinal():
             idx = ids
@@ -428,7 +396,7 @@ class Relation:
             kept = cols.rows(idx, types)
         else:
             kept = {k: _take(cols[k], idx) for k in ("__row", "__arm", *types, "__raw")}
-        return Relation(self.con, name, types, len(idx), columns=kept, pending=True)
+        return Relation(self.con, name, types, len(idx), columns=kept, pending=True), text, params
 
     def __repr__(self) -> str:
         return f"Relation({qualified(self.table)}, {self.row_count} rows, {list(self.types)})"
@@ -487,18 +455,18 @@ class Relation:
         return self.row_count
 
     def reduce(self, steps: Sequence[ReduceStep], *, name: str | None = None,
-               form: ReduceForm = "table") -> Relation:
+               form: Form = "table") -> Relation:
         """Apply reducer steps left to right in DuckDB; the result is a new temp table.
 
-        One statement, in the reduction's ``form`` (:data:`~edgedsl.reduce.registry.ReduceForm`; the
+        One statement, rendered in ``form`` (:data:`~edgedsl.reduce.render.Form`; the
         ``"table"`` form suits a table): ``CREATE TEMP TABLE … AS`` reports the number of rows
         it wrote.
         """
-        sql, params = reduce_sql(self.table, steps, self.types, form=form)
+        query = build_query(self.table, steps, self.types)
         self.ensure()
         target = name or _fresh_name()
-        return Relation(self.con, target, self.types, create_table_as(self.con, target, sql,
-                                                                      params))
+        return Relation(self.con, target, self.types, create_table_as(
+            self.con, target, render(query, form), query.params()))
 
     def row_ids(self) -> list[int]:
         """The ``__row`` of every row (input indexes of the kept rows), in order."""
@@ -567,38 +535,47 @@ class Relation:
 
 
 def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
-                    sql: str, params: Sequence[object] = (), *,
-                    source: Relation | None = None, inline_on: duckdb.DuckDBPyConnection |
-                    None = None) -> Relation:
-    """Run a reduction ``SELECT`` (all columns of a relation) and keep its rows in memory as a
-    *pending* relation ``name`` (for small results: distinct values then cost no query, and the
-    table is written only if SQL needs it). One statement.
+                    query: ReduceQuery, *, form: Form = "window",
+                    source: Relation | None = None,
+                    inline_on: duckdb.DuckDBPyConnection | None = None) -> Relation:
+    """Run a reduction and keep its rows in memory as a *pending* relation ``name`` (for small
+    results: distinct values then cost no query, and the table is written only if SQL needs
+    it). One statement; :func:`run_selection` also returns its text and parameters."""
+    return run_selection(con, name, types, query, form=form, source=source,
+                         inline_on=inline_on)[0]
 
-    With ``source`` — the relation ``sql`` reduces — holding its columns in memory, the statement
-    fetches only the kept ``__row`` values and the kept relation's columns are taken from the
-    source's (no ``__raw`` or typed values cross from DuckDB to Python). The source is read
-    inline, written or not: its rows enter the statement as a CTE of the same name (its columns
-    bound as lists; only the columns the SQL names), so the statement reads no table and runs on
-    ``inline_on`` (default: :func:`scratch_cursor` for a source of at most
-    :func:`scratch_max_rows` rows, else the source's connection; pass ``con`` when ``sql`` names
-    other tables of ``con``). The reduction itself always runs in DuckDB.
+
+def run_selection(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
+                  query: ReduceQuery, *, form: Form = "window",
+                  source: Relation | None = None,
+                  inline_on: duckdb.DuckDBPyConnection | None = None
+                  ) -> tuple[Relation, str, list[object]]:
+    """:func:`select_relation`, with the exact SQL text DuckDB executed and its parameters.
+
+    With ``source`` — the relation ``query`` reduces — holding its columns in memory, the
+    statement (:func:`~edgedsl.reduce.render.render_kept`) fetches only the kept ``__row``
+    values and the kept relation's columns are taken from the source's (no ``__raw`` or typed
+    values cross from DuckDB to Python). The source is read inline, written or not: its rows
+    enter the statement as a subquery of the same name (``__row`` and the fields the query
+    reads, each bound as one column), so the statement reads no table and runs on
+    ``inline_on`` (default: :func:`scratch_cursor` unless :func:`scratch_fits` says otherwise,
+    else the source's connection). Otherwise the query runs rendered in ``form`` on ``con``.
+    The reduction itself always runs in DuckDB.
     """
     if source is not None and source.in_memory:
-        kept = source._select_kept(name, types, sql, params, inline_on)
+        kept = source._select_kept(name, types, query, form, inline_on)
         if kept is not None:
             return kept
     if source is not None:
         source.ensure()
-    cur = con.execute(sql, list(params))
+    sql, params = render(query, form), query.params()
+    cur = con.execute(sql, params)
     names = [d[0] for d in cur.description or ()]
     rows = cur.fetchall()
     cols = {n: [r[i] for r in rows] for i, n in enumerate(names)}
-    return Relation(con, name, types, len(rows), columns=cols, pending=True)
+    return Relation(con, name, types, len(rows), columns=cols, pending=True), sql, params
 
 
-#: ``SELECT *`` (or ``r.*``, ``COLUMNS(…)``): a statement that reads every column of a relation,
-#: which an inline copy holding only the named columns would answer differently.
-_STAR = re.compile(r"(?:\bSELECT|\bDISTINCT|,|\.)\s*\*|\bCOLUMNS\s*\(", re.IGNORECASE)
 #: Inline CTE texts by (relation, field types, columns, typed-NULL mask); cleared when full.
 _INLINE_CTES: dict[tuple[str, tuple[tuple[str, str], ...], tuple[BindMode, ...]], str] = {}
 #: SQL types that a list of Python values would not be typed as by itself (ints → INTEGER when
@@ -606,33 +583,31 @@ _INLINE_CTES: dict[tuple[str, tuple[tuple[str, str], ...], tuple[BindMode, ...]]
 _CAST_LISTS = frozenset({"BIGINT"})
 
 
-def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[object]] | None:
-    """``sql`` reading each of ``relations`` — in-memory relations it names — *inline*, and
-    the parameters the inline copies bind (before ``sql``'s own); None when it cannot (a
-    relation without its columns in memory, a ``SELECT *`` that would see only some columns,
-    a ``WITH RECURSIVE``).
+def inline_query(sql: str, relations: Sequence[tuple[Relation, Sequence[str]]]
+                 ) -> tuple[str, list[object]] | None:
+    """``sql`` reading each of ``relations`` — in-memory relations it reads, each with the
+    fields it reads (the plan's ``reads``) — *inline*, and the parameters the inline copies
+    bind (before ``sql``'s own); None when a relation does not hold its columns in memory.
 
-    Each relation becomes a leading CTE of its own name holding ``__row`` and the columns whose
-    quoted names ``sql`` contains, each one whole column bound as a list (BIGINT columns cast to
-    BIGINT, as the table stores them; a column with no value is a typed NULL), so the statement
-    needs no table written: an answer or an ``if`` predicate over small relations costs one
-    statement that binds only the columns it reads, instead of one ``CREATE TABLE`` per
-    relation (which binds every column and writes a table). Same SQL semantics as the tables:
-    the same names, column types and rows.
+    Each relation becomes a leading CTE of its own name holding ``__row`` and the fields read,
+    each one whole column bound as a list (BIGINT columns cast to BIGINT, as the table stores
+    them; a column with no value is a typed NULL), so the statement needs no table written: an
+    answer or an ``if`` predicate over small relations costs one statement that binds only the
+    columns it reads, instead of one ``CREATE TABLE`` per relation (which binds every column
+    and writes a table). Same SQL semantics as the tables: the same names, column types and
+    rows. ``sql`` is a statement of the compiler's (one ``SELECT``, never ``*``).
     """
-    if not relations or _STAR.search(sql):
-        return None
-    head = sql.lstrip()
-    if head[:5].upper() == "WITH " and head[5:].lstrip()[:9].upper() == "RECURSIVE":
+    if not relations:
         return None
     pieces: list[str] = []
     params: list[object] = []
-    for rel in relations:
+    for rel, fields in relations:
         cols = rel._columns
         if cols is None or not isinstance(rel.table, str):
             return None
+        read = set(fields)
         names = ["__row", *(n for n in ("__arm", *_fields_only(rel.types), "__raw")
-                            if n in cols and quote_ident(n) in sql)]
+                            if n in read and n in cols)]
         stypes = [_stype(n, rel.types) for n in names]
         modes: list[BindMode] = []
         for n, t in zip(names, stypes, strict=True):
@@ -651,10 +626,7 @@ def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[obj
                 _INLINE_CTES.clear()
             _INLINE_CTES[key] = text
         pieces.append(text)
-    ctes = ",\n     ".join(pieces)
-    if head[:5].upper() == "WITH ":
-        return flatten(f"WITH {ctes},\n     {head[5:].lstrip()}"), params
-    return flatten(f"WITH {ctes}\n{sql}"), params
+    return "WITH " + ",\n     ".join(pieces) + "\n" + sql, params
 
 
 def create_table_as(con: duckdb.DuckDBPyConnection, name: str, sql: str,

@@ -51,7 +51,7 @@ import decimal
 import functools
 import threading
 import time
-from collections.abc import Collection, Coroutine, Mapping
+from collections.abc import Collection, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -72,8 +72,9 @@ from ..plan import (
     TrajectoryPlan,
     decode_value,
 )
-from ..plan_compile import count_sql, distinct_sql
-from ..reduce.registry import decode_stored, is_json
+from ..reduce.coerce import decode_stored, is_json
+from ..reduce.query import ReduceQuery
+from ..reduce.render import render
 from ..say import SayLimitError, render_say
 from ..source import Span
 from ..sqlquote import quote_ident as _quote_ident
@@ -88,9 +89,9 @@ from .duck import (
     lazy_columns,
     python_columns,
     reduction_form,
+    run_selection,
     scratch_cursor,
     scratch_fits,
-    select_relation,
     shred,
     source_columns,
 )
@@ -178,15 +179,8 @@ def _types_of(owner: object, fields: Mapping[str, Any]) -> dict[str, FieldType]:
     return types
 
 
-#: ``quote_ident`` and the compiler's distinct-values SQL, memoised (pure functions of names
-#: that recur in every run of a plan; called for each relation a step or an answer might name).
+#: ``quote_ident`` memoised (a pure function of names that recur in every run of a plan).
 quote_ident = functools.lru_cache(maxsize=4096)(_quote_ident)
-_distinct_sql = functools.lru_cache(maxsize=4096)(distinct_sql)
-
-
-@functools.lru_cache(maxsize=4096)
-def _count_answer_sql(source: str) -> str:
-    return f"SELECT {count_sql(source)} AS value"
 
 _SPANS: dict[int, tuple[SpanInfo, dict[str, Any]]] = {}
 
@@ -552,33 +546,37 @@ class _Run:
             t.drop()
         return Relation(self.con, relation, types, n)
 
-    def ensure_for(self, sql: str) -> None:
-        """Write every pending relation the SQL text names (a superset is harmless)."""
-        for name, rel in self.rels.items():
-            if rel.pending and quote_ident(name) in sql:
+    def ensure_for(self, reads: Mapping[str, Sequence[str]]) -> None:
+        """Write every pending relation of ``reads`` (the relations a statement reads)."""
+        for name in reads:
+            rel = self.rels.get(name)
+            if rel is not None and rel.pending:
                 rel.ensure()
 
-    def query(self, sql: str, params: list[Any]) -> duckdb.DuckDBPyConnection:
-        """Run an answer's or a predicate's ``sql`` (its result ready to fetch).
+    def query(self, sql: str, params: list[Any], reads: Mapping[str, Sequence[str]]
+              ) -> duckdb.DuckDBPyConnection:
+        """Run an answer's or a predicate's ``sql`` (its result ready to fetch); ``reads``
+        names the relations it reads, each with the fields it reads (from the plan).
 
-        The relations it names that hold their columns in memory are read inline
+        The relations it reads that hold their columns in memory are read inline
         (:func:`~edgedsl.runtime.duck.inline_query`: no table is written for them); when all of
         them do, the statement runs on the scratch connection. Otherwise, or if the inline
         statement fails, the pending relations are written and ``sql`` runs as it is (so an
         error is the one the tables give)."""
-        named = [(name, rel) for name, rel in self.rels.items() if quote_ident(name) in sql]
-        mem = [rel for _, rel in named if rel.in_memory]
+        named = [(name, self.rels[name]) for name in reads if name in self.rels]
+        mem = [(rel, reads[name]) for name, rel in named if rel.in_memory]
         if mem:
             got = inline_query(sql, mem)
             if got is not None:
                 text, inline = got
-                small = scratch_fits(text, max(r.row_count for r in mem))
+                # answers and predicates hold no window (the compiler writes none)
+                small = scratch_fits(False, max(r.row_count for r, _ in mem))
                 con = scratch_cursor() if small and len(mem) == len(named) else self.con
                 try:
                     return execute_cached(con, text, [*inline, *params])
                 except duckdb.Error:
                     pass
-        self.ensure_for(sql)
+        self.ensure_for(reads)
         return execute_cached(self.con, sql, params)
 
     async def run_arms(self, tool: ToolSpec, arms: list[tuple[str | None, dict[str, object]]],
@@ -646,29 +644,23 @@ class _Run:
 
     def drv_step(self, s: DrvStep, st: StepTrace) -> None:
         types = _types_of(s, s.fields)
-        params = [decode_value(p) for p in s.params]
-        st.sql, st.params = s.sql, [_jsonable(p) for p in params]
+        query = ReduceQuery.from_json(s.query)
+        st.params = [_jsonable(p) for p in query.params()]
         name = s.relation or s.id
         src = self.rels.get(s.source)
         if src is not None and src.in_memory:
             # fetch the kept rows' ids (one statement reading the source inline, on the scratch
-            # connection unless the SQL names another relation of this run), in the form that
-            # suits the source's size (recorded as run); the kept columns come from the
-            # source's, the table waits until needed
-            if s.table_sql is not None and reduction_form(src.row_count) == "table":
-                st.sql = s.table_sql
-            others = [r for other, r in self.rels.items()
-                      if other != s.source and quote_ident(other) in st.sql]
-            for r in others:
-                r.ensure()
-            rel = select_relation(self.con, name, types, st.sql, params, source=src,
-                                  inline_on=self.con if others else None)
+            # connection), in the form that suits the source's size; the kept columns come from
+            # the source's, the table waits until needed; the trace records the text that ran
+            rel, st.sql, _ = run_selection(self.con, name, types, query,
+                                           form=reduction_form(src.row_count), source=src)
         else:
             if src is not None:
                 src.ensure()
-            # a stored table: the reduction's table form (see ReduceForm), recorded as run
-            st.sql = s.table_sql or s.sql
-            rel = Relation(self.con, name, types, create_table_as(self.con, name, st.sql, params))
+            # a stored table: the reduction's table form (see edgedsl.reduce.render)
+            st.sql = render(query, "table")
+            rel = Relation(self.con, name, types, create_table_as(self.con, name, st.sql,
+                                                                  query.params()))
         self.rels[name] = rel
         st.records = rel.count()
 
@@ -686,7 +678,7 @@ class _Run:
         params = [decode_value(p) for p in s.predicate.params]
         st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
         try:
-            row = self.query(s.predicate.sql, params).fetchone()
+            row = self.query(s.predicate.sql, params, s.predicate.reads).fetchone()
         except duckdb.Error as exc:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
         taken = bool(row and row[0])
@@ -695,18 +687,17 @@ class _Run:
 
     def answer_value(self, f: AnswerField) -> Any:
         t = None if f.type is None else type_from_json(f.type)
-        if f.shape == "values" and not f.params:
-            hit = self._values_in_memory(f.sql)
-            if hit is not None:
-                values = [format_value(v, t) for v in hit]
+        if f.whole is not None:
+            ((source, fields),) = f.reads.items()
+            rel = self.rels.get(source)
+            if f.whole == "count" and rel is not None:
+                return format_value(rel.count(), t)
+            if f.whole == "field" and rel is not None and rel.in_memory:
+                values = [format_value(v, t) for v in rel.distinct(fields[0])]
                 return None if not values else values[0] if len(values) == 1 else values
-        if f.shape == "scalar" and not f.params:
-            n = self._count_in_memory(f.sql)
-            if n is not None:
-                return format_value(n, t)
         params = [decode_value(p) for p in f.params]
         try:
-            rows = self.query(f.sql, params).fetchall()
+            rows = self.query(f.sql, params, f.reads).fetchall()
         except duckdb.Error as exc:
             what = f"answer field `{f.name}`" if f.name else "the answer"
             raise self._sql_error(what, exc, f.span) from None
@@ -714,24 +705,6 @@ class _Run:
             return format_value(rows[0][0] if rows else None, t)
         values = [format_value(r[0], t) for r in rows]
         return None if not values else values[0] if len(values) == 1 else values
-
-    def _values_in_memory(self, sql: str) -> list[Any] | None:
-        """The distinct values an answer's ``values`` SQL asks for, read from memory when the
-        SQL is exactly the compiler's text for a field of an in-memory relation."""
-        for name, rel in self.rels.items():
-            if rel.in_memory and quote_ident(name) in sql:
-                for field in rel.types:
-                    if _distinct_sql(name, field) == sql:
-                        return rel.distinct(field)
-        return None
-
-    def _count_in_memory(self, sql: str) -> int | None:
-        """The row count an answer's SQL asks for (``count(x)`` as a whole field), read from the
-        relation's handle when the SQL is exactly the compiler's text for it."""
-        for name, rel in self.rels.items():
-            if quote_ident(name) in sql and sql == _count_answer_sql(name):
-                return rel.count()
-        return None
 
     def answer(self) -> Any:
         a = self.tp.answer

@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .. import nodes as n
 from ..llm import LLMClient, LLMError, Message
 from ..plan import Plan
+from ..reduce.registry import REDUCERS
 from .analyze import structure_of
 
 __all__ = [
@@ -663,16 +664,9 @@ class _Builder:
             pivot = self.lit(LiteralUse("pivot", step, None, r.field, python_value(r.pivot)),
                              label)
         p = pivot["text"] if pivot else ""
-        subj = josa(label, "이")
-        word = {"max": "가장 최근" if is_date else "가장 큰",
-                "min": "가장 이른" if is_date else "가장 작은",
-                "ge": "이상", "le": "이하", "eq": "같은", "after": "이후",
-                "most_frequent": "가장 많은"}[r.op]
-        phrase = {"max": f"{subj} {'가장 최근인' if is_date else word}",
-                  "min": f"{subj} {word}",
-                  "ge": f"{subj} {p} 이상인", "le": f"{subj} {p} 이하인", "eq": f"{subj} {p}인",
-                  "after": f"{subj} {p} 이후인",
-                  "most_frequent": f"{subj} 가장 많이 나온"}[r.op]
+        words = REDUCERS[r.op].synth
+        word = words.word[is_date]
+        phrase = words.phrase[is_date].format(subj=josa(label, "이"), p=p)
         return {"op": r.op, "field": r.field, "label": label, "date": is_date,
                 "pivot": pivot["value"] if pivot else None, "pivot_text": p or None,
                 "word": word, "phrase": phrase}
