@@ -51,6 +51,7 @@ from edgedsl.reduce.registry import REDUCERS, ReduceStep, build_query
 from edgedsl.reduce.render import Form
 from edgedsl.runtime import duck
 from edgedsl.runtime.duck import Relation, python_columns, scratch_cursor, select_relation, shred
+from edgedsl.sqlquote import quote_ident
 from edgedsl.types import DATE, INT, STR, EnumType, FieldType
 
 TYPES: dict[str, FieldType] = {
@@ -115,8 +116,10 @@ def polars_figure(con: duckdb.DuckDBPyConnection, runs: int) -> float | None:
         import polars as pl
     except ImportError:
         return None
-    df = con.execute('SELECT "__row", "kind", "dealAmount", "dealDate", "aptNm" FROM handoff'
-                     ).pl()
+    names = ["__row", "kind", "dealAmount", "dealDate", "aptNm"]
+    rows = con.execute(f"SELECT {', '.join(quote_ident(n) for n in names)} FROM handoff "
+                       'ORDER BY "__row"').fetchall()
+    df = pl.DataFrame({n: [r[i] for r in rows] for i, n in enumerate(names)})
 
     def run() -> list[Any]:
         f = df.filter((pl.col("kind") == "A") & (pl.col("dealAmount") >= 90000))
