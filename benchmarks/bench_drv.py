@@ -17,11 +17,9 @@ measures in the same process:
     scratch connection; the kept columns are taken from the source's) + the distinct hand-off
     values the next junction reads (from memory). A new source relation each time. "warm" is a
     ``drv`` run before in this process (its parsed statement cached: a replay, the next run of a
-    plan), "cold" its first run (statement cache emptied each time); and warm again with
-    the statement as composed, its CTEs not flattened (:mod:`edgedsl.runtime.sqlshape`). For
-    scale: ``SELECT 1`` on
-    the same connection, and the ``Relation.reduce`` + ``distinct`` API path (two statements on
-    a written table);
+    plan), "cold" its first run (statement cache emptied each time).
+    For scale: ``SELECT 1`` on the same connection, and the ``Relation.reduce`` + ``distinct``
+    API path (two statements on a written table);
 (d) shredding 27 records: the python path against the SQL path;
 (e) shredding all the records into typed columns against polars reading and coercing them.
 
@@ -36,13 +34,12 @@ asserts nothing about time::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import resource
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +51,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ratios import cost, speedup
 
 from edgedsl.core.types import DATE, INT, STR, EnumType, FieldType
-from edgedsl.reduce.registry import REDUCERS, ReduceForm, ReduceStep, coerce, reduce_sql
+from edgedsl.reduce.coerce import coerce
+from edgedsl.reduce.registry import REDUCERS, ReduceStep, build_query
+from edgedsl.reduce.render import Form
 from edgedsl.runtime import duck
 from edgedsl.runtime.duck import Relation, python_columns, select_relation, shred
-from edgedsl.runtime.relations import scratch_cursor
+from edgedsl.runtime.relations import connection, inline_connection, reduction_form, scratch_cursor
 
 try:  # the figure to beat, when installed (the optional `bench` extra)
     import polars as pl
@@ -110,17 +109,6 @@ def median_seconds(fn: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
-@contextlib.contextmanager
-def _unflattened() -> Iterator[None]:
-    """Inline statements as composed (see :mod:`edgedsl.runtime.sqlshape`), for comparison."""
-    saved = duck.flatten
-    duck.flatten = lambda sql: sql
-    try:
-        yield
-    finally:
-        duck.flatten = saved
-
-
 def python_baseline(blob: bytes) -> list[Any]:
     """Parse the JSON blob, reduce with the pure-Python reference, distinct hand-off values."""
     rows = orjson.loads(blob)
@@ -170,7 +158,7 @@ def polars_drv(df: Any) -> list[Any]:
 
 def _forget_statements() -> None:
     """Empty the memos of parsed statements and statement texts (a cold ``drv``)."""
-    for memo in (duck._statement, duck._kept_names, duck._kept_text):
+    for memo in (duck._statement, duck._kept_text):
         memo.cache_clear()
 
 
@@ -180,14 +168,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--records", type=int, default=224_958)
     ap.add_argument("--inline-form", action="store_true",
-                    help="reduce the stored relation with the window (inline) form of the "
+                    help="reduce the stored relation with the window form of the "
                          "reduction, as before plan version 2")
     ap.add_argument("--smoke", action="store_true",
                     help="the smallest size (2,000 records, 3 runs): the benchmark smoke test")
     args = ap.parse_args()
     if args.smoke:
         args.records, args.runs = 2_000, 3
-    form: ReduceForm = "inline" if args.inline_form else "table"
+    form: Form = "window" if args.inline_form else "table"
 
     records = make_records(args.records)
     blob = orjson.dumps(records)
@@ -236,12 +224,15 @@ def main() -> None:
     small = make_records(27)
     mem = duckdb.connect()
     cols = python_columns(small, TYPES)  # as the executor materialises a small response
-    sql, params = reduce_sql("handoff", CHAIN, TYPES)  # a plan's drv SQL over relation `handoff`
+    query = build_query("handoff", CHAIN, TYPES)  # a plan's drv query over relation `handoff`
+    small_form = reduction_form(len(small))  # form and connection as the executor chooses them
+    small_on = connection(inline_connection(len(small), window=query.has_window(small_form)),
+                          mem)
 
     def step() -> list[Any]:
         src = Relation(mem, "handoff", TYPES, len(small), columns=cols, pending=True)
-        out = select_relation(mem, "kept", TYPES, sql, params, source=src,
-                              inline_on=scratch_cursor())  # as the executor runs it
+        out = select_relation(mem, "kept", TYPES, query, form=small_form, source=src,
+                              inline_on=small_on)  # as the executor runs it
         assert src.pending  # the source was not written
         return out.distinct(HANDOFF)
 
@@ -262,24 +253,15 @@ def main() -> None:
     assert step() == cold() == api() == python_baseline(small_blob)
     t_step = median_seconds(step, args.runs * 4)
     t_cold = median_seconds(cold, args.runs * 2)
-    # the same step running the statement as composed, without sqlshape.flatten: the plan's
-    # CTE chain behind the inline CTE
-    _forget_statements()
-    with _unflattened():
-        assert step() == api()
-        t_ctes = median_seconds(step, args.runs * 4)
-    _forget_statements()
     t_one = median_seconds(lambda: scratch.execute("SELECT 1").fetchall(), args.runs * 4)
     t_api = median_seconds(api, args.runs)
     t_tiny_py = median_seconds(lambda: python_baseline(small_blob), args.runs)
     for label, t in (("(c) 27 records: executor drv step, warm (reduce+distinct)", t_step),
                      ("    27 records: executor drv step, cold (parsed anew)", t_cold),
-                     ("    27 records: warm, the statement's CTEs not flattened", t_ctes),
                      ("    SELECT 1 on the same connection", t_one),
                      ("    27 records: Relation.reduce+distinct+drop (2 stmts)", t_api),
                      ("    27 records: pure-Python", t_tiny_py)):
         print(f"{label:<58} median {t * 1e3:7.3f} ms")
-    print(f"    not flattened / flattened = {t_ctes / t_step:.2f}x")
     cost("reduction overhead at 27 records (warm drv step) vs SELECT 1", t_step, t_one,
          at_most=6, baseline_label="SELECT 1, same connection")
     cost("reduction overhead at 27 records (cold drv step) vs SELECT 1", t_cold, t_one,

@@ -37,7 +37,8 @@ from bench_drv import median_seconds  # benchmarks/ is the script's directory
 from ratios import speedup
 
 from edgedsl.core.types import DATE, FLOAT, STR, FieldType
-from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
+from edgedsl.reduce.registry import ReduceStep, build_query
+from edgedsl.reduce.render import Form
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import Relation, python_columns, select_relation
 from edgedsl.runtime.relations import connection, inline_connection, reduction_form
@@ -82,24 +83,24 @@ def main() -> None:
         n = len(records)
         columns = python_columns(records, types)  # coerced once: the statement is measured
 
-        def run(form: ReduceForm, packed: bool, scratch: bool,
+        def run(form: Form, packed: bool, scratch: bool,
                 columns: dict[str, list[Any]] = columns, types: dict[str, FieldType] = types,
                 steps: list[ReduceStep] = steps, n: int = n) -> list[int]:
             src = Relation(con, "src", types, n, pending=True, columns=columns)
-            sql, params = reduce_sql("src", steps, types, form=form)
-            window = form == "inline" and any(s.op in ("max", "min") for s in steps)
+            query = build_query("src", steps, types)
+            window = query.has_window(form)
             on = connection(inline_connection(n, window=window), con) if scratch else con
             with packing(0 if packed else float("inf")):
-                kept = select_relation(con, "kept", types, sql, params, source=src,
+                kept = select_relation(con, "kept", types, query, form=form, source=src,
                                        inline_on=on)
             assert kept._columns is not None
             return list(kept._columns["__row"])
 
-        Way = tuple[ReduceForm, bool, bool]
-        old: Way = ("inline", False, n <= 1_000)
+        Way = tuple[Form, bool, bool]
+        old: Way = ("window", False, n <= 1_000)
         new: Way = (reduction_form(n), True, True)
         variants: dict[str, Way] = {"baseline": old, "+table form": (new[0], False, True),
-                    "+packed": ("inline", True, n <= 1_000), "ours": new}
+                    "+packed": ("window", True, n <= 1_000), "ours": new}
         kept = {k: run(*v) for k, v in variants.items()}
         assert len({tuple(v) for v in kept.values()}) == 1, f"{label}: the variants disagree"
         ms = {k: median_seconds(lambda v=v: run(*v), args.runs) * 1e3  # type: ignore[misc]

@@ -19,6 +19,8 @@ from edgedsl.api import check, parse
 from edgedsl.cli.dump import to_jsonable
 from edgedsl.plan.compile import compile_program
 from edgedsl.plan.model import plan_to_json
+from edgedsl.reduce.query import ReduceQuery
+from edgedsl.reduce.render import render
 from edgedsl.runtime.backends import load_python_tools
 from edgedsl.runtime.executor import run_plan_sync
 from edgedsl.runtime.python_backend import PythonBackend
@@ -53,10 +55,12 @@ def _sql_listing(plan_json: dict[str, Any]) -> str:
     out: list[str] = []
     for t in plan_json["trajectories"]:
         for sid, step in sorted(t["steps"].items()):
-            if step.get("sql"):
+            if step.get("query"):  # a drv: its query, rendered as a window over memory
+                params = [f["value"] for f in step["query"]["filters"] if f["kind"] == "compare"]
+                sql = render(ReduceQuery.from_json(step["query"]), "window")
                 out.append(
-                    f"-- {t['name']} / {sid} (drv)\n{step['sql']}\n-- params: "
-                    f"{orjson.dumps(step.get('params', [])).decode()}\n"
+                    f"-- {t['name']} / {sid} (drv)\n{sql}\n-- params: "
+                    f"{orjson.dumps(params).decode()}\n"
                 )
             pred = step.get("predicate")
             if pred:

@@ -42,6 +42,7 @@ from ..core.types import (
     is_numeric,
     is_stringish,
 )
+from ..reduce.registry import Reducer
 from ..syntax import nodes as n
 from .context import known
 
@@ -255,18 +256,6 @@ def type_phrase(t: FieldType) -> str:
     return f"an {text}" if text[:1] in "aeiou" else f"a {text}"
 
 
-REDUCER_NEEDS: dict[str, str] = {
-    "max": "a number or date field",
-    "min": "a number or date field",
-    "ge": "a numeric field",
-    "le": "a numeric field",
-    "eq": "a scalar field",
-    "after": "a date field",
-    "most_frequent": "a scalar field",
-}
-"""How each reducer's type rule reads in a message."""
-
-
 def pivot_value(lit: n.Literal_) -> object:
     """A literal as a plain Python value (dates stay ``datetime.date``)."""
     if isinstance(lit, n.ListLit):
@@ -276,23 +265,29 @@ def pivot_value(lit: n.Literal_) -> object:
     return lit.value
 
 
-def pivot_problem(op: str, lit: n.Literal_, field_type: FieldType) -> tuple[str, list[str]] | None:
-    """Why ``lit`` cannot be the pivot of ``op`` on a field of ``field_type`` (and hints)."""
+def pivot_problem(red: Reducer, lit: n.Literal_, field_type: FieldType
+                  ) -> tuple[str, list[str]] | None:
+    """Why ``lit`` cannot be the pivot of reducer ``red`` on a field of ``field_type`` (and
+    hints); the reducer's pivot kind (:data:`~edgedsl.reduce.registry.PivotKind`) says what
+    it expects."""
     what = describe_literal(lit)
     unquote = [f"write it without quotes: `{lit.value}`"] if isinstance(lit, n.StringLit) else []
-    if op in ("ge", "le") or (op == "eq" and is_numeric(field_type)):
+    kind = red.pivot
+    if kind == "field":  # a literal of the field's own type
+        kind = "number" if is_numeric(field_type) else "date" if is_date(field_type) else kind
+    if kind == "number":
         return (
             None if isinstance(lit, n.NumberLit) else (f"expected a number, found {what}", unquote)
         )
-    if op == "after" or (op == "eq" and is_date(field_type)):
+    if kind == "date":
         return None if isinstance(lit, n.DateLit) else (f"expected a date, found {what}", unquote)
-    if op == "eq" and field_type == BOOL:
+    if kind == "field" and field_type == BOOL:
         return (
             None
             if isinstance(lit, n.BoolLit)
             else (f"expected `true` or `false`, found {what}", [])
         )
-    if op == "eq":
+    if kind == "field":
         p = literal_problem(lit, field_type)
         return None if p is None else (p[2], p[3])
     return None

@@ -28,7 +28,6 @@ from ..syntax import nodes as n
 from .context import CheckContext, RefInfo, Rel, and_list, known
 from .typerules import (
     LITERALS,
-    REDUCER_NEEDS,
     junction_fit,
     literal_problem,
     pivot_problem,
@@ -248,7 +247,7 @@ class _Typer(ExprTyper):
             if not red.accepts(ft):
                 ok = [f for f, t in src.fields.items() if known(t) and red.accepts(t)]
                 near = did_you_mean(step.field, ok)
-                rule = REDUCER_NEEDS[step.op]
+                rule = red.needs
                 hint = f"`{red.surface}` needs {rule}"
                 if near or len(ok) == 1:
                     hint += f"; did you mean `{(near or ok)[0]}`?"
@@ -264,7 +263,7 @@ class _Typer(ExprTyper):
                 )
                 continue
             if step.pivot is not None:
-                problem = pivot_problem(step.op, step.pivot, ft)
+                problem = pivot_problem(red, step.pivot, ft)
                 if problem is not None:
                     why, hints = problem
                     self.err(

@@ -1,8 +1,8 @@
 """The compiler of stage `plan`: checked IR → :class:`~edgedsl.plan.model.Plan` models.
 
 Expressions and predicates become SQL text with ``?`` parameters over the run's relation tables;
-``drv`` nodes take their final SQL from :func:`edgedsl.reduce.registry.reduce_sql`; steps are
-grouped into topological layers per scope (top level, each ``if`` branch). See
+``drv`` nodes hold their typed query (:func:`edgedsl.reduce.registry.build_query`); steps
+are grouped into topological layers per scope (top level, each ``if`` branch). See
 :mod:`edgedsl.plan.model` for the layout of the result. Use it through
 :func:`compile_program`.
 """
@@ -19,7 +19,7 @@ from ..core.catalog import Catalog, Tool
 from ..core.source import NO_SPAN, Span
 from ..core.sqlquote import quote_ident
 from ..core.types import FieldType, ScalarType, type_to_json
-from ..reduce.registry import reduce_sql, table_form_differs
+from ..reduce.registry import build_query
 from .model import (
     PLAN_VERSION,
     AnswerField,
@@ -184,10 +184,49 @@ def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
         sql = distinct_sql(e.source, e.field)
     else:
         sql = f"SELECT {expr_sql(e, params)} AS value"
+    whole = "field" if isinstance(e, ir.FieldE) else "count" if isinstance(e, ir.CountE) \
+        else None
     return trusted(AnswerField, {
         "name": name, "sql": sql, "params": [encode_value(p) for p in params], "shape": shape,
-        "type": None if t is None else type_to_json(t), "span": _span(e.span)},
+        "type": None if t is None else type_to_json(t), "span": _span(e.span),
+        "reads": _reads(_expr_reads(e)), "whole": whole},
         set(_ANSWER_FIELD_FIELDS))
+
+
+def _reads(reads: dict[str, set[str]]) -> dict[str, list[str]]:
+    return {src: sorted(fields) for src, fields in sorted(reads.items())}
+
+
+def _merge(*parts: dict[str, set[str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for part in parts:
+        for src, fields in part.items():
+            out.setdefault(src, set()).update(fields)
+    return out
+
+
+def _expr_reads(e: ir.ExprIR) -> dict[str, set[str]]:
+    """The relations an expression's SQL reads, each with the fields it reads."""
+    if isinstance(e, ir.FieldE | ir.AggE):
+        return {e.source: {e.field}}
+    if isinstance(e, ir.CountE):
+        return {e.source: set()}
+    if isinstance(e, ir.BinE):
+        return _merge(_expr_reads(e.left), _expr_reads(e.right))
+    if isinstance(e, ir.NegE | ir.RoundE):
+        return _expr_reads(e.operand)
+    return {}
+
+
+def _pred_reads(p: ir.PredIR) -> dict[str, set[str]]:
+    """The relations a predicate's SQL reads, each with the fields it reads."""
+    if isinstance(p, ir.CmpP):
+        return _merge(_expr_reads(p.left), _expr_reads(p.right))
+    if isinstance(p, ir.ExistsP):
+        return {p.source: set()}
+    if isinstance(p, ir.NotP):
+        return _pred_reads(p.operand)
+    return _merge(*(_pred_reads(o) for o in p.operands))
 
 
 # ---------------------------------------------------------------- IR → plan
@@ -219,26 +258,6 @@ def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
 
 def _fields(tool: Tool) -> dict[str, Any]:
     return {f.name: type_to_json(f.type) for f in tool.record.fields}
-
-
-def _expr_sources(e: ir.ExprIR) -> set[str]:
-    if isinstance(e, ir.FieldE | ir.CountE | ir.AggE):
-        return {e.source}
-    if isinstance(e, ir.BinE):
-        return _expr_sources(e.left) | _expr_sources(e.right)
-    if isinstance(e, ir.NegE | ir.RoundE):
-        return _expr_sources(e.operand)
-    return set()
-
-
-def _pred_sources(p: ir.PredIR) -> set[str]:
-    if isinstance(p, ir.CmpP):
-        return _expr_sources(p.left) | _expr_sources(p.right)
-    if isinstance(p, ir.ExistsP):
-        return {p.source}
-    if isinstance(p, ir.NotP):
-        return _pred_sources(p.operand)
-    return set().union(*(_pred_sources(o) for o in p.operands))
 
 
 def _call_sources(c: ir.CallIR) -> set[str]:
@@ -300,15 +319,13 @@ class _Compiler:
             return _call_sources(s)
         if isinstance(s, ir.DrvIR):
             types = s.field_types or self.traj.relations.get(s.source, {})
-            sql, params = reduce_sql(s.source, s.steps, types)
-            table_sql = reduce_sql(s.source, s.steps, types, form="table")[0] \
-                if table_form_differs(s.steps) else None
+            query = build_query(s.source, s.steps, types)
             self.steps[key] = (DrvStep, {
                 "id": key, "relation": s.id, "deps": [], "span": span, "kind": "drv",
                 "source": s.source,
                 "reducers": [{"op": r.op, "field": r.field, "pivot": encode_value(r.pivot)}
                              for r in s.steps],
-                "sql": sql, "table_sql": table_sql, "params": [encode_value(p) for p in params],
+                "query": query.to_json(),
                 "fields": {k: type_to_json(v) for k, v in types.items()}}, _DRV_FIELDS)
             return {s.source}
         if isinstance(s, ir.CompareIR):
@@ -348,13 +365,13 @@ class _Compiler:
             then, out1 = self.scope(s.then, f"{key}/then/")
             orelse, out2 = self.scope(s.orelse, f"{key}/else/")
             predicate = trusted(PredicateSpec, {
-                "sql": psql, "params": [encode_value(p) for p in pparams]},
-                set(_PREDICATE_FIELDS))
+                "sql": psql, "params": [encode_value(p) for p in pparams],
+                "reads": _reads(_pred_reads(s.cond))}, set(_PREDICATE_FIELDS))
             self.steps[key] = (IfStep, {
                 "id": key, "relation": None, "deps": [], "span": span, "kind": "if",
                 "predicate": predicate, "then": then, "orelse": orelse, "binds": list(s.binds)},
                 _IF_FIELDS)
-            return _pred_sources(s.cond) | out1 | out2
+            return set(_pred_reads(s.cond)) | out1 | out2
         raise TypeError(f"internal error: not a step: {s!r}")
 
 

@@ -44,6 +44,7 @@ from ..core.diagnostics import CompileError, diag
 from ..core.jsonfile import read_json_object, schema_problems
 from ..core.source import NO_SPAN, Span
 from ..core.types import FieldType, type_from_json, type_to_json
+from ..reduce.query import ReduceQuery
 
 __all__ = [
     "PLAN_VERSION",
@@ -68,7 +69,7 @@ __all__ = [
     "plan_to_json",
 ]
 
-PLAN_VERSION = 2
+PLAN_VERSION = 3
 _INT64 = (-(2**63), 2**63 - 1)
 
 # ---------------------------------------------------------------- value codec
@@ -280,19 +281,15 @@ class CallStep(_StepBase):
 
 
 class DrvStep(_StepBase):
-    """A reduction: final SQL over the source table and its encoded parameters.
-
-    ``sql`` is the reduction as it runs over a relation read inline (a response held in
-    memory); ``table_sql`` the same reduction for a source stored as a table (a replayed or
-    written relation), None when the two texts are the same — see
-    :data:`edgedsl.reduce.registry.ReduceForm`. Both bind ``params``."""
+    """A reduction: its reducers as written, and the typed query they build
+    (:meth:`edgedsl.reduce.query.ReduceQuery.to_json`: the source and one filter per reducer,
+    values bound, never text). The runtime renders the query in the form its source needs
+    (:mod:`edgedsl.reduce.render`); :func:`load_plan` checks that it reads back."""
 
     kind: Literal["drv"] = "drv"
     source: str
     reducers: list[dict[str, Any]] = Field(default_factory=list)
-    sql: str
-    table_sql: str | None = None
-    params: list[Any] = Field(default_factory=list)
+    query: dict[str, Any]
     fields: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -315,11 +312,14 @@ class CompareStep(_StepBase):
 
 
 class PredicateSpec(BaseModel):
-    """An ``if`` predicate as one SQL ``SELECT`` of a boolean, with its parameters."""
+    """An ``if`` predicate as one SQL ``SELECT`` of a boolean, with its parameters, and
+    ``reads``: the relations it names, each with the fields it reads (``__row`` is always
+    readable) — what the runtime binds when it reads them inline."""
 
     model_config = _cfg
     sql: str
     params: list[Any] = Field(default_factory=list)
+    reads: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class IfStep(_StepBase):
@@ -338,7 +338,12 @@ StepPlan = Annotated[
 
 
 class AnswerField(BaseModel):
-    """One answer value: SQL, parameters, shape (``values`` or ``scalar``) and JSON type."""
+    """One answer value: SQL, parameters, shape (``values`` or ``scalar``) and JSON type.
+
+    ``reads`` names the relations the SQL reads, each with its fields (as
+    :class:`PredicateSpec`); ``whole`` says that the value is a whole relation's: ``field``,
+    the distinct values of its one field read (``values`` shape), or ``count``, its row count
+    — which the runtime reads from the relation's handle when it can."""
 
     model_config = _cfg
     name: str | None = None
@@ -347,6 +352,8 @@ class AnswerField(BaseModel):
     shape: Literal["values", "scalar"]
     type: Any = None
     span: SpanInfo | None = None
+    reads: dict[str, list[str]] = Field(default_factory=dict)
+    whole: Literal["field", "count"] | None = None
 
 
 class AnswerPlan(BaseModel):
@@ -477,6 +484,15 @@ def _validate_refs(plan: Plan) -> list[str]:
                 out.append(f"step `{s.id}` calls unknown tool `{s.request.tool}`")
             if isinstance(s, IfStep):
                 nested += [s.then, s.orelse]
+            if isinstance(s, DrvStep):
+                try:
+                    query = ReduceQuery.from_json(s.query)
+                except ValueError as exc:
+                    out.append(f"step `{s.id}` holds a bad reduction: {exc}")
+                else:
+                    if query.source != s.source:
+                        out.append(f"step `{s.id}` reduces `{s.source}` but its query reads "
+                                   f"`{query.source}`")
             if isinstance(s, ParallelStep):
                 nested.append([s.branches])
             out += [f"step `{s.id}` depends on unknown step `{d}`" for d in s.deps

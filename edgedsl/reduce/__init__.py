@@ -1,1 +1,1 @@
-"""Reductions: the reducer registry, coercion of fields, the query model and its renderers."""
+"""Reductions: the one reducer registry, value coercion, the typed query model and its renderers."""

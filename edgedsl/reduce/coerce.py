@@ -1,7 +1,7 @@
 """Value coercion: a raw JSON value → the field's catalog type, in Python and in DuckDB SQL.
 
-The rules are documented in :mod:`edgedsl.reduce.registry` (and in docs/language.md §7). ``coerce``
-is the Python implementation (used when small responses are shredded in Python, and by the
+The rules are documented in :mod:`.registry` (and in docs/language.md §7). ``coerce`` is
+the Python implementation (used when small responses are shredded in Python, and by the
 reference semantics); ``coerce_sql`` builds the DuckDB expression used when large responses are
 shredded in SQL. One set of regular expressions serves both; the differential property tests
 check that the two agree value for value.

@@ -61,18 +61,15 @@ does not coerce is null and a null never satisfies a comparison, so such a step 
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import orjson
-
 from edgedsl.core.source import fast_frozen_init
-from edgedsl.core.sqlquote import qualified, quote_ident
 from edgedsl.core.types import (
+    EnumType,
     FieldType,
     ListType,
     is_date,
@@ -81,59 +78,27 @@ from edgedsl.core.types import (
     storage_kind,
 )
 
-from .coerce import (
-    INT64_MAX,
-    INT64_MIN,
-    coerce,
-    coerce_date,
-    coerce_float,
-    coerce_number,
-    coerce_sql,
-    decode_stored,
-    is_json,
-    json_text,
-    sql_type,
-    storage_of,
-)
+from .coerce import coerce, coerce_date, coerce_float, coerce_number, is_json, json_text, sql_type
+from .query import Compare, CompareOp, Extreme, Filter, KeepNone, Mode, ReduceQuery
 
 __all__ = [
-    "INT64_MAX",
-    "INT64_MIN",
+    "BY_SURFACE",
     "REDUCERS",
-    "ReduceForm",
+    "PivotKind",
     "ReduceStep",
     "Reducer",
-    "choose_pivot",
-    "choose_pivot_on_columns",
-    "coerce",
-    "coerce_number",
-    "coerce_sql",
+    "SynthWords",
+    "build_query",
+    "check_step",
     "coerced_column",
-    "decode_stored",
-    "is_json",
-    "json_text",
-    "reduce_sql",
-    "sql_type",
-    "storage_of",
-    "table_form_differs",
 ]
 
-
-# ---------------------------------------------------------------------------------------------
-# The registry
-# ---------------------------------------------------------------------------------------------
-
 Rows = Sequence[Mapping[str, Any]]
-SqlBuilder = Callable[[str, str, object, FieldType], tuple[str, list[object]]]
-#: How :func:`reduce_sql` writes ``max``/``min``: ``"inline"`` as one window (``QUALIFY f =
-#: max(f) OVER ()``, reading the previous relation once: best for a relation read inline from
-#: bound lists, and on a connection without an optimizer); ``"table"`` as a scalar subquery
-#: (``WHERE f = (SELECT max(f) FROM prev)``: best for a stored table, where the window would
-#: carry every column of every row — ``__raw`` included — and the subquery reads one column).
-#: Both keep the same rows; only the plan DuckDB makes differs (measured in
-#: ``benchmarks/bench_drv.py``).
-ReduceForm = Literal["inline", "table"]
 ColumnReference = Callable[[Sequence[Any], object, FieldType], list[int]]
+FilterBuilder = Callable[[str, object, FieldType], Filter]
+#: What a reducer's pivot is written as: none (``max f``), a number (``>= 3``), a date
+#: (``after 2024-01-01``), or a literal of the field's own type (``== "서울"``).
+PivotKind = Literal["none", "number", "date", "field"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,28 +122,47 @@ fast_frozen_init(ReduceStep)  # made for every reducer of every compiled `drv`
 
 
 @dataclass(frozen=True, slots=True)
-class Reducer:
-    """A reducer: its spelling, static type rule, SQL builder and pure-Python reference.
+class SynthWords:
+    """How synthesis uses a reducer: the fields it narrows (``narrows``: a field of that type is
+    narrowed with this reducer, in registry order), the word a binding is named after
+    (``prices_top``), and the Korean word and phrase of a query, each for a non-date and a date
+    field (``{subj}``: the field's label with its particle, ``{p}``: the pivot's text)."""
 
-    ``sql(prev, column, pivot, ftype)`` returns the body of one CTE selecting ``*`` from the
-    trusted relation expression ``prev``; ``column`` is already quoted. ``table_sql``, when set,
-    is the same reducer written for a stored table (see :data:`ReduceForm`), with the same
-    parameters; ``whole`` says that ``sql`` reads ``prev`` as a whole (a subquery over it).
-    ``reference(rows, field, pivot, ftype)`` returns the indexes of the kept rows (tests and
-    :mod:`edgedsl.testing`); ``on_column(values, pivot, ftype)`` is the same reference over a
-    column already coerced with :func:`coerced_column` (synthesis evaluates many reducers over
-    one relation).
+    narrows: Callable[[FieldType], bool]
+    name: str
+    word: tuple[str, str]
+    phrase: tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Reducer:
+    """A reducer, declared once: everything else about reducers is derived from this entry.
+
+    ``surface`` is its spelling in source (``max f`` / ``where f >= p``); ``pivot`` the kind of
+    pivot it takes (:data:`PivotKind`); ``accepts`` its static type rule and ``needs`` how the
+    rule reads in a message; ``filter(field, pivot, ftype)`` the query filter it builds
+    (:mod:`edgedsl.reduce.query`, rendered by :mod:`edgedsl.reduce.render`); ``compare`` the
+    comparison a pivot is kept by (the pivot chooser sweeps by it); ``on_column(values, pivot,
+    ftype)`` the pure-Python reference over a column coerced with :func:`coerced_column` (tests,
+    :mod:`edgedsl.testing` and synthesis — never the runtime); ``synth`` its words in
+    synthesis.
     """
 
     op: str
     surface: str
-    needs_pivot: bool
+    pivot: PivotKind
     accepts: Callable[[FieldType], bool]
-    sql: SqlBuilder
+    needs: str
+    filter: FilterBuilder
     on_column: ColumnReference
     doc: str
-    table_sql: SqlBuilder | None = None
-    whole: bool = False
+    synth: SynthWords
+    compare: CompareOp | None = None
+
+    @property
+    def needs_pivot(self) -> bool:
+        """True for the ``where`` forms."""
+        return self.pivot != "none"
 
     def reference(self, rows: Rows, field: str, pivot: object, ftype: FieldType) -> list[int]:
         """The indexes of the rows of ``rows`` this reducer keeps."""
@@ -193,6 +177,18 @@ def coerced_column(rows: Rows, field: str, ftype: FieldType) -> list[Any]:
     return [coerce(ftype, r.get(field)) for r in rows]
 
 
+# ---------------------------------------------------------------------------------------------
+# Filters (the query each reducer builds) and references
+# ---------------------------------------------------------------------------------------------
+
+
+def _extreme(fn: Literal["max", "min"]) -> FilterBuilder:
+    def build(field: str, pivot: object, ftype: FieldType) -> Filter:
+        return Extreme(field, fn)
+
+    return build
+
+
 def _extreme_ref(pick: Callable[[Iterable[Any]], Any]) -> ColumnReference:
     def ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
         present = [v for v in vals if v is not None]
@@ -202,24 +198,6 @@ def _extreme_ref(pick: Callable[[Iterable[Any]], Any]) -> ColumnReference:
         return [i for i, v in enumerate(vals) if v is not None and v == best]
 
     return ref
-
-
-def _extreme_sql(fn: str) -> SqlBuilder:
-    # the "inline" form: a window (QUALIFY) reads ``prev`` once; a scalar subquery would
-    # reference it twice, which DuckDB runs markedly slower over a relation read inline
-    def sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
-        return f"SELECT * FROM {prev} QUALIFY {col} = {fn}({col}) OVER ()", []
-
-    return sql
-
-
-def _extreme_table_sql(fn: str) -> SqlBuilder:
-    # the "table" form: the subquery reads one column of ``prev``; only the kept rows are
-    # carried whole (a window over a stored table carries every column of every row)
-    def sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
-        return f"SELECT * FROM {prev} WHERE {col} = (SELECT {fn}({col}) FROM {prev})", []
-
-    return sql
 
 
 def _threshold_pivot(ftype: FieldType, pivot: object, upper: bool) -> int | float | None:
@@ -233,15 +211,14 @@ def _threshold_pivot(ftype: FieldType, pivot: object, upper: bool) -> int | floa
     return max(-(2**64), min(2**64, bound))  # beyond every BIGINT: the answer is the same
 
 
-def _threshold_sql(cmp: str) -> SqlBuilder:
-    def sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
-        p = _threshold_pivot(ftype, pivot, upper=cmp == ">=")
+def _threshold(op: Literal[">=", "<="]) -> FilterBuilder:
+    def build(field: str, pivot: object, ftype: FieldType) -> Filter:
+        p = _threshold_pivot(ftype, pivot, upper=op == ">=")
         if p is None:
-            return f"SELECT * FROM {prev} WHERE false", []
-        cast = "HUGEINT" if storage_kind(ftype) == "integer" else "DOUBLE"
-        return f"SELECT * FROM {prev} WHERE {col} {cmp} CAST(? AS {cast})", [p]
+            return KeepNone()
+        return Compare(field, op, "HUGEINT" if storage_kind(ftype) == "integer" else "DOUBLE", p)
 
-    return sql
+    return build
 
 
 def _threshold_ref(ge: bool) -> ColumnReference:
@@ -254,11 +231,9 @@ def _threshold_ref(ge: bool) -> ColumnReference:
     return ref
 
 
-def _eq_sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
+def _eq(field: str, pivot: object, ftype: FieldType) -> Filter:
     p = coerce(ftype, pivot)
-    if p is None:
-        return f"SELECT * FROM {prev} WHERE false", []
-    return f"SELECT * FROM {prev} WHERE {col} = CAST(? AS {sql_type(ftype)})", [p]
+    return KeepNone() if p is None else Compare(field, "=", sql_type(ftype), p)
 
 
 def _eq_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
@@ -268,11 +243,9 @@ def _eq_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
     return [i for i, v in enumerate(vals) if v is not None and v == p]
 
 
-def _after_sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
+def _after(field: str, pivot: object, ftype: FieldType) -> Filter:
     p = coerce_date(pivot)
-    if p is None:
-        return f"SELECT * FROM {prev} WHERE false", []
-    return f"SELECT * FROM {prev} WHERE {col} > CAST(? AS DATE)", [p]
+    return KeepNone() if p is None else Compare(field, ">", "DATE", p)
 
 
 def _after_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
@@ -282,12 +255,8 @@ def _after_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int
     return [i for i, v in enumerate(vals) if v is not None and v > p]
 
 
-def _mf_sql(prev: str, col: str, pivot: object, ftype: FieldType) -> tuple[str, list[object]]:
-    winner = (
-        f"SELECT {col} FROM {prev} WHERE {col} IS NOT NULL GROUP BY {col} "
-        f"ORDER BY count(*) DESC, {col} ASC LIMIT 1"
-    )
-    return f"SELECT * FROM {prev} WHERE {col} = ({winner})", []
+def _mode(field: str, pivot: object, ftype: FieldType) -> Filter:
+    return Mode(field)
 
 
 def _mf_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
@@ -296,6 +265,11 @@ def _mf_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
         return []
     best = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
     return [i for i, v in enumerate(vals) if v is not None and v == best]
+
+
+# ---------------------------------------------------------------------------------------------
+# Type rules
+# ---------------------------------------------------------------------------------------------
 
 
 def _orderable(t: FieldType) -> bool:
@@ -310,77 +284,84 @@ def _eq_accepts(t: FieldType) -> bool:
     return is_stringish(t) or is_numeric(t) or is_date(t) or storage_kind(t) == "bool"
 
 
+def _synth_number(t: FieldType) -> bool:
+    return _scalar(t) and is_numeric(t)
+
+
+def _synth_orderable(t: FieldType) -> bool:
+    return _scalar(t) and _orderable(t)
+
+
+def _synth_date(t: FieldType) -> bool:
+    return _scalar(t) and not is_numeric(t) and is_date(t)
+
+
+def _synth_enum(t: FieldType) -> bool:
+    return isinstance(t, EnumType) and not _orderable(t)
+
+
+def _synth_other(t: FieldType) -> bool:
+    return _scalar(t) and not _orderable(t) and not isinstance(t, EnumType)
+
+
+# ---------------------------------------------------------------------------------------------
+# The registry
+# ---------------------------------------------------------------------------------------------
+
 REDUCERS: dict[str, Reducer] = {
     r.op: r
     for r in (
         Reducer(
-            "max",
-            "max",
-            False,
-            _orderable,
-            _extreme_sql("max"),
-            _extreme_ref(max),
-            "rows whose field equals the maximum non-null value",
-            _extreme_table_sql("max"),
+            "max", "max", "none", _orderable, "a number or date field", _extreme("max"),
+            _extreme_ref(max), "rows whose field equals the maximum non-null value",
+            SynthWords(_synth_orderable, "top", ("가장 큰", "가장 최근"),
+                       ("{subj} 가장 큰", "{subj} 가장 최근인")),
         ),
         Reducer(
-            "min",
-            "min",
-            False,
-            _orderable,
-            _extreme_sql("min"),
-            _extreme_ref(min),
-            "rows whose field equals the minimum non-null value",
-            _extreme_table_sql("min"),
+            "min", "min", "none", _orderable, "a number or date field", _extreme("min"),
+            _extreme_ref(min), "rows whose field equals the minimum non-null value",
+            SynthWords(_synth_orderable, "bottom", ("가장 작은", "가장 이른"),
+                       ("{subj} 가장 작은", "{subj} 가장 이른")),
         ),
         Reducer(
-            "ge",
-            ">=",
-            True,
-            is_numeric,
-            _threshold_sql(">="),
-            _threshold_ref(True),
-            "rows whose number is at least the pivot",
+            "ge", ">=", "number", is_numeric, "a numeric field", _threshold(">="),
+            _threshold_ref(True), "rows whose number is at least the pivot",
+            SynthWords(_synth_number, "big", ("이상", "이상"),
+                       ("{subj} {p} 이상인", "{subj} {p} 이상인")),
+            compare=">=",
         ),
         Reducer(
-            "le",
-            "<=",
-            True,
-            is_numeric,
-            _threshold_sql("<="),
-            _threshold_ref(False),
-            "rows whose number is at most the pivot",
+            "le", "<=", "number", is_numeric, "a numeric field", _threshold("<="),
+            _threshold_ref(False), "rows whose number is at most the pivot",
+            SynthWords(_synth_number, "small", ("이하", "이하"),
+                       ("{subj} {p} 이하인", "{subj} {p} 이하인")),
+            compare="<=",
         ),
         Reducer(
-            "eq",
-            "==",
-            True,
-            _eq_accepts,
-            _eq_sql,
-            _eq_ref,
+            "eq", "==", "field", _eq_accepts, "a scalar field", _eq, _eq_ref,
             "rows whose value equals the pivot after coercion",
+            SynthWords(_synth_enum, "only", ("같은", "같은"), ("{subj} {p}인", "{subj} {p}인")),
+            compare="=",
         ),
         Reducer(
-            "after",
-            "after",
-            True,
-            is_date,
-            _after_sql,
-            _after_ref,
+            "after", "after", "date", is_date, "a date field", _after, _after_ref,
             "rows whose date is strictly later than the pivot",
+            SynthWords(_synth_date, "recent", ("이후", "이후"),
+                       ("{subj} {p} 이후인", "{subj} {p} 이후인")),
+            compare=">",
         ),
         Reducer(
-            "most_frequent",
-            "most_frequent",
-            False,
-            _scalar,
-            _mf_sql,
-            _mf_ref,
+            "most_frequent", "most_frequent", "none", _scalar, "a scalar field", _mode, _mf_ref,
             "rows holding the most frequent non-null value (ties: smallest value)",
-            whole=True,
+            SynthWords(_synth_other, "usual", ("가장 많은", "가장 많은"),
+                       ("{subj} 가장 많이 나온", "{subj} 가장 많이 나온")),
         ),
     )
 }
+"""Every reducer, by op name, in the order synthesis tries them."""
+
+BY_SURFACE: dict[str, Reducer] = {r.surface: r for r in REDUCERS.values()}
+"""Every reducer by its spelling in source (``>=``, ``max`` …)."""
 
 
 def check_step(step: ReduceStep, types: Mapping[str, FieldType]) -> Reducer:
@@ -400,203 +381,10 @@ def check_step(step: ReduceStep, types: Mapping[str, FieldType]) -> Reducer:
     return red
 
 
-def table_form_differs(steps: Sequence[ReduceStep]) -> bool:
-    """Whether :func:`reduce_sql` writes ``steps`` differently in its two forms: a step has a
-    table form of its own (``max``/``min``), or one reads the previous relation whole (then
-    the CTE before it is marked ``NOT MATERIALIZED`` in the table form). Unknown reducers
-    count as differing (``reduce_sql`` reports them)."""
-    for step in steps:
-        red = REDUCERS.get(step.op)
-        if red is None or red.table_sql is not None or red.whole:
-            return True
-    return False
-
-
-_REDUCED: dict[tuple[object, ...], tuple[str, tuple[object, ...]]] = {}
-_REDUCED_MAX = 4096
-_MISSING = object()
-_KEYED_PIVOTS = frozenset({type(None), str, int, bool, _dt.date})
-
-
-def _reduce_key(
-    source: str | tuple[str, ...], steps: Sequence[ReduceStep], types: Mapping[str, FieldType],
-    form: ReduceForm = "inline",
-) -> tuple[object, ...] | None:
-    """What :func:`reduce_sql`'s result depends on, as a dict key; None when a pivot is of a type
-    whose equal values may still differ (``1 == 1.0 == True`` are told apart by their type, a
-    float by its ``repr``: ``0.0`` and ``-0.0``; lists, dicts and other values are not keyed)."""
-    key: list[object] = [source, form]
-    for step in steps:
-        pivot = step.pivot
-        kind = type(pivot)
-        if kind is float:
-            pivot = repr(pivot)
-        elif kind not in _KEYED_PIVOTS:
-            return None
-        key += (step.op, step.field, kind, pivot, types.get(step.field, _MISSING))
-    return tuple(key)
-
-
-def reduce_sql(
-    source: str | tuple[str, ...],
-    steps: Sequence[ReduceStep],
-    types: Mapping[str, FieldType],
-    *,
-    form: ReduceForm = "inline",
-) -> tuple[str, list[object]]:
-    """One deterministic SQL text (chained CTEs) and its bound parameters.
-
-    ``form`` says where the statement will run (see :data:`ReduceForm`); both forms keep the
-    same rows and bind the same parameters. Memoised on the source, the steps, the types of
-    their fields and the form (the same reduction is planned again and again in a corpus of
-    trajectories); see :func:`_reduce_sql` for the text.
-    """
-    try:
-        key = _reduce_key(source, steps, types, form)
-        hit = None if key is None else _REDUCED.get(key)
-    except TypeError:  # an unhashable source or field type: not memoised
-        key = hit = None
-    if hit is None:
-        sql, params = _reduce_sql(source, steps, types, form)
-        if key is None:
-            return sql, params
-        if len(_REDUCED) >= _REDUCED_MAX:
-            _REDUCED.clear()
-        hit = _REDUCED[key] = (sql, tuple(params))
-    return hit[0], list(hit[1])
-
-
-def _reduce_sql(
-    source: str | tuple[str, ...],
-    steps: Sequence[ReduceStep],
-    types: Mapping[str, FieldType],
-    form: ReduceForm = "inline",
-) -> tuple[str, list[object]]:
-    """The SQL of :func:`reduce_sql` (not memoised).
-
-    ``source`` names a shredded typed table or view (a name, or a ``(schema, name)`` tuple) with
-    one column per field and a ``__row`` input-order column. The query selects **all columns** of
-    the kept rows ordered by ``__row``, so its result has the source's shape and can be reduced
-    again. Parameters are positional ``?`` in text order.
-
-    A step whose filter reads only the current row (``WHERE`` on the row's own values, or one
-    ``QUALIFY`` window) is folded into the preceding CTE — ANDed to its ``WHERE``, or as its
-    ``QUALIFY`` when it has none (``WHERE`` filters before windows are computed, so the rows are
-    the same) — since DuckDB spends more time planning each nested ``SELECT`` than running a
-    small one (measured in ``benchmarks/bench_drv.py``). A step reading the previous relation
-    as a whole (a subquery over it) or following a ``QUALIFY`` starts a new CTE.
-
-    In the ``"table"`` form ``max``/``min`` read the previous relation as a whole (a scalar
-    subquery), and a CTE holding only ``WHERE`` filters that the next one reads twice is ``NOT
-    MATERIALIZED``: two filtered scans of one or two columns, where materialising it would copy
-    every column of its rows. A CTE with a subquery of its own keeps DuckDB's default (it holds
-    the kept rows; inlining it too would double the scans at every such step).
-    """
-    # each CTE: FROM text, WHERE conditions, QUALIFY condition (0 or 1), or an opaque body
-    ctes: list[tuple[str, list[str], list[str], str | None]] = [(qualified(source), [], [], None)]
-    params: list[object] = []
-    for step in steps:
-        red = check_step(step, types)
-        prev = quote_ident(f"__reduce_{len(ctes) - 1}")
-        build = red.table_sql if form == "table" and red.table_sql is not None else red.sql
-        body, ps = build(prev, quote_ident(step.field), step.pivot, types[step.field])
-        params.extend(ps)
-        head = f"SELECT * FROM {prev} "
-        rest = body[len(head):] if body.startswith(head) else ""
-        kind = next((k for k in ("WHERE", "QUALIFY") if rest.startswith(k + " ")), None)
-        if kind is None or prev in rest:
-            ctes.append(("", [], [], body))  # reads the previous relation as a whole
-            continue
-        cond = rest[len(kind) + 1:]
-        _, wheres, qualify, opaque = ctes[-1]
-        if opaque is not None or qualify:
-            ctes.append((prev, [], [], None))
-            _, wheres, qualify, _ = ctes[-1]
-        (wheres if kind == "WHERE" else qualify).append(cond)
-    named = []
-    not_materialized = "NOT MATERIALIZED " if form == "table" else ""
-    for i, (src, wheres, qualify, opaque) in enumerate(ctes):
-        name = quote_ident(f"__reduce_{i}")
-        if opaque is not None:
-            named.append(f"{name} AS ({opaque})")
-            continue
-        text = f"SELECT * FROM {src}"
-        if wheres:
-            text += " WHERE " + (wheres[0] if len(wheres) == 1
-                                 else " AND ".join(f"({w})" for w in wheres))
-        if qualify:
-            text += f" QUALIFY {qualify[0]}"
-        read_twice = i + 1 < len(ctes) and ctes[i + 1][3] is not None
-        named.append(f"{name} AS {not_materialized if read_twice and not qualify else ''}({text})")
-    last = quote_ident(f"__reduce_{len(named) - 1}")
-    sql = (
-        "WITH " + ",\n     ".join(named) + f"\nSELECT * FROM {last} ORDER BY {quote_ident('__row')}"
-    )
-    return sql, params
-
-
-# ---------------------------------------------------------------------------------------------
-# Pivot choice (synthesis)
-# ---------------------------------------------------------------------------------------------
-
-
-def _key(v: object) -> object:
-    return orjson.dumps(v, option=orjson.OPT_SORT_KEYS) if isinstance(v, list | dict) else v
-
-
-def choose_pivot(
-    rows: Rows,
-    op: str,
-    field: str,
-    handoff: str,
-    ftype: FieldType,
-    handoff_type: FieldType,
-    phi: int = 5,
-) -> object | None:
-    """Choose a pivot for a ``ge``/``le``/``eq``/``after`` step among the values of ``field``.
-
-    The pivot is a coerced observed value such that the reduced relation keeps between 1 and
-    ``phi`` distinct non-null values of ``handoff``. Among those, the pivot keeping the most
-    distinct values wins; ties go to the smallest pivot. Returns None ("no pivot") when no
-    observed value works. Runs in O(n log n). :func:`choose_pivot_on_columns` does the same
-    over columns already coerced.
-    """
-    return choose_pivot_on_columns(
-        [coerce(ftype, r.get(field)) for r in rows],
-        [coerce(handoff_type, r.get(handoff)) for r in rows], op, ftype, phi)
-
-
-def choose_pivot_on_columns(values: Sequence[Any], handoffs: Sequence[Any], op: str,
-                            ftype: FieldType, phi: int = 5) -> object | None:
-    """:func:`choose_pivot` over ``values`` (the field, coerced) and ``handoffs`` (the hand-off
-    field, coerced), row by row."""
-    red = REDUCERS.get(op)
-    if red is None or not red.needs_pivot:
-        raise ValueError(f"reducer {op!r} takes no pivot")
-    if not red.accepts(ftype):
-        raise ValueError(f"reducer `{red.surface}` does not apply to a {ftype} field")
-    buckets: dict[Any, set[object]] = {}
-    for v, h in zip(values, handoffs, strict=True):
-        if v is None:
-            continue
-        bucket = buckets.setdefault(v, set())
-        if h is not None:
-            bucket.add(_key(h))
-    scored: list[tuple[int, Any]] = []
-    if op == "eq":
-        scored = [(len(hs), p) for p, hs in buckets.items()]
-    else:
-        # ge/after: sweep from the largest pivot down; le: from the smallest up.
-        order = sorted(buckets, reverse=op != "le")
-        seen: set[object] = set()
-        for p in order:
-            if op == "after":
-                scored.append((len(seen), p))  # rows strictly later than p
-                seen |= buckets[p]
-            else:
-                seen |= buckets[p]
-                scored.append((len(seen), p))
-    ok = [(k, p) for k, p in scored if 1 <= k <= phi]
-    if not ok:
-        return None
-    return min(ok, key=lambda kp: (-kp[0], kp[1]))[1]
+def build_query(source: str | tuple[str, ...], steps: Sequence[ReduceStep],
+                types: Mapping[str, FieldType]) -> ReduceQuery:
+    """The typed query of ``steps`` over the shredded relation ``source`` (a name or a
+    ``(schema, name)`` tuple, with one column per field and a ``__row`` input-order column);
+    ValueError for a step :func:`check_step` refuses."""
+    return ReduceQuery(source, tuple(
+        check_step(s, types).filter(s.field, s.pivot, types[s.field]) for s in steps))

@@ -22,19 +22,19 @@ Shredding is columnar and never inserts Python rows one by one. Each record is s
 with orjson (its ``__raw`` text) and every value is coerced from the record *as that JSON reads
 back*, by one of two equivalent paths producing identical tables:
 
-* **python** (small inputs): :func:`edgedsl.reduce.registry.coerce` coerces each field in Python and
-one
+* **python** (small inputs): :func:`edgedsl.reduce.coerce.coerce` coerces each field in Python and
+  one
   ``CREATE TABLE … AS SELECT unnest(?::BIGINT[]) AS …, unnest(?::DATE[]) AS …`` loads whole
   typed columns bound as lists — one statement, with no JSON or regex work left for DuckDB to
   plan (planning dominated the cost of small shreds);
 * **sql** (large inputs): the record texts are bound as one ``VARCHAR[]``, DuckDB parses each
-  record once and :func:`edgedsl.reduce.registry.coerce_sql` coerces in SQL, in one ``CREATE TABLE …
+  record once and :func:`edgedsl.reduce.coerce.coerce_sql` coerces in SQL, in one ``CREATE TABLE …
   AS`` statement.
 
 List and ``json`` fields are stored as canonical JSON text made in Python on both paths (see
-:func:`edgedsl.reduce.registry.json_text`). The choice is by the number of cells (records × (fields
+:func:`edgedsl.reduce.coerce.json_text`). The choice is by the number of cells (records × (fields
 + 1)) against :data:`PYTHON_SHRED_MAX_CELLS`, measured with ``benchmarks/bench_drv.py``; the
-differential tests check that both paths agree with :func:`edgedsl.reduce.registry.coerce`, and a
+differential tests check that both paths agree with :func:`edgedsl.reduce.coerce.coerce`, and a
 property test that they build identical tables. Records must be JSON-serialisable by orjson
 (``datetime.date`` becomes ISO text, tuples become arrays, NaN becomes null, integers beyond 64
 bits are refused), so :meth:`Relation.records` returns the records as that JSON reads back.
@@ -50,15 +50,15 @@ Python binding costs more to parse, bind and plan than to run over a few dozen r
 shorter road, with the same SQL semantics:
 
 * the reduction of an in-memory relation always reads the relation *inline* — its columns bound
-  as lists and unnested in a leading CTE named like the relation, only the columns the SQL
-  names — whether or not its table is written, so it needs no table and runs on the connection
+  as lists and unnested in a subquery named like the relation, only the fields the query
+  reads — whether or not its table is written, so it needs no table and runs on the connection
   its caller gives: the executor gives the *scratch* connection of
   :mod:`edgedsl.runtime.relations` (one thread, optimizer off), which also decides the
   reduction's form and owns every threshold of where a relation lives;
-* the statement is *flattened* (:func:`edgedsl.runtime.sqlshape.flatten`): each CTE read once
-  becomes a subquery where it is read, and the last reduction step's ``SELECT *`` merges into
-  the ``SELECT "__row"`` that reads it — with the optimizer off DuckDB plans every CTE and
-  ``SELECT`` layer it is given (the 27-record step: ~0.98 → ~0.87 ms warm, 2.1 → 1.3 ms cold);
+* the statement is rendered for it (:func:`edgedsl.reduce.render.render_kept`): each block
+  read once is a subquery where it is read, and the last block selects ``"__row"`` itself —
+  with the optimizer off DuckDB plans every CTE and ``SELECT`` layer it is given (the 27-record
+  step: ~0.98 → ~0.87 ms warm, 2.1 → 1.3 ms cold);
 * the lists are bound without a ``::T[]`` cast (DuckDB types them from the Python values, which
   are already the stored type; a column with no value at all is a typed ``NULL``), which DuckDB
   binds markedly faster; a large text, integer or date column is bound *packed*, as one text
@@ -73,7 +73,6 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import re
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
@@ -88,7 +87,9 @@ from edgedsl.reduce.coerce import (
     decode_stored,
     sql_type,
 )
-from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
+from edgedsl.reduce.query import ReduceQuery
+from edgedsl.reduce.registry import ReduceStep, build_query
+from edgedsl.reduce.render import Form, render, render_kept
 
 from .bind import BindMode, bind_column, column_sql
 from .columns import (
@@ -105,7 +106,6 @@ from .columns import (
     write_columns,
     write_sql_shredded,
 )
-from .sqlshape import flatten
 
 __all__ = [
     "AGGREGATES",
@@ -119,6 +119,7 @@ __all__ = [
     "inline_query",
     "lazy_columns",
     "python_columns",
+    "run_selection",
     "select_relation",
     "shred",
     "source_columns",
@@ -132,10 +133,6 @@ AGGREGATES = ("sum", "avg", "min", "max")
 PYTHON_SHRED_MAX_CELLS = 10_000
 ShredMethod = Literal["auto", "python", "sql"]
 _counter = itertools.count()
-#: The last line of :func:`edgedsl.reduce.registry.reduce_sql` (``SELECT *`` of the last CTE).
-_REDUCE_TAIL = re.compile(r'\nSELECT \* FROM ("__reduce_[0-9]+") ORDER BY "__row"\Z')
-#: The first line of :func:`edgedsl.reduce.registry.reduce_sql` (``WITH`` the first CTE).
-_REDUCE_HEAD = re.compile(r'WITH "__reduce_0" AS (?:NOT MATERIALIZED )?\(')
 #: The bound of each memo of statement texts and parsed statements (``functools.lru_cache``).
 STATEMENT_CACHE_SIZE = 1024
 _PARSER_LOCAL = threading.local()
@@ -181,36 +178,14 @@ def execute_cached(con: duckdb.DuckDBPyConnection, sql: str,
     return con.execute(st, list(params))
 
 
-def _kept_tail(sql: str) -> str:
-    """``sql`` (a reduction) turned into a query of the kept ``__row`` ids only, unsorted."""
-    tail = _REDUCE_TAIL.search(sql)
-    if tail is not None:  # reduce_sql's last line: select only the row ids
-        return f'{sql[:tail.start()]}\nSELECT "__row" FROM {tail.group(1)}'
-    return f'SELECT "__row" FROM ({sql}) AS "__kept"'
-
-
 @functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
-def _kept_names(sql: str, fields: tuple[str, ...]) -> tuple[str, ...]:
-    """The columns the kept-rows query of ``sql`` reads (``__row`` first) among ``__arm`` and
-    the relation's ``fields``."""
-    reader = _kept_tail(sql)
-    candidates = ("__arm", *(f for f in fields if f not in RESERVED_COLUMNS))
-    return ("__row", *(n for n in candidates if quote_ident(n) in reader))
-
-
-@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
-def _kept_text(sql: str, table: str, names: tuple[str, ...], modes: tuple[BindMode, ...],
-               stypes: tuple[str, ...]) -> str:
-    """The kept-rows query of ``sql`` reading ``table`` inline: one leading CTE binding
-    ``names`` (by their bind modes and stored types), flattened."""
+def _kept_text(query: ReduceQuery, form: Form, names: tuple[str, ...],
+               modes: tuple[BindMode, ...], stypes: tuple[str, ...]) -> str:
+    """The kept-rows statement of ``query`` (a skeleton: values are bound) in ``form``, its
+    source read inline as ``names`` bound by their modes and stored types
+    (:func:`~edgedsl.reduce.render.render_kept`)."""
     parts = [column_sql(m, t, n) for n, m, t in zip(names, modes, stypes, strict=True)]
-    head = f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
-    query = _kept_tail(sql)
-    if _REDUCE_HEAD.match(query):
-        query = f"WITH {head},\n     {query[len('WITH '):]}"
-    else:
-        query = f"WITH {head}\n{query}"
-    return flatten(query)
+    return render_kept(query, form, f"SELECT {', '.join(parts)}")
 
 
 def _stype(name: str, types: Mapping[str, FieldType]) -> str:
@@ -307,13 +282,16 @@ class Relation:
             self._pending = False
         return self
 
-    def _kept_query(self, sql: str) -> tuple[str, list[object]]:
-        """The statement (and the parameters it binds before ``sql``'s own) fetching the
-        ``__row`` ids of the rows ``sql`` — a reduction of this in-memory relation — keeps,
-        reading this relation inline (see :meth:`_select_kept`). The texts are cached."""
+    def _kept_query(self, query: ReduceQuery, form: Form) -> tuple[str, list[object]]:
+        """The statement (and the parameters it binds before the query's own) fetching the
+        ``__row`` ids of the rows ``query`` — a reduction of this in-memory relation — keeps,
+        reading this relation inline (see :meth:`_select_kept`): ``__row`` and the fields the
+        query reads, each one bound column. The texts are cached."""
         cols = self._columns
         assert cols is not None and isinstance(self.table, str)
-        names = _kept_names(sql, tuple(self.types))
+        if query.source != self.table:  # the inline copy is named like this relation
+            query = ReduceQuery(self.table, query.filters)
+        names = ["__row", *query.fields()]
         params: list[object] = []
         modes: list[BindMode] = []
         stypes = tuple(_stype(n, self.types) for n in names)
@@ -323,8 +301,8 @@ class Relation:
             modes.append(mode)
             if mode != "null":
                 params.append(param)
-        # keyed by the stored types too: the same SQL may read a field of another type elsewhere
-        got = _kept_text(sql, self.table, names, tuple(modes), stypes)
+        # keyed by the stored types too: the same query may read a field of another type elsewhere
+        got = _kept_text(query.skeleton(), form, tuple(names), tuple(modes), stypes)
         return got, params
 
     def _is_ordinal(self) -> bool:
@@ -336,26 +314,26 @@ class Relation:
                 type(v) is int and v == i for i, v in enumerate(cols["__row"]))
         return self._ordinal
 
-    def _select_kept(self, name: str, types: Mapping[str, FieldType], sql: str,
-                     params: Sequence[object], con: duckdb.DuckDBPyConnection
-                     ) -> Relation | None:
-        """See :func:`select_relation`: the kept rows of ``sql`` (a reduction of this in-memory
-        relation) as a pending relation built from this one's columns; None when this relation's
-        columns do not cover ``types``.
+    def _select_kept(self, name: str, types: Mapping[str, FieldType], query: ReduceQuery,
+                     form: Form, con: duckdb.DuckDBPyConnection
+                     ) -> tuple[Relation, str, list[object]] | None:
+        """See :func:`select_relation`: the kept rows of ``query`` (a reduction of this
+        in-memory relation) as a pending relation built from this one's columns, with the text
+        and parameters that ran; None when this relation's columns do not cover ``types``.
 
-        The statement reads this relation inline, written or not: a leading CTE of the same name
-        holds ``__row`` and the columns the SQL names (``__arm``, fields; identifiers are always
-        quoted, so a column whose quoted name is not in the text cannot be read), each one list
-        bound without a cast — DuckDB types it from the Python values, which are the stored type
-        already; a column holding no value is a typed NULL. It fetches only the kept ``__row``
-        ids, unsorted, and runs on ``con``."""
+        The statement reads this relation inline, written or not: a subquery of the same name
+        holds ``__row`` and the fields the query reads, each one list bound without a cast —
+        DuckDB types it from the Python values, which are the stored type already; a column
+        holding no value is a typed NULL. It fetches only the kept ``__row`` ids, unsorted, and
+        runs on ``con``."""
         cols = self._columns
         if cols is None or not isinstance(self.table, str) or any(
                 f not in cols or (self.types.get(f) != t and f not in RESERVED_COLUMNS)
                 for f, t in types.items()):  # ``__arm`` may be typed (see _fields_only)
             return None
-        query, inline = self._kept_query(sql)
-        rows = execute_cached(con, query, [*inline, *params]).fetchall()
+        text, inline = self._kept_query(query, form)
+        params = [*inline, *query.params()]
+        rows = execute_cached(con, text, params).fetchall()
         ids = sorted([r[0] for r in rows])
         if self._is_ordinal():
             idx = ids
@@ -367,7 +345,7 @@ class Relation:
             kept = cols.rows(idx, types)
         else:
             kept = {k: take(cols[k], idx) for k in ("__row", "__arm", *types, "__raw")}
-        return Relation(self.con, name, types, len(idx), columns=kept, pending=True)
+        return Relation(self.con, name, types, len(idx), columns=kept, pending=True), text, params
 
     def __repr__(self) -> str:
         return f"Relation({qualified(self.table)}, {self.row_count} rows, {list(self.types)})"
@@ -426,18 +404,18 @@ class Relation:
         return self.row_count
 
     def reduce(self, steps: Sequence[ReduceStep], *, name: str | None = None,
-               form: ReduceForm = "table") -> Relation:
+               form: Form = "table") -> Relation:
         """Apply reducer steps left to right in DuckDB; the result is a new temp table.
 
-        One statement, in the reduction's ``form`` (:data:`~edgedsl.reduce.registry.ReduceForm`; the
+        One statement, rendered in ``form`` (:data:`~edgedsl.reduce.render.Form`; the
         ``"table"`` form suits a table): ``CREATE TEMP TABLE … AS`` reports the number of rows
         it wrote.
         """
-        sql, params = reduce_sql(self.table, steps, self.types, form=form)
+        query = build_query(self.table, steps, self.types)
         self.ensure()
         target = name or _fresh_name()
-        return Relation(self.con, target, self.types, create_table_as(self.con, target, sql,
-                                                                      params))
+        return Relation(self.con, target, self.types, create_table_as(
+            self.con, target, render(query, form), query.params()))
 
     def row_ids(self) -> list[int]:
         """The ``__row`` of every row (input indexes of the kept rows), in order."""
@@ -506,38 +484,48 @@ class Relation:
 
 
 def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
-                    sql: str, params: Sequence[object] = (), *,
-                    source: Relation | None = None, inline_on: duckdb.DuckDBPyConnection |
-                    None = None) -> Relation:
-    """Run a reduction ``SELECT`` (all columns of a relation) and keep its rows in memory as a
-    *pending* relation ``name`` (for small results: distinct values then cost no query, and the
-    table is written only if SQL needs it). One statement.
+                    query: ReduceQuery, *, form: Form = "window",
+                    source: Relation | None = None,
+                    inline_on: duckdb.DuckDBPyConnection | None = None) -> Relation:
+    """Run a reduction and keep its rows in memory as a *pending* relation ``name`` (for small
+    results: distinct values then cost no query, and the table is written only if SQL needs
+    it). One statement; :func:`run_selection` also returns its text and parameters."""
+    return run_selection(con, name, types, query, form=form, source=source,
+                         inline_on=inline_on)[0]
 
-    With ``source`` — the relation ``sql`` reduces — holding its columns in memory, the statement
-    fetches only the kept ``__row`` values and the kept relation's columns are taken from the
-    source's (no ``__raw`` or typed values cross from DuckDB to Python). The source is read
-    inline, written or not: its rows enter the statement as a CTE of the same name (its columns
-    bound as lists; only the columns the SQL names), so the statement reads no table and runs on
+
+def run_selection(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
+                  query: ReduceQuery, *, form: Form = "window",
+                  source: Relation | None = None,
+                  inline_on: duckdb.DuckDBPyConnection | None = None
+                  ) -> tuple[Relation, str, list[object]]:
+    """:func:`select_relation`, with the exact SQL text DuckDB executed and its parameters.
+
+    With ``source`` — the relation ``query`` reduces — holding its columns in memory, the
+    statement (:func:`~edgedsl.reduce.render.render_kept`) fetches only the kept ``__row``
+    values and the kept relation's columns are taken from the source's (no ``__raw`` or typed
+    values cross from DuckDB to Python). The source is read inline, written or not: its rows
+    enter the statement as a subquery of the same name (``__row`` and the fields the query
+    reads, each bound as one column), so the statement reads no table and runs on
     ``inline_on`` (default ``con``; the executor passes the connection
-    :func:`edgedsl.runtime.relations.inline_connection` chooses, ``con`` when ``sql`` names
-    other tables of ``con``). The reduction itself always runs in DuckDB.
+    :func:`edgedsl.runtime.relations.inline_connection` chooses, and ``form`` from
+    :func:`edgedsl.runtime.relations.reduction_form`). Otherwise the query runs rendered in
+    ``form`` on ``con``. The reduction itself always runs in DuckDB.
     """
     if source is not None and source.in_memory:
-        kept = source._select_kept(name, types, sql, params, inline_on or con)
+        kept = source._select_kept(name, types, query, form, inline_on or con)
         if kept is not None:
             return kept
     if source is not None:
         source.ensure()
-    cur = con.execute(sql, list(params))
+    sql, params = render(query, form), query.params()
+    cur = con.execute(sql, params)
     names = [d[0] for d in cur.description or ()]
     rows = cur.fetchall()
     cols = {n: [r[i] for r in rows] for i, n in enumerate(names)}
-    return Relation(con, name, types, len(rows), columns=cols, pending=True)
+    return Relation(con, name, types, len(rows), columns=cols, pending=True), sql, params
 
 
-#: ``SELECT *`` (or ``r.*``, ``COLUMNS(…)``): a statement that reads every column of a relation,
-#: which an inline copy holding only the named columns would answer differently.
-_STAR = re.compile(r"(?:\bSELECT|\bDISTINCT|,|\.)\s*\*|\bCOLUMNS\s*\(", re.IGNORECASE)
 #: SQL types that a list of Python values would not be typed as by itself (ints → INTEGER when
 #: they fit 32 bits, where the written table holds BIGINT: arithmetic could overflow).
 _CAST_LISTS = frozenset({"BIGINT"})
@@ -551,33 +539,31 @@ def _inline_cte(table: str, names: tuple[str, ...], stypes: tuple[str, ...],
     return f"{quote_ident(table)} AS (SELECT {', '.join(parts)})"
 
 
-def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[object]] | None:
-    """``sql`` reading each of ``relations`` — in-memory relations it names — *inline*, and
-    the parameters the inline copies bind (before ``sql``'s own); None when it cannot (a
-    relation without its columns in memory, a ``SELECT *`` that would see only some columns,
-    a ``WITH RECURSIVE``).
+def inline_query(sql: str, relations: Sequence[tuple[Relation, Sequence[str]]]
+                 ) -> tuple[str, list[object]] | None:
+    """``sql`` reading each of ``relations`` — in-memory relations it reads, each with the
+    fields it reads (the plan's ``reads``) — *inline*, and the parameters the inline copies
+    bind (before ``sql``'s own); None when a relation does not hold its columns in memory.
 
-    Each relation becomes a leading CTE of its own name holding ``__row`` and the columns whose
-    quoted names ``sql`` contains, each one whole column bound as a list (BIGINT columns cast to
-    BIGINT, as the table stores them; a column with no value is a typed NULL), so the statement
-    needs no table written: an answer or an ``if`` predicate over small relations costs one
-    statement that binds only the columns it reads, instead of one ``CREATE TABLE`` per
-    relation (which binds every column and writes a table). Same SQL semantics as the tables:
-    the same names, column types and rows.
+    Each relation becomes a leading CTE of its own name holding ``__row`` and the fields read,
+    each one whole column bound as a list (BIGINT columns cast to BIGINT, as the table stores
+    them; a column with no value is a typed NULL), so the statement needs no table written: an
+    answer or an ``if`` predicate over small relations costs one statement that binds only the
+    columns it reads, instead of one ``CREATE TABLE`` per relation (which binds every column
+    and writes a table). Same SQL semantics as the tables: the same names, column types and
+    rows. ``sql`` is a statement of the compiler's (one ``SELECT``, never ``*``).
     """
-    if not relations or _STAR.search(sql):
-        return None
-    head = sql.lstrip()
-    if head[:5].upper() == "WITH " and head[5:].lstrip()[:9].upper() == "RECURSIVE":
+    if not relations:
         return None
     pieces: list[str] = []
     params: list[object] = []
-    for rel in relations:
+    for rel, fields in relations:
         cols = rel._columns
         if cols is None or not isinstance(rel.table, str):
             return None
+        read = set(fields)
         names = ["__row", *(n for n in ("__arm", *_fields_only(rel.types), "__raw")
-                            if n in cols and quote_ident(n) in sql)]
+                            if n in read and n in cols)]
         stypes = [_stype(n, rel.types) for n in names]
         modes: list[BindMode] = []
         for n, t in zip(names, stypes, strict=True):
@@ -588,10 +574,7 @@ def inline_query(sql: str, relations: Sequence[Relation]) -> tuple[str, list[obj
             if mode != "null":
                 params.append(param)
         pieces.append(_inline_cte(rel.table, tuple(names), tuple(stypes), tuple(modes)))
-    ctes = ",\n     ".join(pieces)
-    if head[:5].upper() == "WITH ":
-        return flatten(f"WITH {ctes},\n     {head[5:].lstrip()}"), params
-    return flatten(f"WITH {ctes}\n{sql}"), params
+    return "WITH " + ",\n     ".join(pieces) + "\n" + sql, params
 
 
 def shred(

@@ -13,18 +13,19 @@ columns are made when first read (:func:`~edgedsl.runtime.duck.lazy_columns`: a 
 or answer coerces only the fields it reads), and a stored response whose columns the store keeps in
 memory becomes a pending relation holding them; junctions and answers that read a field's distinct
 values read them from memory. An ``if`` predicate or an answer expression reads the in-memory
-relations it names inline (:func:`~edgedsl.runtime.duck.inline_query`: their named columns bound as
-lists in leading CTEs), so no table is written for it; the table is written (one statement) only
-when SQL needs one. A ``drv`` over an in-memory source runs its reduction in one statement that
-reads the source inline (its columns bound as lists, large ones packed as one text each; no table
-read or written) and fetches only the kept ``__row`` ids, in the window form for a small source
-and in the table form above (:func:`~edgedsl.runtime.relations.reduction_form`; the trace
-records the text that ran); it runs on the process's scratch connection
-(:func:`~edgedsl.runtime.relations.scratch_cursor`: one thread, no optimizer, parsed statements
-cached), so a ``drv`` costs one cheap statement. An inline statement that fails is not retried
-silently: the run falls back to the tables and the trace records the fallback. The kept relation
-takes its columns from the source's and is pending in turn. A large stored response is a view
-over the store's rows (no copy); a large fresh one, when SQL needs its table, is shredded in SQL.
+relations it reads (the plan's ``reads``) inline (:func:`~edgedsl.runtime.duck.inline_query`: the
+columns it reads bound as lists in leading CTEs), so no table is written for it; the table is
+written (one statement) only when SQL needs one. A ``drv`` over an in-memory source runs its
+reduction in one statement that reads the source inline (its columns bound as lists, large ones
+packed as one text each; no table read or written) and fetches only the kept ``__row`` ids, in the
+window form for a small source and in the table form above
+(:func:`~edgedsl.runtime.relations.reduction_form`; the trace records the text that ran); it runs
+on the process's scratch connection (:func:`~edgedsl.runtime.relations.scratch_cursor`: one thread,
+no optimizer, parsed statements cached), so a ``drv`` costs one cheap statement. An inline
+statement that fails is not retried silently: the run falls back to the tables and the trace
+records the fallback. The kept relation takes its columns from the source's and is pending in turn.
+A large stored response is a view over the store's rows (no copy); a large fresh one, when SQL
+needs its table, is shredded in SQL.
 
 Concurrency: a step starts as soon as the steps it depends on (``deps``, within its scope) have
 finished — not when its whole layer's predecessors have — so independent chains overlap; the
@@ -54,7 +55,7 @@ import decimal
 import functools
 import threading
 import time
-from collections.abc import Collection, Coroutine, Mapping
+from collections.abc import Collection, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
@@ -63,9 +64,7 @@ import orjson
 from ..core.diagnostics import Diagnostic, diag
 from ..core.say import SayLimitError, render_say
 from ..core.source import Span
-from ..core.sqlquote import quote_ident as _quote_ident
 from ..core.types import INT, STR, FieldType, ListType, ScalarType, type_from_json
-from ..plan.compile import count_sql, distinct_sql
 from ..plan.model import (
     AnswerField,
     CallStep,
@@ -80,10 +79,12 @@ from ..plan.model import (
     TrajectoryPlan,
     decode_value,
 )
-from ..reduce.registry import decode_stored, is_json
+from ..reduce.coerce import decode_stored, is_json
+from ..reduce.query import ReduceQuery
+from ..reduce.render import render
 from . import relations
 from .backends import MAX_TOTAL, Backend, Response, classify, make_backend, unsupported_reason
-from .duck import Relation, create_table_as, select_relation, shred
+from .duck import Relation, create_table_as, run_selection, shred
 from .redact import scrub
 from .result import RunResult
 
@@ -163,16 +164,6 @@ def _types_of(fields: Mapping[str, Any]) -> dict[str, FieldType]:
 def _types_by_json(text: bytes) -> dict[str, FieldType]:
     return {k: type_from_json(v) for k, v in orjson.loads(text).items()}
 
-
-#: ``quote_ident`` and the compiler's distinct-values SQL, memoised (pure functions of names
-#: that recur in every run of a plan; called for each relation a step or an answer might name).
-quote_ident = functools.lru_cache(maxsize=4096)(_quote_ident)
-_distinct_sql = functools.lru_cache(maxsize=4096)(distinct_sql)
-
-
-@functools.lru_cache(maxsize=4096)
-def _count_answer_sql(source: str) -> str:
-    return f"SELECT {count_sql(source)} AS value"
 
 def _span_dict(info: SpanInfo) -> dict[str, Any]:
     """``info.model_dump()``: its values are ints and a file name, so a copy of the model's
@@ -433,11 +424,13 @@ class _Run:
             raise _StepError(d, FailureInfo(kind="structural", code="R506", message=msg))
         return out
 
-    def query(self, sql: str, params: list[Any], *, statement: Literal["answer", "predicate"],
-              step: str | None = None) -> duckdb.DuckDBPyConnection:
-        """Run an answer's or a predicate's ``sql`` (see :func:`~.relations.query`; a fallback
-        is recorded in the trace)."""
-        return relations.query(self.con, self.rels, sql, params, self.trace.fallbacks,
+    def query(self, sql: str, params: list[Any], reads: Mapping[str, Sequence[str]], *,
+              statement: Literal["answer", "predicate"], step: str | None = None
+              ) -> duckdb.DuckDBPyConnection:
+        """Run an answer's or a predicate's ``sql``, which reads the relations of ``reads`` (each
+        with the fields it reads, from the plan; see :func:`~.relations.query`; a fallback is
+        recorded in the trace)."""
+        return relations.query(self.con, self.rels, sql, params, reads, self.trace.fallbacks,
                                statement=statement, step=step)
 
     async def run_arms(self, tool: ToolSpec, arms: list[tuple[str | None, dict[str, object]]],
@@ -508,33 +501,26 @@ class _Run:
 
     def drv_step(self, s: DrvStep, st: StepTrace) -> None:
         types = _types_of(s.fields)
-        params = [decode_value(p) for p in s.params]
-        sql = st.sql = s.sql
-        st.params = [_jsonable(p) for p in params]
+        query = ReduceQuery.from_json(s.query)
+        st.params = [_jsonable(p) for p in query.params()]
         name = s.relation or s.id
         src = self.rels.get(s.source)
         if src is not None and src.in_memory:
             # fetch the kept rows' ids (one statement reading the source inline, on the scratch
-            # connection unless the SQL names another relation of this run), in the form that
-            # suits the source's size (recorded as run); the kept columns come from the
-            # source's, the table waits until needed
-            form = relations.reduction_form(src.row_count) if s.table_sql is not None else None
-            if form == "table" and s.table_sql is not None:
-                sql = s.table_sql
-            others = [r for other, r in relations.named(sql, self.rels) if other != s.source]
-            for r in others:
-                r.ensure()
-            on = "run" if others else relations.inline_connection(
-                src.row_count, window=form == "inline")
-            st.sql = sql
-            rel = select_relation(self.con, name, types, sql, params, source=src,
-                                  inline_on=relations.connection(on, self.con))
+            # connection unless its form has a window over too many rows), in the form that
+            # suits the source's size; the kept columns come from the source's, the table waits
+            # until needed; the trace records the text that ran
+            form = relations.reduction_form(src.row_count)
+            on = relations.inline_connection(src.row_count, window=query.has_window(form))
+            rel, st.sql, _ = run_selection(self.con, name, types, query, form=form, source=src,
+                                           inline_on=relations.connection(on, self.con))
         else:
             if src is not None:
                 src.ensure()
-            # a stored table: the reduction's table form (see ReduceForm), recorded as run
-            st.sql = s.table_sql or s.sql
-            rel = Relation(self.con, name, types, create_table_as(self.con, name, st.sql, params))
+            # a stored table: the reduction's table form (see edgedsl.reduce.render)
+            st.sql = render(query, "table")
+            rel = Relation(self.con, name, types, create_table_as(self.con, name, st.sql,
+                                                                  query.params()))
         self.rels[name] = rel
         st.records = rel.count()
 
@@ -552,7 +538,7 @@ class _Run:
         params = [decode_value(p) for p in s.predicate.params]
         st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
         try:
-            row = self.query(s.predicate.sql, params, statement="predicate",
+            row = self.query(s.predicate.sql, params, s.predicate.reads, statement="predicate",
                              step=s.id).fetchone()
         except duckdb.Error as exc:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
@@ -562,18 +548,17 @@ class _Run:
 
     def answer_value(self, f: AnswerField) -> Any:
         t = None if f.type is None else type_from_json(f.type)
-        if f.shape == "values" and not f.params:
-            hit = self._values_in_memory(f.sql)
-            if hit is not None:
-                values = [format_value(v, t) for v in hit]
+        if f.whole is not None:
+            ((source, fields),) = f.reads.items()
+            rel = self.rels.get(source)
+            if f.whole == "count" and rel is not None:
+                return format_value(rel.count(), t)
+            if f.whole == "field" and rel is not None and rel.in_memory:
+                values = [format_value(v, t) for v in rel.distinct(fields[0])]
                 return None if not values else values[0] if len(values) == 1 else values
-        if f.shape == "scalar" and not f.params:
-            n = self._count_in_memory(f.sql)
-            if n is not None:
-                return format_value(n, t)
         params = [decode_value(p) for p in f.params]
         try:
-            rows = self.query(f.sql, params, statement="answer").fetchall()
+            rows = self.query(f.sql, params, f.reads, statement="answer").fetchall()
         except duckdb.Error as exc:
             what = f"answer field `{f.name}`" if f.name else "the answer"
             raise self._sql_error(what, exc, f.span) from None
@@ -581,24 +566,6 @@ class _Run:
             return format_value(rows[0][0] if rows else None, t)
         values = [format_value(r[0], t) for r in rows]
         return None if not values else values[0] if len(values) == 1 else values
-
-    def _values_in_memory(self, sql: str) -> list[Any] | None:
-        """The distinct values an answer's ``values`` SQL asks for, read from memory when the
-        SQL is exactly the compiler's text for a field of an in-memory relation."""
-        for name, rel in self.rels.items():
-            if rel.in_memory and quote_ident(name) in sql:
-                for field in rel.types:
-                    if _distinct_sql(name, field) == sql:
-                        return rel.distinct(field)
-        return None
-
-    def _count_in_memory(self, sql: str) -> int | None:
-        """The row count an answer's SQL asks for (``count(x)`` as a whole field), read from the
-        relation's handle when the SQL is exactly the compiler's text for it."""
-        for name, rel in self.rels.items():
-            if quote_ident(name) in sql and sql == _count_answer_sql(name):
-                return rel.count()
-        return None
 
     def answer(self) -> Any:
         a = self.tp.answer

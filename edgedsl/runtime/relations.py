@@ -61,7 +61,7 @@ import duckdb
 
 from ..core.sqlquote import quote_ident as _quote_ident
 from ..core.types import FieldType
-from ..reduce.registry import ReduceForm
+from ..reduce.render import Form
 from .duck import (
     Relation,
     create_table_as,
@@ -84,7 +84,6 @@ __all__ = [
     "Settings",
     "inline_connection",
     "materialise",
-    "named",
     "placement",
     "query",
     "reduction_form",
@@ -131,16 +130,17 @@ def placement(parts: Sequence[tuple[bool, int]], fields: int, *, tagged: bool) -
     return "table"
 
 
-def reduction_form(rows: int) -> ReduceForm:
-    """The form to reduce an in-memory source of ``rows`` rows in: ``"inline"`` (a window: one
+def reduction_form(rows: int) -> Form:
+    """The form to reduce an in-memory source of ``rows`` rows in: ``"window"`` (a window: one
     scan, the cheapest plan for a few dozen rows) up to :attr:`Settings.window_max_rows`,
     ``"table"`` (subqueries, no window) above; on the scratch connection either way."""
-    return "inline" if rows <= SETTINGS.window_max_rows else "table"
+    return "window" if rows <= SETTINGS.window_max_rows else "table"
 
 
 def inline_connection(rows: int, *, window: bool) -> Connection:
     """Where an inline statement reading at most ``rows`` rows per relation runs: the scratch
-    connection, unless it has a whole-relation ``window`` over more than
+    connection, unless it has a whole-relation ``window`` (for a reduction,
+    :meth:`~edgedsl.reduce.query.ReduceQuery.has_window` of its form) over more than
     :attr:`Settings.window_max_rows` rows (then the relation's own, which plans it)."""
     return "run" if window and rows > SETTINGS.window_max_rows else "scratch"
 
@@ -296,12 +296,6 @@ def _table(con: duckdb.DuckDBPyConnection, relation: str, types: dict[str, Field
 # ------------------------------------------------------------------------- running statements
 
 
-def named(sql: str, rels: Mapping[str, Relation]) -> list[tuple[str, Relation]]:
-    """The relations of ``rels`` whose quoted name ``sql`` contains (a superset is harmless:
-    it only writes a table or binds a column more)."""
-    return [(name, rel) for name, rel in rels.items() if quote_ident(name) in sql]
-
-
 _UNEXPECTED = [0]
 
 
@@ -312,32 +306,33 @@ def unexpected_fallbacks() -> int:
 
 
 def query(con: duckdb.DuckDBPyConnection, rels: Mapping[str, Relation], sql: str,
-          params: list[Any], fallbacks: list[FallbackTrace], *,
-          statement: Literal["answer", "predicate"], step: str | None = None
+          params: list[Any], reads: Mapping[str, Sequence[str]], fallbacks: list[FallbackTrace],
+          *, statement: Literal["answer", "predicate"], step: str | None = None
           ) -> duckdb.DuckDBPyConnection:
-    """Run an answer's or a predicate's ``sql`` (its result ready to fetch).
+    """Run an answer's or a predicate's ``sql`` (its result ready to fetch); ``reads`` names
+    the relations it reads, each with the fields it reads (the plan's, never found in the text).
 
-    The relations it names that hold their columns in memory are read inline (no table is
+    The relations it reads that hold their columns in memory are read inline (no table is
     written for them); when all of them do, the statement runs on the scratch connection.
     Otherwise the pending relations are written and ``sql`` runs as it is. If the inline
     statement fails, the fallback is appended to ``fallbacks`` (the trace's) and ``sql`` runs
     on the tables, so an error is the one the tables give."""
-    rels_named = named(sql, rels)
-    mem = [rel for _, rel in rels_named if rel.in_memory]
+    rels_read = [(name, rels[name]) for name in reads if name in rels]
+    mem = [(rel, reads[name]) for name, rel in rels_read if rel.in_memory]
     fact: FallbackTrace | None = None
     if mem:
         got = inline_query(sql, mem)
         if got is not None:
             text, inline = got
             # answers and predicates have no window (the compiler writes none)
-            on: Connection = "scratch" if len(mem) == len(rels_named) else "run"
+            on: Connection = "scratch" if len(mem) == len(rels_read) else "run"
             try:
                 return execute_cached(connection(on, con), text, [*inline, *params])
             except duckdb.Error as exc:
                 fact = FallbackTrace(statement=statement, step=step,
                                      error=f"{type(exc).__name__}: {_first_line(exc)}")
                 fallbacks.append(fact)
-    for _, rel in rels_named:
+    for _, rel in rels_read:
         if rel.pending:
             rel.ensure()
     cur = execute_cached(con, sql, params)

@@ -21,6 +21,7 @@ from lark.exceptions import UnexpectedInput
 from ..core.diagnostics import CompileError, Diagnostic, Diagnostics, diag
 from ..core.source import Source, Span, maker
 from ..core.types import CodePatternError, code_pattern
+from ..reduce.registry import BY_SURFACE
 from . import nodes as n
 from .build_expr import ExprBuilder, present
 from .comments import Comments
@@ -370,7 +371,7 @@ class _ToAst(ExprBuilder):
     def red_where(self, children: list[Any]) -> n.Reducer:
         fld, op, pivot = children
         return _Reducer(
-            op=n.SURFACE_REDUCER[op],  # type: ignore[arg-type]
+            op=BY_SURFACE[op].op,
             field=str(fld), pivot=pivot, span=self._span(), field_at=fld.start_pos,
         )
 

@@ -11,8 +11,8 @@ Statement-level nodes carry the comments written on the lines before them (``com
 a comment at the end of their own line (``trailing``); blocks carry the comments after their
 last statement (``end_comments``). No lark type appears here.
 
-Reducer operators are named as in the reducer registry: ``max``, ``min``, ``most_frequent``,
-``ge`` (``>=``), ``le`` (``<=``), ``eq`` (``==``) and ``after``.
+Reducer operators are the op names of the reducer registry (:mod:`edgedsl.reduce.registry`:
+``max``, ``ge`` for ``>=`` …); the registry alone knows how each is spelled.
 """
 
 from __future__ import annotations
@@ -286,14 +286,12 @@ class Call:
         return f"{self.platform}.{self.tool}"
 
 
-ReducerOp = Literal["max", "min", "most_frequent", "ge", "le", "eq", "after"]
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reducer:
-    """One step of a ``drv`` chain: ``max f``, ``where f >= 10`` …; ``pivot`` for where-forms."""
+    """One step of a ``drv`` chain: ``max f``, ``where f >= 10`` …; ``op`` is a reducer's op
+    name in the registry (``max``, ``ge`` …), ``pivot`` the literal of a where-form."""
 
-    op: ReducerOp
+    op: str
     field: str
     pivot: Literal_ | None = None
     span: Span = _span()
@@ -444,17 +442,6 @@ class Module:
     def uses(self) -> tuple[str, ...]:
         """Every module named by a ``use`` declaration, in order."""
         return tuple(n for i in self.items if isinstance(i, UseDecl) for n in i.names)
-
-
-REDUCER_SURFACE: dict[str, str] = {
-    "ge": ">=",
-    "le": "<=",
-    "eq": "==",
-    "after": "after",
-}
-"""How the where-form reducers are spelled in source."""
-
-SURFACE_REDUCER: dict[str, str] = {v: k for k, v in REDUCER_SURFACE.items()}
 
 
 for _cls in list(globals().values()):  # faster constructors, same signatures (see source.py)

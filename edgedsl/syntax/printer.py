@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..reduce.registry import REDUCERS
 from . import nodes as n
 
 WIDTH = 100
@@ -172,10 +173,11 @@ def _arg(a: n.Arg) -> str:
 
 def format_reducer(r: n.Reducer) -> str:
     """One step of a ``drv`` chain."""
-    if r.op in n.REDUCER_SURFACE:
+    red = REDUCERS[r.op]
+    if red.needs_pivot:
         assert r.pivot is not None, "internal error: a where-reducer needs a pivot"
-        return f"where {r.field} {n.REDUCER_SURFACE[r.op]} {format_literal(r.pivot)}"
-    return f"{r.op} {r.field}"
+        return f"where {r.field} {red.surface} {format_literal(r.pivot)}"
+    return f"{red.surface} {r.field}"
 
 
 def format_drv(d: n.Drv) -> str:

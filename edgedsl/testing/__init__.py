@@ -74,7 +74,9 @@ from edgedsl.core.types import (
     is_numeric,
     storage_kind,
 )
-from edgedsl.reduce.registry import REDUCERS, ReduceForm, ReduceStep, check_step, coerce, reduce_sql
+from edgedsl.reduce.coerce import coerce
+from edgedsl.reduce.registry import REDUCERS, ReduceStep, build_query, check_step
+from edgedsl.reduce.render import Form, render
 from edgedsl.runtime import relations as _placement
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import (
@@ -407,7 +409,8 @@ def check_reducer_chain(
     for method, form, got in _duckdb_kept(con, rows, steps, types):
         if got == want:
             continue
-        sql, params = reduce_sql("relation", steps, types, form=form)
+        query = build_query("relation", steps, types)
+        sql, params = render(query, form), query.params()
         fields = list(dict.fromkeys(s.field for s in steps))
         raise AssertionError(
             f"DuckDB ({method}, {form} form) and the reference disagree\n"
@@ -425,12 +428,12 @@ def _duckdb_kept(
     rows: Sequence[Mapping[str, Any]],
     steps: Sequence[ReduceStep],
     types: Mapping[str, FieldType],
-) -> Iterator[tuple[str, ReduceForm, list[int]]]:
+) -> Iterator[tuple[str, Form, list[int]]]:
     """``(path, form, kept row ids)`` of the chain run every way the runtime may run it, each
     in both of the reduction's forms: a written table from either shredding path (SQL coercion
     for large responses, Python coercion for small ones), and an in-memory relation read inline
     by the ``drv`` step's statement, its columns bound as lists or packed into texts."""
-    forms: tuple[ReduceForm, ...] = ("inline", "table")
+    forms: tuple[Form, ...] = ("window", "table")
     for method in ("sql", "python"):
         rel = shred(con, rows, types, method=method)
         try:
@@ -447,11 +450,10 @@ def _duckdb_kept(
     for packed in (False, True):
         for form in forms:
             src = Relation(con, "relation", types, len(rows), columns=cols, pending=True)
-            sql, params = reduce_sql("relation", steps, types, form=form)
-            window = form == "inline" and any(s.op in ("max", "min") for s in steps)
-            on = _placement.inline_connection(len(rows), window=window)
+            query = build_query("relation", steps, types)
+            on = _placement.inline_connection(len(rows), window=query.has_window(form))
             with packing(0 if packed else float("inf")):
-                kept = select_relation(con, "kept", types, sql, params, source=src,
+                kept = select_relation(con, "kept", types, query, form=form, source=src,
                                        inline_on=_placement.connection(on, con))
             assert kept._columns is not None
             yield f"inline read ({'packed' if packed else 'lists'})", form, \
@@ -464,7 +466,7 @@ def check_coercion(
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> None:
     """Check that shredding coerces every field exactly like
-    :func:`edgedsl.reduce.registry.coerce`."""
+    :func:`edgedsl.reduce.coerce.coerce`."""
     con = con or _shared_connection()
     for method in ("sql", "python"):
         _check_coercion_path(con, rows, types, method)

@@ -30,8 +30,8 @@ from typing import Any
 from ..check import ir
 from ..core.catalog import Tool
 from ..core.types import FieldType, ScalarType, storage_kind
-from ..reduce.coerce import json_text
-from ..reduce.registry import REDUCERS, coerce
+from ..reduce.coerce import coerce, json_text
+from ..reduce.registry import REDUCERS
 
 ARM = "__arm"
 

@@ -35,15 +35,16 @@ def _codes(text: str) -> list[str]:
 
 
 def _runtime_columns() -> set[str]:
-    """Every ``"__name"`` the runtime writes in its SQL or its tables."""
+    """Every ``"__name"`` the runtime and the reduction renderers write in SQL or tables."""
     found: set[str] = set()
-    for path in sorted((ROOT / "edgedsl" / "runtime").glob("*.py")):
+    for path in sorted([*(ROOT / "edgedsl" / "runtime").glob("*.py"),
+                        *(ROOT / "edgedsl" / "reduce").glob("*.py")]):
         found.update(re.findall(r"\"(__[A-Za-z_]+?)_?[\"{]", path.read_text(encoding="utf-8")))
     return found
 
 
 def test_the_runtime_columns_are_found() -> None:
-    assert {"__row", "__arm", "__raw", "__key", "__seq", "__kept"} <= _runtime_columns()
+    assert {"__row", "__arm", "__raw", "__key", "__seq", "__reduce"} <= _runtime_columns()
 
 
 @pytest.mark.parametrize("name", sorted(_runtime_columns() | {"__", "___x", "__ROW", "__Key"}))

@@ -23,6 +23,7 @@ from edgedsl.plan.model import (
     load_plan,
     plan_to_json,
 )
+from edgedsl.reduce.query import ReduceQuery
 from edgedsl.reduce.registry import ReduceStep
 from edgedsl.runtime import PythonBackend, run
 from tests.plan_fixtures import (
@@ -84,8 +85,8 @@ def test_plan_shape() -> None:
     assert (j.kind, j.source, j.field, j.bound) == ("seq", "corp", "corp_code", 1)
     assert filings.deps == ["corp"] and filings.request.pages == "all"
     recent = tp.steps["recent"]
-    assert isinstance(recent, DrvStep) and '"filings"' in recent.sql
-    assert recent.params[0] == {"$date": "2024-12-10"}
+    assert isinstance(recent, DrvStep) and recent.query["source"] == "filings"
+    assert recent.query["filters"][0]["value"] == {"$date": "2024-12-10"}
     assert tp.steps["corp"].span.line == 1
     ans = tp.answer.fields[0]
     assert ans.shape == "values" and ans.type == "str"
@@ -106,9 +107,11 @@ def test_round_trip_is_equal_and_runs_without_the_source(tmp_path: Path) -> None
         plan.trajectory("recent").steps["recent"],
         again.trajectory("recent").steps["recent"],
     )
-    assert [decode_value(p) for p in after.params] == [decode_value(p) for p in before.params]
-    assert isinstance(decode_value(after.params[0]), dt.date)
-    assert decode_value(after.params[1]) == 2**64
+    assert isinstance(before, DrvStep) and isinstance(after, DrvStep)
+    params = ReduceQuery.from_json(after.query).params()
+    assert params == ReduceQuery.from_json(before.query).params()
+    assert isinstance(params[0], dt.date)
+    assert params[1] == 2**64
     direct = run(plan, "recent", PythonBackend(TOOLS))
     reloaded = run(again, "recent", PythonBackend(TOOLS))
     assert direct.ok and reloaded.ok
@@ -180,8 +183,8 @@ def test_other_version_is_e402() -> None:
     assert d.code == "E402"
     assert d.message == (f"plan version 7, this edgedsl reads version {PLAN_VERSION}; "
                          "recompile the source")
-    raw["version"] = 1  # before reductions carried their table form (table_sql)
-    with pytest.raises(CompileError, match="plan version 1, this edgedsl reads version 2"):
+    raw["version"] = 2  # before reductions were stored as typed queries
+    with pytest.raises(CompileError, match="plan version 2, this edgedsl reads version 3"):
         load_plan(orjson.dumps(raw))
 
 

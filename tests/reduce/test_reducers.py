@@ -26,15 +26,10 @@ from edgedsl.core.types import (
     FieldType,
     ListType,
 )
-from edgedsl.reduce.registry import (
-    REDUCERS,
-    ReduceStep,
-    check_step,
-    choose_pivot,
-    coerce,
-    json_text,
-    reduce_sql,
-)
+from edgedsl.reduce.coerce import coerce, json_text
+from edgedsl.reduce.pivot import choose_pivot
+from edgedsl.reduce.registry import REDUCERS, ReduceStep, build_query, check_step
+from edgedsl.reduce.render import reduce_sql
 from edgedsl.runtime import duck
 from edgedsl.runtime.duck import shred
 from edgedsl.testing import (
@@ -452,10 +447,11 @@ def test_check_step_errors() -> None:
         check_step(ReduceStep("max", "a", 3), {"a": INT})
 
 
-def test_reduce_sql_memo_tells_equal_pivots_of_other_types_apart() -> None:
-    """``reduce_sql`` is memoised; ``1``, ``1.0`` and ``True`` are equal keys in Python, and
-    ``0.0 == -0.0``, but each must bind its own parameter, as the unmemoised builder does."""
-    from edgedsl.reduce.registry import _reduce_sql
+def test_rendered_texts_are_cached_by_skeleton_and_values_stay_bound() -> None:
+    """A text is cached by the query without its values (:meth:`ReduceQuery.skeleton`);
+    ``1``, ``1.0`` and ``True`` are equal keys in Python, and ``0.0 == -0.0``, but each query
+    binds its own values, as built, and the cached text is the one a fresh render writes."""
+    from edgedsl.reduce import render as r
 
     types = {"n": FLOAT, "i": INT, "d": DATE, "s": STR, "b": BOOL}
     chains = [
@@ -466,20 +462,21 @@ def test_reduce_sql_memo_tells_equal_pivots_of_other_types_apart() -> None:
         [ReduceStep("after", "d", dt.date(2024, 1, 2))], [ReduceStep("eq", "s", "x")],
         [ReduceStep("eq", "s", ["not", "keyed"])],
     ]
-    for form in ("inline", "table", "inline"):  # the third round is answered from the memo
+    for form in ("window", "table", "window"):  # the third round is answered from the cache
         for chain in chains:
+            query = build_query("src", chain, types)
             sql, params = reduce_sql("src", chain, types, form=form)  # type: ignore[arg-type]
-            want_sql, want_params = _reduce_sql("src", chain, types, form)  # type: ignore[arg-type]
-            assert sql == want_sql
+            assert sql == r._render.__wrapped__(query, form)  # type: ignore[arg-type]
             assert [(type(p), repr(p)) for p in params] == [
-                (type(p), repr(p)) for p in want_params
-            ]
+                (type(p), repr(p)) for p in query.params()]
+    assert reduce_sql("src", chains[3], types)[1] == [0.0]
+    assert repr(reduce_sql("src", chains[4], types)[1]) == "[-0.0]"
     one, two = reduce_sql("src", chains[0], types), reduce_sql("src", chains[0], types)
     assert one[1] is not two[1]  # a fresh list each time
     with pytest.raises(ValueError, match="unknown field"):
-        reduce_sql("src", [ReduceStep("max", "missing")], types)
+        build_query("src", [ReduceStep("max", "missing")], types)
     with pytest.raises(ValueError, match="does not apply"):
-        reduce_sql("src", [ReduceStep("after", "i", dt.date(2024, 1, 2))], types)
+        build_query("src", [ReduceStep("after", "i", dt.date(2024, 1, 2))], types)
 
 
 def test_reduce_sql_is_deterministic_and_binds_values() -> None:
@@ -515,7 +512,7 @@ def test_the_table_form_reads_one_column_for_max_and_min() -> None:
     con = duckdb.connect()
     rows = [{"n": n, "d": f"2024-01-0{1 + n % 3}", "k": "AB"[n % 2]} for n in range(9)]
     rel = shred(con, rows, types)
-    kept = [rel.reduce(steps, form=form).row_ids() for form in ("inline", "table")]
+    kept = [rel.reduce(steps, form=form).row_ids() for form in ("window", "table")]
     assert kept == [reference_reduce(rows, steps, types)] * 2 == [[8]] * 2
 
 
@@ -588,10 +585,17 @@ def test_choose_pivot_examples() -> None:
                                  ReduceStep("ge", "n", 2), ReduceStep("eq", "k", "A"),
                                  ReduceStep("after", "d", "2024-01-01"),
                                  ReduceStep("most_frequent", "k")]), min_size=1, max_size=4))
-def test_table_form_differs_exactly_when_the_texts_do(steps: list[ReduceStep]) -> None:
-    """The planner writes a reduction's table form only when it differs from the inline one."""
-    from edgedsl.reduce.registry import table_form_differs
+def test_the_query_round_trips_as_json(steps: list[ReduceStep]) -> None:
+    """The plan stores the query as JSON; it reads back as the same query (dates included),
+    and renders to the same texts."""
+    import orjson
+
+    from edgedsl.reduce.query import ReduceQuery
+    from edgedsl.reduce.render import render
 
     types = {"n": INT, "d": DATE, "k": STR}
-    inline, table = (reduce_sql("src", steps, types, form=f)[0] for f in ("inline", "table"))
-    assert table_form_differs(steps) == (inline != table)
+    query = build_query("src", steps, types)
+    back = ReduceQuery.from_json(orjson.loads(orjson.dumps(query.to_json())))
+    assert back == query
+    assert [render(back, f) for f in ("window", "table")] == \
+        [render(query, f) for f in ("window", "table")]

@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from edgedsl.core.types import DATE, FLOAT, INT, STR, FieldType, ListType
-from edgedsl.reduce.registry import ReduceForm, ReduceStep, reduce_sql
+from edgedsl.reduce.registry import ReduceStep, build_query
+from edgedsl.reduce.render import Form
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.duck import Relation, aggregate_sql, select_relation, shred
 from edgedsl.testing import reducer_cases, reference_reduce
@@ -80,7 +81,7 @@ def test_pending_records_without_writing_the_table(con: duckdb.DuckDBPyConnectio
     assert rel.pending
     assert rel.records() == ROWS
     assert rel.pending and tables() == before  # nothing written
-    kept = select_relation(con, "k", TYPES, *reduce_sql(str(rel.table), [
+    kept = select_relation(con, "k", TYPES, build_query(str(rel.table), [
         ReduceStep("eq", "name", "삼성전자")], TYPES), source=rel)
     assert kept.records() == [ROWS[0], ROWS[2]]
     written = shred(con, ROWS, TYPES)
@@ -195,26 +196,25 @@ def test_select_relation_from_memory_matches_sql(con: duckdb.DuckDBPyConnection,
                                                  chain: list[ReduceStep]) -> None:
     """A kept relation built from the source's in-memory columns (only ``__row`` fetched; a
     pending source read inline, never written) equals the one fetched whole from DuckDB."""
-    from edgedsl.reduce.registry import reduce_sql
     from edgedsl.runtime.duck import select_relation
 
     src = shred(con, ROWS, TYPES, name="src", temp=True, lazy=lazy)
-    sql, params = reduce_sql("src", chain, TYPES)
-    kept = select_relation(con, "kept", TYPES, sql, params, source=src)
+    query = build_query("src", chain, TYPES)
+    kept = select_relation(con, "kept", TYPES, query, source=src)
     assert src.pending == lazy  # the source was not written to reduce it
     assert kept.pending and kept.in_memory
     # a reduction of the pending kept relation (its __row no longer 0 … n-1), read inline
-    again = select_relation(con, "again", TYPES, *reduce_sql("kept", [ReduceStep("min", "amt")],
+    again = select_relation(con, "again", TYPES, build_query("kept", [ReduceStep("min", "amt")],
                                                              TYPES), source=kept)
     assert kept.pending
     shred(con, ROWS, TYPES, name="ref_src", temp=True)
-    ref = select_relation(con, "ref", TYPES, *reduce_sql("ref_src", chain, TYPES))
+    ref = select_relation(con, "ref", TYPES, build_query("ref_src", chain, TYPES))
     assert kept.count() == ref.count()
     for f in TYPES:
         assert kept.distinct(f) == ref.distinct(f)
     assert kept.records() == ref.records()
     assert _table(kept) == _table(ref)
-    ref2 = select_relation(con, "ref2", TYPES, *reduce_sql("ref", [ReduceStep("min", "amt")],
+    ref2 = select_relation(con, "ref2", TYPES, build_query("ref", [ReduceStep("min", "amt")],
                                                            TYPES))
     assert _table(again) == _table(ref2)
 
@@ -237,8 +237,8 @@ def test_a_typed_arm_column_is_read_inline(con: duckdb.DuckDBPyConnection, lazy:
         ([ReduceStep("max", "amt")], reference_reduce(ROWS, [ReduceStep("max", "amt")], TYPES)),
         ([ReduceStep("eq", "__arm", "202405")], [i for i, a in enumerate(arm) if a == "202405"]),
     ):
-        sql, params = reduce_sql("arms_src", chain, types)
-        kept = select_relation(con, "arms_kept", types, sql, params, source=src)
+        query = build_query("arms_src", chain, types)
+        kept = select_relation(con, "arms_kept", types, query, source=src)
         assert src.pending  # read inline: never written
         assert kept.distinct("__arm") == list(dict.fromkeys(arm[i] for i in want))
         kept.ensure()  # written with __arm as its text tag, once
@@ -253,11 +253,10 @@ _SHARED = duckdb.connect()  # the property tests' run connection (sources are wr
 
 def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
                  types: dict[str, FieldType], steps: list[ReduceStep], *, tagged: bool = False,
-                 written: bool = False, on_con: bool = False, form: ReduceForm = "inline"
+                 written: bool = False, on_con: bool = False, form: Form = "window"
                  ) -> tuple[list[int], Relation]:
     """The ``__row`` ids a chain keeps by the executor's small-``drv`` path (an in-memory source
     read inline by :func:`select_relation`), and the kept relation."""
-    from edgedsl.reduce.registry import reduce_sql
     from edgedsl.runtime import relations
     from edgedsl.runtime.duck import python_columns, select_relation
 
@@ -266,10 +265,10 @@ def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
     src = Relation(con, "src", types, len(rows), columns=cols, pending=True)
     if written:
         src.ensure()
-    sql, params = reduce_sql("src", steps, types, form=form)
-    window = form == "inline" and any(s.op in ("max", "min") for s in steps)
+    query = build_query("src", steps, types)
+    window = query.has_window(form)
     on = relations.connection(relations.inline_connection(len(rows), window=window), con)
-    kept = select_relation(con, "kept", types, sql, params, source=src,
+    kept = select_relation(con, "kept", types, query, form=form, source=src,
                            inline_on=con if on_con else on)
     assert src.pending != written and kept.pending and kept.in_memory
     got = kept._columns["__row"] if kept._columns is not None else []
@@ -279,9 +278,9 @@ def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
 
 
 @given(case=reducer_cases(), how=st.sampled_from(["scratch", "written", "run cursor"]),
-       form=st.sampled_from(["inline", "table"]), packed=st.booleans())
+       form=st.sampled_from(["window", "table"]), packed=st.booleans())
 @pytest.mark.slow
-def test_inline_reduction_agrees_with_reference(case: Any, how: str, form: ReduceForm,
+def test_inline_reduction_agrees_with_reference(case: Any, how: str, form: Form,
                                                 packed: bool) -> None:
     """The ``drv`` path over an in-memory source (columns bound as uncast lists or packed, a
     typed NULL for a column with no value, the optimizer off on the scratch connection, the
@@ -299,14 +298,13 @@ def test_inline_reduction_agrees_with_reference(case: Any, how: str, form: Reduc
 @pytest.mark.slow
 def test_inline_reduction_of_a_kept_relation_agrees_with_reference(case: Any) -> None:
     """A reduction of a kept relation (``__row`` no longer 0 … n-1) read inline in turn."""
-    from edgedsl.reduce.registry import reduce_sql
     from edgedsl.runtime.duck import select_relation
     from edgedsl.testing import reference_reduce
 
     types, rows, steps = case
     first, rest = steps[:1], steps[1:]
     mid, kept = _inline_kept(_SHARED, rows, types, first, tagged=True)
-    again = select_relation(_SHARED, "again", types, *reduce_sql("kept", rest, types),
+    again = select_relation(_SHARED, "again", types, build_query("kept", rest, types),
                             source=kept)
     assert again._columns is not None
     got = again._columns["__row"]
@@ -337,10 +335,11 @@ def test_inline_reduction_columns_with_no_value_and_arms(con: duckdb.DuckDBPyCon
     assert _inline_kept(con, [], types, [ReduceStep("max", "amt")])[0] == []
     src = Relation(con, "src", types, 3, columns=python_columns_of(rows, types, ["a", None, "b"]),
                    pending=True)
+    tagged = {**types, "__arm": STR}
     kept = duck.select_relation(
-        con, "kept", types, 'SELECT * FROM "src" WHERE "__arm" IS NOT NULL ORDER BY "__row"',
+        con, "kept", tagged, build_query("src", [ReduceStep("most_frequent", "__arm")], tagged),
         source=src)
-    assert kept._columns is not None and kept._columns["__row"] == [0, 2]
+    assert kept._columns is not None and kept._columns["__row"] == [0]
 
 
 def test_an_inline_statement_text_follows_the_fields_types(con: duckdb.DuckDBPyConnection) -> None:
@@ -446,25 +445,26 @@ def test_inline_query_answers_as_the_tables(con: duckdb.DuckDBPyConnection, pack
     types: dict[str, FieldType] = {"v": INT, "name": STR, "none": INT}
     rel = Relation(con, "r", types, 2, columns=lazy_columns(big, types, native=True),
                    pending=True)
-    queries = [
-        'SELECT ((SELECT max("v") FROM "r") + (SELECT min("v") FROM "r")) AS value',
-        'SELECT (SELECT count(*) FROM "r") AS value',
-        'SELECT (SELECT sum("none") FROM "r") AS value',
-        'SELECT "name" AS value FROM "r" WHERE "name" IS NOT NULL GROUP BY "name" '
-        'ORDER BY min("__row")',
-        'WITH "t" AS (SELECT "v" FROM "r") SELECT (SELECT max("v") FROM "t") AS value',
+    queries = [  # each with the fields it reads, as the plan records them
+        ('SELECT ((SELECT max("v") FROM "r") + (SELECT min("v") FROM "r")) AS value', ["v"]),
+        ('SELECT (SELECT count(*) FROM "r") AS value', []),
+        ('SELECT (SELECT sum("none") FROM "r") AS value', ["none"]),
+        ('SELECT "name" AS value FROM "r" WHERE "name" IS NOT NULL GROUP BY "name" '
+         'ORDER BY min("__row")', ["name"]),
+        ('SELECT (SELECT max("__row") FROM "r") AS value', []),
     ]
     inline = []
-    for q in queries:
+    for q, fields in queries:
         with packing(0 if packed else float("inf")):
-            got = inline_query(q, [rel])
+            got = inline_query(q, [(rel, fields)])
         assert got is not None
         text, params = got
-        assert ("string_split" in text) is (packed and ('"v"' in q or '"name"' in q))
+        assert ("string_split" in text) is (packed and bool(fields) and fields != ["none"])
         inline.append(scratch_cursor().execute(text, params).fetchall())
-    assert inline_query('SELECT * FROM "r"', [rel]) is None
+    stored = Relation(con, "t", types, 0)
+    assert inline_query("SELECT 1", [(stored, [])]) is None  # no columns in memory
     rel.ensure()
-    assert inline == [con.execute(q).fetchall() for q in queries]
+    assert inline == [con.execute(q).fetchall() for q, _ in queries]
 
 
 def test_source_columns_are_python_columns() -> None:
@@ -505,12 +505,12 @@ def test_coerce_column_is_value_by_value(t: FieldType) -> None:
 
 
 @pytest.mark.parametrize("op, n, form, scratch", [
-    ("max", 100, "inline", True), ("max", 500, "inline", False), ("min", 129, "inline", False),
-    ("max", 5000, "table", True), ("ge", 500, "inline", True),
+    ("max", 100, "window", True), ("max", 500, "window", False), ("min", 129, "window", False),
+    ("max", 5000, "table", True), ("ge", 500, "window", True),
     ("most_frequent", 500, "table", True), ("ge", 3001, "table", True),
 ])
 def test_which_connection_an_inline_reduction_runs_on(con: duckdb.DuckDBPyConnection, op: str,
-                                                      n: int, form: ReduceForm, scratch: bool,
+                                                      n: int, form: Form, scratch: bool,
                                                       statements: list[tuple[object, str]]
                                                       ) -> None:
     """An inline reduction runs on the scratch connection (no optimizer) at any size, except a
@@ -531,5 +531,5 @@ def test_which_connection_an_inline_reduction_runs_on(con: duckdb.DuckDBPyConnec
     assert relations.inline_connection(limit, window=True) == "scratch"
     assert relations.inline_connection(limit + 1, window=True) == "run"
     assert relations.inline_connection(10**9, window=False) == "scratch"
-    assert relations.reduction_form(limit) == "inline"
+    assert relations.reduction_form(limit) == "window"
     assert relations.reduction_form(limit + 1) == "table"

@@ -63,11 +63,11 @@ def test_placement_policy() -> None:
 
 def test_form_and_connection_follow_the_window_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     """The settings are the only thresholds: replacing them moves both decisions."""
-    assert relations.reduction_form(128) == "inline" and relations.reduction_form(129) == "table"
+    assert relations.reduction_form(128) == "window" and relations.reduction_form(129) == "table"
     assert relations.inline_connection(129, window=True) == "run"
     monkeypatch.setattr(relations, "SETTINGS",
                         dataclasses.replace(relations.SETTINGS, window_max_rows=1000))
-    assert relations.reduction_form(129) == "inline"
+    assert relations.reduction_form(129) == "window"
     assert relations.inline_connection(129, window=True) == "scratch"
 
 

@@ -183,24 +183,28 @@ def test_examples_end_to_end_record_replay(tmp_path: Path, name: str) -> None:
 
 
 def test_a_stored_source_is_reduced_in_the_table_form(tmp_path: Path, monkeypatch) -> None:
-    """A `drv` over a relation held in memory runs the plan's inline SQL (a window for `max`);
-    over a stored table, its table SQL (a scalar subquery): same rows, and the trace records
-    the text that ran."""
+    """A `drv` over a relation held in memory runs the plan's query in the window form (a window
+    for `max`), reading the source inline; over a stored table, in the table form (a scalar
+    subquery): same rows, and the trace records the text that ran."""
     import dataclasses
 
+    from edgedsl.reduce.query import ReduceQuery
+    from edgedsl.reduce.render import render
     from edgedsl.runtime import relations
 
     plan, recorded = _record(tmp_path / "s.duckdb")
     drv = plan.trajectory("latest_filing").steps["latest"]
-    assert drv.table_sql is not None
-    assert " OVER ()" in drv.sql and " OVER ()" not in drv.table_sql
-    assert 'AS NOT MATERIALIZED (SELECT * FROM "filings"' in drv.table_sql
+    query = ReduceQuery.from_json(drv.query)
+    table_sql = render(query, "table")
+    assert " OVER ()" in render(query, "window") and " OVER ()" not in table_sql
+    assert 'AS NOT MATERIALIZED (SELECT * FROM "filings"' in table_sql
     inline = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb", strict=True))
-    assert inline.trace.step("latest").sql == drv.sql
+    ran = inline.trace.step("latest").sql
+    assert ran is not None and " OVER ()" in ran and 'AS "filings"' in ran
     # no stored response is read into memory: the filings' three pages become one table
     monkeypatch.setattr(relations, "SETTINGS",
                         dataclasses.replace(relations.SETTINGS, in_memory_max_cells=-1))
     stored = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb", strict=True))
     assert stored.ok, stored.diagnostics
-    assert stored.trace.step("latest").sql == drv.table_sql
+    assert stored.trace.step("latest").sql == table_sql
     assert stored.answer == inline.answer == recorded.answer

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -10,7 +11,8 @@ from hypothesis import strategies as st
 
 from edgedsl.core.sqlquote import ident_key
 from edgedsl.core.types import DATE, INT, STR, CodeType, EnumType, FieldSpec, RecordType
-from edgedsl.reduce.registry import REDUCERS, ReduceStep, check_step, coerce
+from edgedsl.reduce.coerce import coerce
+from edgedsl.reduce.registry import REDUCERS, ReduceStep, check_step
 from edgedsl.testing import (
     check_reducer_chain,
     field_type_maps,
@@ -87,15 +89,7 @@ def test_check_reducer_chain_reports_a_disagreement(monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(
         REDUCERS,
         "min",
-        red.__class__(
-            red.op,
-            red.surface,
-            red.needs_pivot,
-            red.accepts,
-            REDUCERS["max"].sql,
-            red.on_column,
-            red.doc,
-        ),
+        dataclasses.replace(red, filter=REDUCERS["max"].filter),
     )
     with pytest.raises(AssertionError) as err:
         check_reducer_chain([{"a": "1,000"}, {"a": 5}], [ReduceStep("min", "a")], {"a": INT})

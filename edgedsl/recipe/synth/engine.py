@@ -33,6 +33,7 @@ from ...core.diagnostics import CompileError
 from ...core.source import Source
 from ...core.types import FieldType
 from ...plan.model import Plan
+from ...reduce.registry import REDUCERS
 from ...runtime.backends import Backend
 from ...runtime.executor import run_trajectory
 from ...runtime.result import RunResult
@@ -127,7 +128,7 @@ def emit_module(traj: n.Trajectory) -> str:
 def reducer_node(step: ReduceChoice) -> n.Reducer:
     """The AST of one reducer step."""
     pivot = None if step.pivot is None else value_literal(step.pivot)
-    return n.Reducer(op=step.op, field=step.field, pivot=pivot)  # type: ignore[arg-type]
+    return n.Reducer(op=step.op, field=step.field, pivot=pivot)
 
 
 def value_literal(v: object) -> n.Literal_:
@@ -282,7 +283,7 @@ class Engine:
         junction needs no narrowing) and the name the hand-off reads."""
         if not jp.steps:
             return [], draft.last
-        name = draft.fresh(f"{draft.last}_{_OP_WORD[jp.steps[0].op]}")
+        name = draft.fresh(f"{draft.last}_{REDUCERS[jp.steps[0].op].synth.name}")
         drv = n.Drv(source=tuple(draft.last.split(".")),
                     steps=tuple(reducer_node(s) for s in jp.steps))
         return [n.Binding(name=name, node=drv)], name
@@ -433,6 +434,3 @@ def literal_texts(args: Sequence[n.Arg]) -> frozenset[str]:
     return frozenset(out)
 
 
-_OP_WORD = {"max": "top", "min": "bottom", "ge": "big", "le": "small", "eq": "only",
-            "after": "recent", "most_frequent": "usual"}
-"""How a ``drv`` binding is named after its first reducer: ``prices_top``."""

@@ -10,7 +10,7 @@ one primary), :func:`type_junction` types the junction by the number ``d`` of di
   :data:`FIELDS` other fields, a sample fixed per relation, are tried). The reducer follows
   the type of the field it reads — numbers: ``max``, ``min``, ``>=``, ``<=``; dates: ``max``,
   ``min``, ``after``; enums: ``==``; anything else: ``most_frequent`` — and a threshold or
-  equality pivot is taken from the observed values (:func:`edgedsl.reduce.registry.choose_pivot`) so
+  equality pivot is taken from the observed values (:func:`edgedsl.reduce.pivot.choose_pivot`) so
   that 1 … φ distinct hand-off values remain. Among the reducers that work one is drawn;
   ``most_frequent`` on the hand-off field itself (always one value) is the fallback.
 
@@ -27,8 +27,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ...core.types import EnumType, FieldType, ListType, is_date, is_numeric
-from ...reduce.registry import REDUCERS, choose_pivot_on_columns, coerced_column
+from ...core.types import FieldType
+from ...reduce.pivot import choose_pivot_on_columns
+from ...reduce.registry import REDUCERS, coerced_column
 
 __all__ = ["Columns", "JunctionPlan", "Prefer", "ReduceChoice", "distinct", "narrowings",
            "reducer_ops", "type_junction"]
@@ -86,16 +87,9 @@ def distinct(rows: Sequence[Mapping[str, Any]], field: str, ftype: FieldType) ->
 
 
 def reducer_ops(t: FieldType) -> tuple[str, ...]:
-    """The reducers a field of type ``t`` is narrowed with (see the module doc)."""
-    if isinstance(t, ListType):
-        return ()
-    if is_numeric(t):
-        return ("max", "min", "ge", "le")
-    if is_date(t):
-        return ("max", "min", "after")
-    if isinstance(t, EnumType):
-        return ("eq",)
-    return ("most_frequent",)
+    """The reducers a field of type ``t`` is narrowed with (see the module doc), in registry
+    order: the reducers whose synthesis words say they narrow such a field."""
+    return tuple(op for op, r in REDUCERS.items() if r.synth.narrows(t))
 
 
 class Columns:
@@ -139,7 +133,7 @@ class Columns:
 
     def pivot(self, op: str, field: str, primary: str, idx: Sequence[int],
               phi: int) -> object | None:
-        """:func:`~edgedsl.reduce.registry.choose_pivot` over the rows ``idx``."""
+        """:func:`~edgedsl.reduce.pivot.choose_pivot` over the rows ``idx``."""
         c, h = self.col(field), self.col(primary)
         return choose_pivot_on_columns([c[i] for i in idx], [h[i] for i in idx], op,
                                        self.types[field], phi)

@@ -32,6 +32,7 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
 from ...plan.model import Plan
+from ...reduce.registry import REDUCERS
 from ...syntax import nodes as n
 from .analyze import structure_of
 from .korean import join_ko, josa, korean_forms, period_text, tidy
@@ -251,16 +252,9 @@ class _Builder:
             pivot = self.lit(LiteralUse("pivot", step, None, r.field, python_value(r.pivot)),
                              label)
         p = pivot["text"] if pivot else ""
-        subj = josa(label, "이")
-        word = {"max": "가장 최근" if is_date else "가장 큰",
-                "min": "가장 이른" if is_date else "가장 작은",
-                "ge": "이상", "le": "이하", "eq": "같은", "after": "이후",
-                "most_frequent": "가장 많은"}[r.op]
-        phrase = {"max": f"{subj} {'가장 최근인' if is_date else word}",
-                  "min": f"{subj} {word}",
-                  "ge": f"{subj} {p} 이상인", "le": f"{subj} {p} 이하인", "eq": f"{subj} {p}인",
-                  "after": f"{subj} {p} 이후인",
-                  "most_frequent": f"{subj} 가장 많이 나온"}[r.op]
+        words = REDUCERS[r.op].synth
+        word = words.word[is_date]
+        phrase = words.phrase[is_date].format(subj=josa(label, "이"), p=p)
         return {"op": r.op, "field": r.field, "label": label, "date": is_date,
                 "pivot": pivot["value"] if pivot else None, "pivot_text": p or None,
                 "word": word, "phrase": phrase}

@@ -1,0 +1,185 @@
+"""The typed query of one reduction: a source relation and the filters its reducers build.
+
+A ``drv`` chain is compiled once into a :class:`ReduceQuery` — a small tree of frozen dataclasses
+— and every SQL text the runtime runs is *rendered* from it (:mod:`edgedsl.reduce.render`): no
+module reads structure back out of SQL text. Each reducer of the registry
+(:mod:`edgedsl.reduce.registry`) builds one filter:
+
+* :class:`Compare` — a condition on the row's own value against one bound value
+  (``where f >= p``, ``== v``, ``after d``);
+* :class:`KeepNone` — no row at all (a pivot that does not coerce to the field's type);
+* :class:`Extreme` — rows whose field equals the relation's ``max`` / ``min`` (a window in the
+  window form, a scalar subquery in the table form);
+* :class:`Mode` — rows holding the most frequent non-null value (ties: the smallest).
+
+The query is plain data: :meth:`ReduceQuery.to_json` / :meth:`ReduceQuery.from_json` are what the
+plan stores, and :meth:`ReduceQuery.params` are the values bound, in filter order.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "Compare",
+    "CompareOp",
+    "Extreme",
+    "Filter",
+    "KeepNone",
+    "Mode",
+    "ReduceQuery",
+]
+
+CompareOp = Literal[">=", "<=", "=", ">"]
+_COMPARE_OPS: tuple[str, ...] = (">=", "<=", "=", ">")
+#: The SQL types a compared value is cast to (a bound value is typed by DuckDB otherwise).
+_CASTS = frozenset({"HUGEINT", "DOUBLE", "DATE", "BIGINT", "VARCHAR", "BOOLEAN"})
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """Keep the rows whose ``field`` compares by ``op`` with ``value`` cast to ``cast``
+    (``"f" >= CAST(? AS HUGEINT)``); a null never satisfies it."""
+
+    field: str
+    op: CompareOp
+    cast: str
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class KeepNone:
+    """Keep no row (the pivot did not coerce to the field's type)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Extreme:
+    """Keep the rows whose ``field`` equals its ``fn`` (``max`` / ``min``) over the relation."""
+
+    field: str
+    fn: Literal["max", "min"]
+
+
+@dataclass(frozen=True, slots=True)
+class Mode:
+    """Keep the rows whose ``field`` holds the most frequent non-null value (ties: smallest)."""
+
+    field: str
+
+
+Filter = Compare | KeepNone | Extreme | Mode
+
+
+@dataclass(frozen=True, slots=True)
+class ReduceQuery:
+    """A reduction: ``source`` (a relation name, or ``(schema, name)``) narrowed by ``filters``
+    left to right; the result keeps every column of the kept rows, in ``__row`` order."""
+
+    source: str | tuple[str, ...]
+    filters: tuple[Filter, ...]
+
+    def params(self) -> list[object]:
+        """The values bound by the rendered statement, in order (one per :class:`Compare`)."""
+        return [f.value for f in self.filters if isinstance(f, Compare)]
+
+    def fields(self) -> tuple[str, ...]:
+        """The fields the query reads, each once, in first-use order."""
+        seen: dict[str, None] = {}
+        for f in self.filters:
+            if not isinstance(f, KeepNone):
+                seen.setdefault(f.field, None)
+        return tuple(seen)
+
+    def skeleton(self) -> ReduceQuery:
+        """The query with its bound values left out: everything a rendered text depends on
+        (values are bound, never rendered), so texts are cached by it."""
+        if not any(isinstance(f, Compare) and f.value is not None for f in self.filters):
+            return self
+        return ReduceQuery(self.source, tuple(
+            Compare(f.field, f.op, f.cast, None) if isinstance(f, Compare) else f
+            for f in self.filters))
+
+    def has_window(self, form: str) -> bool:
+        """True when the rendering in ``form`` holds a whole-relation window (an
+        :class:`Extreme` in the window form)."""
+        return form == "window" and any(isinstance(f, Extreme) for f in self.filters)
+
+    def to_json(self) -> dict[str, Any]:
+        """The query as JSON data (dates tagged ``{"$date": …}``; see :meth:`from_json`)."""
+        return {"source": self.source if isinstance(self.source, str) else list(self.source),
+                "filters": [_filter_json(f) for f in self.filters]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ReduceQuery:
+        """The query of :meth:`to_json`'s data; ValueError when it is not one."""
+        source = data.get("source")
+        if isinstance(source, list) and source and all(isinstance(s, str) for s in source):
+            source = tuple(source)
+        elif not isinstance(source, str):
+            raise ValueError(f"a reduction's source is a name, not {source!r}")
+        filters = data.get("filters")
+        if not isinstance(filters, list):
+            raise ValueError("a reduction's filters are a list")
+        return cls(source, tuple(_filter_of(f) for f in filters))
+
+
+def _filter_json(f: Filter) -> dict[str, Any]:
+    if isinstance(f, Compare):
+        return {"kind": "compare", "field": f.field, "op": f.op, "cast": f.cast,
+                "value": _value_json(f.value)}
+    if isinstance(f, Extreme):
+        return {"kind": "extreme", "field": f.field, "fn": f.fn}
+    if isinstance(f, Mode):
+        return {"kind": "mode", "field": f.field}
+    return {"kind": "none"}
+
+
+def _value_json(v: object) -> object:
+    """A bound value as JSON: a date as ``{"$date": iso}``, an integer beyond 64 bits as
+    ``{"$int": text}`` (the plan's own tags)."""
+    if isinstance(v, _dt.date):
+        return {"$date": v.isoformat()}
+    if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+        return {"$int": str(v)}
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    raise ValueError(f"not a bound value: {v!r}")
+
+
+def _value_of(v: object) -> object:
+    if isinstance(v, Mapping) and len(v) == 1:
+        (tag, text), = v.items()
+        if tag == "$date" and isinstance(text, str):
+            return _dt.date.fromisoformat(text)
+        if tag == "$int" and isinstance(text, str):
+            return int(text)
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    raise ValueError(f"not a bound value: {v!r}")
+
+
+def _filter_of(data: object) -> Filter:
+    if not isinstance(data, Mapping):
+        raise ValueError(f"a reduction filter is an object, not {data!r}")
+    kind = data.get("kind")
+    if kind == "none":
+        return KeepNone()
+    field = data.get("field")
+    if not isinstance(field, str):
+        raise ValueError(f"a {kind} filter names its field")
+    if kind == "mode":
+        return Mode(field)
+    if kind == "extreme":
+        fn = data.get("fn")
+        if fn not in ("max", "min"):
+            raise ValueError(f"an extreme filter is max or min, not {fn!r}")
+        return Extreme(field, fn)
+    if kind == "compare":
+        op, cast, value = data.get("op"), data.get("cast"), data.get("value")
+        if op not in _COMPARE_OPS or cast not in _CASTS:
+            raise ValueError(f"a compare filter has an operator and a cast: {op!r} {cast!r}")
+        return Compare(field, op, cast, _value_of(value))
+    raise ValueError(f"unknown reduction filter {kind!r}")
