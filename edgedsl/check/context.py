@@ -2,8 +2,14 @@
 
 Each pass reads what earlier passes left in a :class:`CheckContext` and adds its own facts;
 all of them report into the one :class:`~edgedsl.core.diagnostics.Diagnostics` bag. Facts about AST
-nodes are keyed by ``id(node)`` (AST nodes compare structurally, so identity is the key), which
-is safe because the context keeps the AST alive.
+nodes are keyed by the node's position in its trajectory (:data:`At`, the child indices from
+the trajectory's body down to the node), which every pass computes the same way as it walks.
+
+Not by the node's value: nodes compare structurally with their spans left out, and two equal
+nodes can mean different things (``seq x.f`` in the two branches of an ``if`` that bind ``x``
+to different tools). Not by span: a synthesized AST has no spans. Not by ``id(node)``: a
+synthesized AST may hold one node object in two places, and an identity key only holds while
+the tree is kept alive.
 
 Something an earlier pass could not resolve is simply absent from these maps (or is a
 :data:`UNKNOWN` type); later passes skip it instead of reporting a follow-on error.
@@ -14,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..core.catalog import Catalog, Param, Tool
 from ..core.diagnostics import Diagnostics, diag
@@ -108,21 +114,51 @@ class Join:
     uses: list[Span] = field(default_factory=list)
 
 
+At: TypeAlias = "tuple[At, int] | tuple[()]"
+"""Where a node sits in its trajectory: the chain of child indices from the trajectory's body
+down to it, as nested pairs ``(parent, index)`` from the body ``()`` (one tuple of two made per
+step, hashed and compared by value). Statement ``i`` of the body is ``((), i)``; below a node
+at ``p``:
+
+- ``if``: the condition at ``(p, IF_COND)``, statement ``j`` of the ``then`` / ``else`` block
+  at ``((p, IF_THEN), j)`` / ``((p, IF_ELSE), j)``;
+- a binding: its node at ``p`` itself; a call, ``drv`` or ``compare`` (its call) at ``p``;
+  ``parallel``: shared argument ``i`` at ``((p, PAR_SHARED), i)``, the call of branch ``k`` at
+  ``((p, PAR_BRANCH), k)``;
+- a call: argument ``i`` (and its value: the ``seq`` / ``fan`` reference, the shared name) at
+  ``(p, i)``;
+- ``answer``: the expression at ``(p, ANSWER_EXPR)``, field ``j``'s at
+  ``((p, ANSWER_FIELD), j)``;
+- an expression or predicate: its operands / arguments in written order at ``(p, i)``.
+"""
+
+IF_COND, IF_THEN, IF_ELSE = 0, 1, 2
+PAR_SHARED, PAR_BRANCH = 0, 1
+ANSWER_EXPR, ANSWER_FIELD = 0, 1
+
+
 @dataclass
 class TrajInfo:
-    """Facts about one trajectory, filled by the resolve pass and read by the later ones."""
+    """Facts about one trajectory, filled by the resolve pass and read by the later ones.
+
+    Facts about nodes are keyed by position (:data:`At`): ``tools`` by call, ``params`` and
+    ``shared`` by argument, ``refs`` by reference (``x.f``, a relation counted or tested with
+    ``exists``), ``values`` and ``drv_sources`` by binding, ``if_binds`` by ``if``.
+    """
 
     ast: n.Trajectory
-    tools: dict[int, Tool] = field(default_factory=dict)
-    params: dict[int, Param] = field(default_factory=dict)
-    refs: dict[int, RefInfo] = field(default_factory=dict)
-    values: dict[int, Value] = field(default_factory=dict)
-    drv_sources: dict[int, Rel] = field(default_factory=dict)
-    shared: dict[int, n.Arg] = field(default_factory=dict)
-    bindings: list[n.Binding] = field(default_factory=list)
+    tools: dict[At, Tool] = field(default_factory=dict)
+    params: dict[At, Param] = field(default_factory=dict)
+    refs: dict[At, RefInfo] = field(default_factory=dict)
+    values: dict[At, Value] = field(default_factory=dict)
+    drv_sources: dict[At, Rel] = field(default_factory=dict)
+    shared: dict[At, tuple[At, n.Arg]] = field(default_factory=dict)
+    """The ``parallel`` header argument a shared name denotes, with the header's position."""
+    bindings: list[tuple[At, n.Binding]] = field(default_factory=list)
+    """Every binding of the trajectory with its position, in written order."""
     uses: list[Use] = field(default_factory=list)
     joins: list[Join] = field(default_factory=list)
-    if_binds: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    if_binds: dict[At, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass

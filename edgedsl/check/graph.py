@@ -26,16 +26,17 @@ from ..core.diagnostics import suggestion_hint
 from ..core.say import MAX_TEMPLATE_DEPTH, SayTooDeepError, parse_say
 from ..core.source import Span
 from ..syntax import nodes as n
-from .context import CheckContext, Reporter, TrajInfo
+from .context import PAR_BRANCH, At, CheckContext, Reporter, TrajInfo
 
 
-def _calls(node: n.NodeExpr) -> list[n.Call]:
+def _calls(node: n.NodeExpr, at: At) -> list[tuple[At, n.Call]]:
+    """The calls of the node at ``at``, with their positions."""
     if isinstance(node, n.Call):
-        return [node]
+        return [(at, node)]
     if isinstance(node, n.Parallel):
-        return [b.call for b in node.branches]
+        return [(((at, PAR_BRANCH), k), b.call) for k, b in enumerate(node.branches)]
     if isinstance(node, n.Compare):
-        return [node.call]
+        return [(at, node.call)]
     return []
 
 
@@ -64,7 +65,7 @@ class _Graph(Reporter):
         return None
 
     def def_span(self, name: str) -> Span | None:
-        b = next((b for b in self.t.bindings if b.name == name), None)
+        b = next((b for _, b in self.t.bindings if b.name == name), None)
         return None if b is None else self.ctx.named(b)
 
     def forward_uses(self) -> None:
@@ -110,7 +111,7 @@ class _Graph(Reporter):
 
     def unused(self) -> None:
         used = {u.name for u in self.t.uses if u.user != u.name}
-        for b in self.t.bindings:
+        for _, b in self.t.bindings:
             if b.name in used or b.name.startswith("_"):
                 continue
             self.err(
@@ -123,9 +124,9 @@ class _Graph(Reporter):
             used.add(b.name)
 
     def pages(self) -> None:
-        for b in self.t.bindings:
-            for call in _calls(b.node):
-                tool = self.t.tools.get(id(call))
+        for at, b in self.t.bindings:
+            for call_at, call in _calls(b.node, at):
+                tool = self.t.tools.get(call_at)
                 if tool is None:
                     continue
                 if call.pages is None and tool.paging is not None:

@@ -27,7 +27,20 @@ from ..core.types import STR, FieldType
 from ..reduce.registry import ReduceStep
 from ..syntax import nodes as n
 from . import ir
-from .context import CheckContext, Group, Rel, TrajInfo
+from .context import (
+    ANSWER_EXPR,
+    ANSWER_FIELD,
+    IF_COND,
+    IF_ELSE,
+    IF_THEN,
+    PAR_BRANCH,
+    PAR_SHARED,
+    At,
+    CheckContext,
+    Group,
+    Rel,
+    TrajInfo,
+)
 from .typerules import LITERALS, literal_type, pivot_value
 
 AggFn = Literal["sum", "avg", "min", "max"]
@@ -75,36 +88,37 @@ class _Lower:
             self.relations[r.id] = dict(r.fields)
 
     # ------------------------------------------------------------ steps
-    def block(self, stmts: tuple[n.Stmt, ...]) -> tuple[ir.StepIR, ...]:
+    def block(self, stmts: tuple[n.Stmt, ...], at: At) -> tuple[ir.StepIR, ...]:
         steps: list[ir.StepIR] = []
-        for s in stmts:
+        for i, s in enumerate(stmts):
+            here = (at, i)
             if isinstance(s, n.Binding):
-                steps.append(self.binding(s))
+                steps.append(self.binding(s, here))
             elif isinstance(s, n.IfStmt):
                 self.ifs += 1
                 sid = f"if#{self.ifs}"
                 steps.append(
                     _IfIR(
                         id=sid,
-                        cond=self.pred(s.cond),
-                        then=self.block(s.then),
-                        orelse=self.block(s.orelse or ()),
-                        binds=self.t.if_binds.get(id(s), ()),
+                        cond=self.pred(s.cond, (here, IF_COND)),
+                        then=self.block(s.then, (here, IF_THEN)),
+                        orelse=self.block(s.orelse or (), (here, IF_ELSE)),
+                        binds=self.t.if_binds.get(here, ()),
                         span=s.span,
                     )
                 )
         return tuple(steps)
 
-    def binding(self, b: n.Binding) -> ir.StepIR:
-        value = self.t.values[id(b)]
+    def binding(self, b: n.Binding, at: At) -> ir.StepIR:
+        value = self.t.values[at]
         node = b.node
         if isinstance(node, n.Call):
             assert isinstance(value, Rel)
             self.rel(value)
-            return self.call(b.name, node, {})
+            return self.call(b.name, node, at, {})
         if isinstance(node, n.Drv):
             assert isinstance(value, Rel)
-            src = self.t.drv_sources[id(node)]
+            src = self.t.drv_sources[at]
             self.rel(value)
             return _DrvIR(
                 id=b.name,
@@ -121,21 +135,21 @@ class _Lower:
         if isinstance(node, n.Parallel):
             assert isinstance(value, Group)
             shared: dict[str, ir.ArgIR] = {}
-            for arg in node.shared:
-                shared[arg.name] = self.shared_arg(arg)
+            for i, arg in enumerate(node.shared):
+                shared[arg.name] = self.shared_arg(arg, ((at, PAR_SHARED), i))
             branches = []
-            for br in node.branches:
+            for k, br in enumerate(node.branches):
                 rel = value.branches[br.name]
                 assert rel is not None
                 self.rel(rel)
-                branches.append(self.call(rel.id, br.call, shared))
+                branches.append(self.call(rel.id, br.call, ((at, PAR_BRANCH), k), shared))
             return _ParallelIR(
                 id=b.name, shared=tuple(shared.values()), branches=tuple(branches), span=node.span
             )
         assert isinstance(value, Rel)
         self.rel(value)
-        call = self.call(b.name, node.call, {}, skip=node.param)
-        tool = self.t.tools[id(node.call)]
+        call = self.call(b.name, node.call, at, {}, skip=node.param)
+        tool = self.t.tools[at]
         param = tool.param(node.param)
         return _CompareIR(
             id=b.name,
@@ -145,10 +159,10 @@ class _Lower:
             span=node.span,
         )
 
-    def shared_arg(self, arg: n.Arg) -> ir.ArgIR:
+    def shared_arg(self, arg: n.Arg, at: At) -> ir.ArgIR:
         v = arg.value
         if isinstance(v, n.SeqArg):
-            info = self.t.refs[id(v.ref)]
+            info = self.t.refs[at]
             assert info.type is not None and info.field is not None
             j = _Junction(
                 kind="seq",
@@ -169,21 +183,26 @@ class _Lower:
         )
 
     def call(
-        self, cid: str, call: n.Call, shared: dict[str, ir.ArgIR], skip: str | None = None
+        self,
+        cid: str,
+        call: n.Call,
+        at: At,
+        shared: dict[str, ir.ArgIR],
+        skip: str | None = None,
     ) -> ir.CallIR:
-        tool = self.t.tools[id(call)]
+        tool = self.t.tools[at]
         args = []
-        for a in call.args:
+        for i, a in enumerate(call.args):
             if a.name == skip:
                 continue
-            param: Param = self.t.params[id(a)]
-            args.append(self.arg(a, param, shared))
+            here = (at, i)
+            args.append(self.arg(a, here, self.t.params[here], shared))
         return _CallIR(id=cid, tool=tool, args=tuple(args), pages=call.pages, span=call.span)
 
-    def arg(self, a: n.Arg, param: Param, shared: dict[str, ir.ArgIR]) -> ir.ArgIR:
+    def arg(self, a: n.Arg, at: At, param: Param, shared: dict[str, ir.ArgIR]) -> ir.ArgIR:
         v = a.value
         if isinstance(v, n.SeqArg | n.FanArg):
-            info = self.t.refs[id(v.ref)]
+            info = self.t.refs[at]
             assert info.type is not None and info.field is not None
             fan = isinstance(v, n.FanArg)
             bound = (v.bound or self.ctx.phi) if isinstance(v, n.FanArg) else 1
@@ -207,25 +226,32 @@ class _Lower:
         )
 
     # ------------------------------------------------------------ expressions
-    def expr(self, e: n.Expr) -> ir.ExprIR:
+    def expr(self, e: n.Expr, at: At) -> ir.ExprIR:
         if isinstance(e, LITERALS):
             return _LitE(value=self.literal(e, None), span=e.span)
         if isinstance(e, n.Ref):
-            info = self.t.refs[id(e)]
+            info = self.t.refs[at]
             assert info.field is not None and info.type is not None
             return _FieldE(source=info.rel.id, field=info.field, type=info.type, span=e.span)
         if isinstance(e, n.BinOp):
-            return _BinE(op=e.op, left=self.expr(e.left), right=self.expr(e.right), span=e.span)
+            return _BinE(
+                op=e.op,
+                left=self.expr(e.left, (at, 0)),
+                right=self.expr(e.right, (at, 1)),
+                span=e.span,
+            )
         if isinstance(e, n.Neg):
-            return _NegE(operand=self.expr(e.operand), span=e.span)
+            return _NegE(operand=self.expr(e.operand, (at, 0)), span=e.span)
         assert isinstance(e, n.FuncCall), e
         if e.name == "round":
             digits = e.args[1]
             assert isinstance(digits, n.NumberLit) and isinstance(digits.value, int)
-            return _RoundE(operand=self.expr(e.args[0]), digits=digits.value, span=e.span)
+            return _RoundE(
+                operand=self.expr(e.args[0], (at, 0)), digits=digits.value, span=e.span
+            )
         if e.name == "count":
-            return _CountE(source=self.t.refs[id(e.args[0])].rel.id, span=e.span)
-        info = self.t.refs[id(e.args[0])]
+            return _CountE(source=self.t.refs[(at, 0)].rel.id, span=e.span)
+        info = self.t.refs[(at, 0)]
         assert info.field is not None and info.type is not None
         return _AggE(
             fn=cast(AggFn, e.name),
@@ -235,30 +261,39 @@ class _Lower:
             span=e.span,
         )
 
-    def pred(self, p: n.Pred) -> ir.PredIR:
+    def pred(self, p: n.Pred, at: At) -> ir.PredIR:
         if isinstance(p, n.PredCmp):
-            return _CmpP(op=p.op, left=self.expr(p.left), right=self.expr(p.right), span=p.span)
+            return _CmpP(
+                op=p.op,
+                left=self.expr(p.left, (at, 0)),
+                right=self.expr(p.right, (at, 1)),
+                span=p.span,
+            )
         if isinstance(p, n.PredExists):
-            return _ExistsP(source=self.t.refs[id(p)].rel.id, span=p.span)
+            return _ExistsP(source=self.t.refs[at].rel.id, span=p.span)
         if isinstance(p, n.PredNot):
-            return _NotP(operand=self.pred(p.operand), span=p.span)
-        ops = tuple(self.pred(q) for q in p.operands)
+            return _NotP(operand=self.pred(p.operand, (at, 0)), span=p.span)
+        ops = tuple(self.pred(q, (at, i)) for i, q in enumerate(p.operands))
         if isinstance(p, n.PredAnd):
             return _AndP(operands=ops, span=p.span)
         return _OrP(operands=ops, span=p.span)
 
     def trajectory(self) -> ir.TrajectoryIR:
         traj = self.t.ast
-        steps = self.block(traj.body)
+        steps = self.block(traj.body, ())
         answer = None
         say = None
-        for s in traj.body:
+        for i, s in enumerate(traj.body):
             if isinstance(s, n.AnswerStmt) and answer is None:
+                at: At = ((), i)
                 answer = _AnswerIR(
-                    expr=None if s.expr is None else self.expr(s.expr),
+                    expr=None if s.expr is None else self.expr(s.expr, (at, ANSWER_EXPR)),
                     fields=None
                     if s.fields is None
-                    else tuple((f.name, self.expr(f.expr)) for f in s.fields),
+                    else tuple(
+                        (f.name, self.expr(f.expr, ((at, ANSWER_FIELD), j)))
+                        for j, f in enumerate(s.fields)
+                    ),
                     span=s.span,
                 )
             elif isinstance(s, n.SayStmt) and say is None:

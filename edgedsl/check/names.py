@@ -13,6 +13,9 @@ from ..core.diagnostics import suggestion_hint
 from ..core.source import Span
 from ..syntax import nodes as n
 from .context import (
+    IF_ELSE,
+    IF_THEN,
+    At,
     CheckContext,
     Group,
     Join,
@@ -32,7 +35,8 @@ class Scope:
     """What is bound at one point of a trajectory (see :mod:`edgedsl.check.resolve`)."""
 
     names: dict[str, Value] = field(default_factory=dict)
-    defs: dict[str, n.Binding] = field(default_factory=dict)
+    defs: dict[str, tuple[At, n.Binding]] = field(default_factory=dict)
+    """The binding each visible name denotes, with its position."""
     one_branch: dict[str, n.Binding] = field(default_factory=dict)
     joins: dict[str, Join] = field(default_factory=dict)
     seen: dict[str, n.Binding] = field(default_factory=dict)
@@ -48,14 +52,15 @@ class Scope:
         )
 
 
-def _all_bindings(stmts: tuple[n.Stmt, ...]) -> list[n.Binding]:
-    out: list[n.Binding] = []
-    for s in stmts:
+def _all_bindings(stmts: tuple[n.Stmt, ...], at: At = ()) -> list[tuple[At, n.Binding]]:
+    """Every binding in ``stmts`` (the block at ``at``) with its position, in written order."""
+    out: list[tuple[At, n.Binding]] = []
+    for i, s in enumerate(stmts):
         if isinstance(s, n.Binding):
-            out.append(s)
+            out.append(((at, i), s))
         elif isinstance(s, n.IfStmt):
-            out.extend(_all_bindings(s.then))
-            out.extend(_all_bindings(s.orelse or ()))
+            out.extend(_all_bindings(s.then, ((at, i), IF_THEN)))
+            out.extend(_all_bindings(s.orelse or (), ((at, i), IF_ELSE)))
     return out
 
 
@@ -66,7 +71,7 @@ class NameResolver(Reporter):
         super().__init__(ctx)
         self.t = TrajInfo(ast=traj)
         self.t.bindings = _all_bindings(traj.body)
-        self.all_names = {b.name for b in self.t.bindings}
+        self.all_names = {b.name for _, b in self.t.bindings}
         self.done: set[str] = set()
         self.user: str | None = None
 
@@ -164,8 +169,8 @@ class NameResolver(Reporter):
             return None
         return group.branches[name]
 
-    def ref(self, ref: n.Ref, scope: Scope) -> RefInfo | None:
-        """``x.f`` or ``group.branch.f`` as a field of a relation."""
+    def ref(self, ref: n.Ref, at: At, scope: Scope) -> RefInfo | None:
+        """``x.f`` or ``group.branch.f`` (at ``at``) as a field of a relation."""
         found, value = self.lookup(ref.parts[0], ref.span, scope)
         if not found or value is None:
             return None
@@ -212,13 +217,14 @@ class NameResolver(Reporter):
             )
             return None
         info = RefInfo(rel, fname, rel.fields[fname])
-        self.t.refs[id(ref)] = info
+        self.t.refs[at] = info
         return info
 
     # ------------------------------------------------------------ expressions
-    def expr(self, e: n.Expr, scope: Scope, *, in_func: bool = False) -> None:
+    def expr(self, e: n.Expr, at: At, scope: Scope, *, in_func: bool = False) -> None:
+        """Resolve the names of the expression ``e`` at ``at``."""
         if isinstance(e, n.Ref):
-            self.ref(e, scope)
+            self.ref(e, at, scope)
         elif isinstance(e, n.NameExpr):
             self.lookup(e.name, e.span, scope)
             if e.name in scope.names and not in_func:
@@ -230,10 +236,10 @@ class NameResolver(Reporter):
                     hints=[f"`count({e.name})` counts its records; `{e.name}.field` takes a field"],
                 )
         elif isinstance(e, n.BinOp):
-            self.expr(e.left, scope)
-            self.expr(e.right, scope)
+            self.expr(e.left, (at, 0), scope)
+            self.expr(e.right, (at, 1), scope)
         elif isinstance(e, n.Neg):
-            self.expr(e.operand, scope)
+            self.expr(e.operand, (at, 0), scope)
         elif isinstance(e, n.FuncCall):
             if e.name not in FUNCS:
                 self.err(
@@ -243,31 +249,32 @@ class NameResolver(Reporter):
                     "not a function",
                     hints=suggestion_hint(e.name, FUNCS) or [f"functions: {', '.join(FUNCS)}"],
                 )
-            for a in e.args:
+            for i, a in enumerate(e.args):
                 if e.name == "count" and isinstance(a, n.NameExpr):
                     rel = self.relation((a.name,), a.span, scope)
                     if rel is not None:
-                        self.t.refs[id(a)] = RefInfo(rel)
+                        self.t.refs[(at, i)] = RefInfo(rel)
                 elif e.name == "count" and isinstance(a, n.Ref) and self._is_branch_ref(a, scope):
                     rel = self.relation(a.parts, a.span, scope)
                     if rel is not None:
-                        self.t.refs[id(a)] = RefInfo(rel)
+                        self.t.refs[(at, i)] = RefInfo(rel)
                 else:
-                    self.expr(a, scope, in_func=e.name in FUNCS)
+                    self.expr(a, (at, i), scope, in_func=e.name in FUNCS)
 
     def _is_branch_ref(self, ref: n.Ref, scope: Scope) -> bool:
         return len(ref.parts) == 2 and isinstance(scope.names.get(ref.parts[0]), Group)
 
-    def pred(self, p: n.Pred, scope: Scope) -> None:
+    def pred(self, p: n.Pred, at: At, scope: Scope) -> None:
+        """Resolve the names of the predicate ``p`` at ``at``."""
         if isinstance(p, n.PredCmp):
-            self.expr(p.left, scope)
-            self.expr(p.right, scope)
+            self.expr(p.left, (at, 0), scope)
+            self.expr(p.right, (at, 1), scope)
         elif isinstance(p, n.PredExists):
             rel = self.relation((p.name,), self.ctx.named(p), scope)
             if rel is not None:
-                self.t.refs[id(p)] = RefInfo(rel)
+                self.t.refs[at] = RefInfo(rel)
         elif isinstance(p, n.PredNot):
-            self.pred(p.operand, scope)
+            self.pred(p.operand, (at, 0), scope)
         else:
-            for q in p.operands:
-                self.pred(q, scope)
+            for i, q in enumerate(p.operands):
+                self.pred(q, (at, i), scope)

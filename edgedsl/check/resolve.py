@@ -19,31 +19,48 @@ from __future__ import annotations
 from ..core.catalog import Tool
 from ..core.diagnostics import suggestion_hint
 from ..syntax import nodes as n
-from .context import UNKNOWN, CheckContext, Group, Join, Rel, Value
+from .context import (
+    ANSWER_EXPR,
+    ANSWER_FIELD,
+    IF_COND,
+    IF_ELSE,
+    IF_THEN,
+    PAR_BRANCH,
+    PAR_SHARED,
+    UNKNOWN,
+    At,
+    CheckContext,
+    Group,
+    Join,
+    Rel,
+    Value,
+)
 from .names import NameResolver, Scope
 
 
 class _Resolver(NameResolver):
     # ------------------------------------------------------------ statements
-    def block(self, stmts: tuple[n.Stmt, ...], scope: Scope) -> None:
-        for s in stmts:
+    def block(self, stmts: tuple[n.Stmt, ...], at: At, scope: Scope) -> None:
+        """Resolve the statements of the block at ``at`` (``()``: the trajectory's body)."""
+        for i, s in enumerate(stmts):
+            here = (at, i)
             if isinstance(s, n.Binding):
-                self.binding(s, scope)
+                self.binding(s, here, scope)
             elif isinstance(s, n.IfStmt):
-                self.if_stmt(s, scope)
+                self.if_stmt(s, here, scope)
             elif isinstance(s, n.AnswerStmt):
                 self.user = None
                 if s.expr is not None:
-                    self.expr(s.expr, scope)
+                    self.expr(s.expr, (here, ANSWER_EXPR), scope)
                 first: dict[str, n.AnswerField] = {}
-                for f in s.fields or ():
+                for j, f in enumerate(s.fields or ()):
                     if f.name in first:
                         self.twice("answer field", f.name, self.ctx.named(f),
                                    self.ctx.named(first[f.name]))
                     first.setdefault(f.name, f)
-                    self.expr(f.expr, scope)
+                    self.expr(f.expr, ((here, ANSWER_FIELD), j), scope)
 
-    def binding(self, b: n.Binding, scope: Scope) -> None:
+    def binding(self, b: n.Binding, at: At, scope: Scope) -> None:
         if b.name in scope.seen:
             prev = scope.seen[b.name]
             self.err(
@@ -55,25 +72,27 @@ class _Resolver(NameResolver):
                 hints=["a name is bound once; choose a new name for the second relation"],
             )
         self.user = b.name
-        value = self.node(b.name, b.node, scope)
-        self.t.values[id(b)] = value
+        value = self.node(b.name, b.node, at, scope)
+        self.t.values[at] = value
         scope.names[b.name] = value
-        scope.defs[b.name] = b
+        scope.defs[b.name] = (at, b)
         scope.seen[b.name] = b
         scope.one_branch.pop(b.name, None)
         scope.joins.pop(b.name, None)
         self.done.add(b.name)
 
-    def if_stmt(self, s: n.IfStmt, scope: Scope) -> None:
+    def if_stmt(self, s: n.IfStmt, at: At, scope: Scope) -> None:
         self.user = None
-        self.pred(s.cond, scope)
+        self.pred(s.cond, (at, IF_COND), scope)
         then_scope = scope.copy()
-        self.block(s.then, then_scope)
+        self.block(s.then, (at, IF_THEN), then_scope)
         else_scope = scope.copy()
-        self.block(s.orelse or (), else_scope)
+        self.block(s.orelse or (), (at, IF_ELSE), else_scope)
 
-        def new(sc: Scope) -> dict[str, n.Binding]:
-            return {k: b for k, b in sc.defs.items() if scope.defs.get(k) is not b}
+        def new(sc: Scope) -> dict[str, tuple[At, n.Binding]]:
+            """The bindings a branch made: their positions are not those of ``scope``'s."""
+            return {k: d for k, d in sc.defs.items() if k not in scope.defs
+                    or scope.defs[k][0] != d[0]}
 
         new_then, new_else = new(then_scope), new(else_scope)
         both = [k for k in new_then if k in new_else]
@@ -81,29 +100,32 @@ class _Resolver(NameResolver):
             scope.one_branch.update(sc.one_branch)
             scope.seen.update(sc.seen)
         for k in both:
-            join = Join(k, new_then[k], new_else[k], then_scope.names[k], else_scope.names[k])
+            join = Join(
+                k, new_then[k][1], new_else[k][1], then_scope.names[k], else_scope.names[k]
+            )
             self.t.joins.append(join)
             scope.names[k] = then_scope.names[k]
             scope.defs[k] = new_then[k]
             scope.joins[k] = join
             scope.one_branch.pop(k, None)
-        for k, b in [*new_then.items(), *new_else.items()]:
+        for k, (_, b) in [*new_then.items(), *new_else.items()]:
             if k not in both:
                 scope.one_branch[k] = b
                 scope.names.pop(k, None)
                 scope.defs.pop(k, None)
-        self.t.if_binds[id(s)] = tuple(both)
+        self.t.if_binds[at] = tuple(both)
 
     # ------------------------------------------------------------ nodes
-    def node(self, name: str, node: n.NodeExpr, scope: Scope) -> Value:
+    def node(self, name: str, node: n.NodeExpr, at: At, scope: Scope) -> Value:
+        """What the node of the binding ``name`` at ``at`` denotes."""
         if isinstance(node, n.Call):
-            return self.call(name, node, scope, None)
+            return self.call(name, node, at, scope, None)
         if isinstance(node, n.Drv):
-            at = self.ctx.extent(node.span, node.source_at, node.source_end)
-            src = self.relation(node.source, at, scope)
+            source_span = self.ctx.extent(node.span, node.source_at, node.source_end)
+            src = self.relation(node.source, source_span, scope)
             if src is None:
                 return None
-            self.t.drv_sources[id(node)] = src
+            self.t.drv_sources[at] = src
             for step in node.steps:
                 if step.field not in src.fields:
                     self.err(
@@ -116,25 +138,26 @@ class _Resolver(NameResolver):
                     )
             return Rel(name, src.record, dict(src.fields), node.span)
         if isinstance(node, n.Parallel):
-            return self.parallel(name, node, scope)
-        rel = self.call(name, node.call, scope, None)
-        tool = self.t.tools.get(id(node.call))
+            return self.parallel(name, node, at, scope)
+        rel = self.call(name, node.call, at, scope, None)
+        tool = self.t.tools.get(at)
         if rel is not None and tool is not None:
             p = tool.param(node.param)
             rel.fields["__arm"] = p.type if p is not None else UNKNOWN  # type: ignore[assignment]
         return rel
 
-    def parallel(self, name: str, par: n.Parallel, scope: Scope) -> Group:
-        shared: dict[str, n.Arg] = {}
-        for arg in par.shared:
+    def parallel(self, name: str, par: n.Parallel, at: At, scope: Scope) -> Group:
+        shared: dict[str, tuple[At, n.Arg]] = {}
+        for i, arg in enumerate(par.shared):
             if arg.name in shared:
                 self.twice("shared name", arg.name, self.ctx.named(arg),
-                           self.ctx.named(shared[arg.name]))
+                           self.ctx.named(shared[arg.name][1]))
                 continue
-            shared[arg.name] = arg
-            self.arg_value(arg.value, scope, None)
+            here = ((at, PAR_SHARED), i)
+            shared[arg.name] = (here, arg)
+            self.arg_value(arg.value, here, scope, None)
         group = Group(name, {}, par.span)
-        for br in par.branches:
+        for k, br in enumerate(par.branches):
             if br.name in group.branches:
                 self.err(
                     "E115",
@@ -143,12 +166,21 @@ class _Resolver(NameResolver):
                     "bound again here",
                 )
                 continue
-            group.branches[br.name] = self.call(f"{name}.{br.name}", br.call, scope, shared)
+            group.branches[br.name] = self.call(
+                f"{name}.{br.name}", br.call, ((at, PAR_BRANCH), k), scope, shared
+            )
         return group
 
-    def arg_value(self, value: n.ArgValue, scope: Scope, shared: dict[str, n.Arg] | None) -> None:
+    def arg_value(
+        self,
+        value: n.ArgValue,
+        at: At,
+        scope: Scope,
+        shared: dict[str, tuple[At, n.Arg]] | None,
+    ) -> None:
+        """Resolve the value of the argument at ``at``."""
         if isinstance(value, n.SeqArg | n.FanArg):
-            self.ref(value.ref, scope)
+            self.ref(value.ref, at, scope)
         elif isinstance(value, n.SharedArg):
             if shared is None:
                 self.err(
@@ -170,20 +202,26 @@ class _Resolver(NameResolver):
                     or [f"shared names: {', '.join(shared) or '(none)'}"],
                 )
             else:
-                self.t.shared[id(value)] = shared[value.name]
+                self.t.shared[at] = shared[value.name]
 
     def call(
-        self, rid: str, call: n.Call, scope: Scope, shared: dict[str, n.Arg] | None
+        self,
+        rid: str,
+        call: n.Call,
+        at: At,
+        scope: Scope,
+        shared: dict[str, tuple[At, n.Arg]] | None,
     ) -> Rel | None:
-        for arg in call.args:
-            self.arg_value(arg.value, scope, shared)
+        """The relation the call at ``at`` makes (None when its tool is unknown)."""
+        for i, arg in enumerate(call.args):
+            self.arg_value(arg.value, (at, i), scope, shared)
         tool = self.tool(call)
         if tool is None:
             return None
-        self.t.tools[id(call)] = tool
+        self.t.tools[at] = tool
         given: dict[str, n.Arg] = {}
         fields = tool.record.field_types()  # a fresh dict
-        for arg in call.args:
+        for i, arg in enumerate(call.args):
             if arg.name in given:
                 self.twice("argument", arg.name, self.ctx.named(arg),
                            self.ctx.named(given[arg.name]))
@@ -207,7 +245,7 @@ class _Resolver(NameResolver):
                     hints=hints,
                 )
                 continue
-            self.t.params[id(arg)] = param
+            self.t.params[(at, i)] = param
             if isinstance(arg.value, n.FanArg) and "__arm" not in fields:
                 fields["__arm"] = param.type
         return Rel(rid, tool.record.name, fields, call.span)
@@ -260,5 +298,5 @@ def resolve_names(ctx: CheckContext) -> None:
         return
     for traj in ctx.module.trajectories:
         r = _Resolver(ctx, traj)
-        r.block(traj.body, Scope())
+        r.block(traj.body, (), Scope())
         ctx.trajs.append(r.t)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..core.types import BOOL, DATE, FLOAT, INT, NUM, FieldType, is_date, is_numeric
 from ..syntax import nodes as n
-from .context import CheckContext, Reporter, TrajInfo, known
+from .context import At, CheckContext, Reporter, TrajInfo, known
 from .typerules import LITERALS, comparable, literal_type, type_phrase
 
 
@@ -20,17 +20,18 @@ class ExprTyper(Reporter):
         super().__init__(ctx)
         self.t = t
 
-    def infer(self, e: n.Expr) -> FieldType | None:
-        """The type of an expression (None when unknown); reports type errors on the way."""
+    def infer(self, e: n.Expr, at: At) -> FieldType | None:
+        """The type of the expression ``e`` at ``at`` (None when unknown); reports type errors
+        on the way."""
         if isinstance(e, LITERALS):
             return literal_type(e)
         if isinstance(e, n.Ref):
-            info = self.t.refs.get(id(e))
+            info = self.t.refs.get(at)
             return info.type if info is not None else None
         if isinstance(e, n.NameExpr):
             return None
         if isinstance(e, n.BinOp):
-            lt, rt = self.infer(e.left), self.infer(e.right)
+            lt, rt = self.infer(e.left, (at, 0)), self.infer(e.right, (at, 1))
             ok = self.numeric(e.left, lt, e.op) & self.numeric(e.right, rt, e.op)
             if not ok or not known(lt) or not known(rt):
                 return None
@@ -38,10 +39,10 @@ class ExprTyper(Reporter):
                 return FLOAT
             return INT if lt == INT and rt == INT else NUM
         if isinstance(e, n.Neg):
-            t = self.infer(e.operand)
+            t = self.infer(e.operand, (at, 0))
             return t if self.numeric(e.operand, t, "-") else None
         assert isinstance(e, n.FuncCall)
-        return self.func(e)
+        return self.func(e, at)
 
     def numeric(self, e: n.Expr, t: FieldType | None, op: str) -> bool:
         if t is None or not known(t) or is_numeric(t):
@@ -55,7 +56,7 @@ class ExprTyper(Reporter):
         )
         return False
 
-    def func(self, e: n.FuncCall) -> FieldType | None:
+    def func(self, e: n.FuncCall, at: At) -> FieldType | None:
         args = e.args
         if e.name == "round":
             if len(args) != 2 or not (
@@ -70,14 +71,14 @@ class ExprTyper(Reporter):
                     "here",
                     hints=["write `round(x, 2)`"],
                 )
-                for a in args:
-                    self.infer(a)
+                for i, a in enumerate(args):
+                    self.infer(a, (at, i))
                 return None
-            t = self.infer(args[0])
+            t = self.infer(args[0], (at, 0))
             return FLOAT if self.numeric(args[0], t, "round") else None
         if e.name == "count":
             only = args[0] if len(args) == 1 else None
-            info = self.t.refs.get(id(only)) if only is not None else None
+            info = self.t.refs.get((at, 0)) if only is not None else None
             if (
                 only is None
                 or not (isinstance(only, n.NameExpr | n.Ref))
@@ -102,7 +103,7 @@ class ExprTyper(Reporter):
                     hints=[f"write `{e.name}(x.field)`"],
                 )
                 return None
-            t = self.infer(args[0])
+            t = self.infer(args[0], (at, 0))
             if not known(t):
                 return None
             assert t is not None
@@ -125,13 +126,14 @@ class ExprTyper(Reporter):
             if e.name == "avg":
                 return FLOAT
             return t if e.name != "sum" or t == INT else NUM
-        for a in args:  # unknown function: already reported, still look inside
-            self.infer(a)
+        for i, a in enumerate(args):  # unknown function: already reported, still look inside
+            self.infer(a, (at, i))
         return None
 
-    def pred(self, p: n.Pred) -> None:
+    def pred(self, p: n.Pred, at: At) -> None:
+        """Type the predicate ``p`` at ``at``."""
         if isinstance(p, n.PredCmp):
-            lt, rt = self.infer(p.left), self.infer(p.right)
+            lt, rt = self.infer(p.left, (at, 0)), self.infer(p.right, (at, 1))
             if lt is None or rt is None:
                 return
             bad = not comparable(lt, rt) or (lt == BOOL and p.op not in ("==", "!="))
@@ -147,7 +149,7 @@ class ExprTyper(Reporter):
                     hints=hints,
                 )
         elif isinstance(p, n.PredNot):
-            self.pred(p.operand)
+            self.pred(p.operand, (at, 0))
         elif isinstance(p, n.PredAnd | n.PredOr):
-            for q in p.operands:
-                self.pred(q)
+            for i, q in enumerate(p.operands):
+                self.pred(q, (at, i))

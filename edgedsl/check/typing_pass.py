@@ -25,7 +25,20 @@ from ..core.source import Span
 from ..core.types import CodeType
 from ..reduce.registry import REDUCERS
 from ..syntax import nodes as n
-from .context import CheckContext, RefInfo, Rel, and_list, known
+from .context import (
+    ANSWER_EXPR,
+    ANSWER_FIELD,
+    IF_COND,
+    IF_ELSE,
+    IF_THEN,
+    PAR_BRANCH,
+    At,
+    CheckContext,
+    RefInfo,
+    Rel,
+    and_list,
+    known,
+)
 from .typerules import (
     LITERALS,
     junction_fit,
@@ -38,25 +51,27 @@ from .typing_expr import ExprTyper
 
 class _Typer(ExprTyper):
     # ------------------------------------------------------------ statements
-    def block(self, stmts: tuple[n.Stmt, ...]) -> None:
-        for s in stmts:
+    def block(self, stmts: tuple[n.Stmt, ...], at: At) -> None:
+        """Type the statements of the block at ``at`` (``()``: the trajectory's body)."""
+        for i, s in enumerate(stmts):
+            here = (at, i)
             if isinstance(s, n.Binding):
-                self.node(s.node)
+                self.node(s.node, here)
             elif isinstance(s, n.IfStmt):
-                self.pred(s.cond)
-                self.block(s.then)
-                self.block(s.orelse or ())
+                self.pred(s.cond, (here, IF_COND))
+                self.block(s.then, (here, IF_THEN))
+                self.block(s.orelse or (), (here, IF_ELSE))
             elif isinstance(s, n.AnswerStmt):
                 if s.expr is not None:
-                    self.infer(s.expr)
-                for f in s.fields or ():
-                    self.infer(f.expr)
+                    self.infer(s.expr, (here, ANSWER_EXPR))
+                for j, f in enumerate(s.fields or ()):
+                    self.infer(f.expr, ((here, ANSWER_FIELD), j))
 
-    def node(self, node: n.NodeExpr) -> None:
+    def node(self, node: n.NodeExpr, at: At) -> None:
         if isinstance(node, n.Call):
-            self.call(node)
+            self.call(node, at)
         elif isinstance(node, n.Drv):
-            self.drv(node)
+            self.drv(node, at)
         elif isinstance(node, n.Parallel):
             for arg in node.shared:
                 if isinstance(arg.value, n.FanArg):
@@ -70,14 +85,15 @@ class _Typer(ExprTyper):
                             "fan inside one branch instead"
                         ],
                     )
-            for br in node.branches:
-                self.call(br.call)
+            for k, br in enumerate(node.branches):
+                self.call(br.call, ((at, PAR_BRANCH), k))
         else:
-            self.compare(node)
+            self.compare(node, at)
 
     # ------------------------------------------------------------ calls
-    def call(self, call: n.Call, over: str | None = None) -> None:
-        tool = self.t.tools.get(id(call))
+    def call(self, call: n.Call, at: At, over: str | None = None) -> None:
+        """Type the call at ``at`` (``over``: the parameter a ``compare`` varies)."""
+        tool = self.t.tools.get(at)
         if tool is None:
             return
         fans = [a for a in call.args if isinstance(a.value, n.FanArg)]
@@ -99,15 +115,18 @@ class _Typer(ExprTyper):
                     "fan in compare",
                     hints=["compare already calls the tool once per value"],
                 )
-        for arg in call.args:
-            param = self.t.params.get(id(arg))
+        resolved = 0
+        for i, arg in enumerate(call.args):
+            here = (at, i)
+            param = self.t.params.get(here)
             if param is not None:
-                self.arg(tool, param, arg.value)
+                resolved += 1
+                self.arg(tool, param, arg.value, here)
         given = {a.name for a in call.args}
         missing = [
             p.name for p in tool.params if not p.optional and p.name not in given and p.name != over
         ]
-        unresolved = any(id(a) not in self.t.params for a in call.args)
+        unresolved = resolved < len(call.args)
         if missing and not unresolved:  # a misspelt argument is reported once, as E112
             what = "parameter" if len(missing) == 1 else "parameters"
             self.err(
@@ -118,7 +137,7 @@ class _Typer(ExprTyper):
                 hints=[f"add {', '.join(f'`{m}: …`' for m in missing)}"],
             )
 
-    def arg(self, tool: Tool, param: Param, value: n.ArgValue) -> None:
+    def arg(self, tool: Tool, param: Param, value: n.ArgValue, at: At) -> None:
         if isinstance(value, LITERALS):
             self.literal(value, param, tool)
         elif isinstance(value, n.SeqArg | n.FanArg):
@@ -137,13 +156,14 @@ class _Typer(ExprTyper):
                         "with a `drv` first"
                     ],
                 )
-            info = self.t.refs.get(id(value.ref))
+            info = self.t.refs.get(at)
             if info is not None:
                 self.junction(info, value.ref.span, param, tool)
         elif isinstance(value, n.SharedArg):
-            header = self.t.shared.get(id(value))
-            if header is None:
+            shared = self.t.shared.get(at)
+            if shared is None:
                 return
+            header_at, header = shared
             if isinstance(header.value, LITERALS):
                 p = literal_problem(header.value, param.type)
                 if p is not None:
@@ -156,7 +176,7 @@ class _Typer(ExprTyper):
                         hints=p[3],
                     )
             elif isinstance(header.value, n.SeqArg | n.FanArg):
-                info = self.t.refs.get(id(header.value.ref))
+                info = self.t.refs.get(header_at)
                 if info is not None:
                     self.junction(info, value.span, param, tool)
 
@@ -234,8 +254,8 @@ class _Typer(ExprTyper):
         return hints
 
     # ------------------------------------------------------------ drv and compare
-    def drv(self, drv: n.Drv) -> None:
-        src = self.t.drv_sources.get(id(drv))
+    def drv(self, drv: n.Drv, at: At) -> None:
+        src = self.t.drv_sources.get(at)
         if src is None:
             return
         for step in drv.steps:
@@ -274,9 +294,9 @@ class _Typer(ExprTyper):
                         hints=hints,
                     )
 
-    def compare(self, cmp: n.Compare) -> None:
-        self.call(cmp.call, over=cmp.param)
-        tool = self.t.tools.get(id(cmp.call))
+    def compare(self, cmp: n.Compare, at: At) -> None:
+        self.call(cmp.call, at, over=cmp.param)
+        tool = self.t.tools.get(at)
         count = len(cmp.values.items)
         if not 2 <= count <= self.ctx.phi:
             self.err(
@@ -345,5 +365,5 @@ def check_types(ctx: CheckContext) -> None:
     """Pass: type-check every trajectory resolved by the resolve pass."""
     for t in ctx.trajs:
         typer = _Typer(ctx, t)
-        typer.block(t.ast.body)
+        typer.block(t.ast.body, ())
         typer.joins()

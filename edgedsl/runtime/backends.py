@@ -391,11 +391,13 @@ def json_problem(value: Any) -> tuple[str, str] | None:
             continue
         if not isinstance(v, dict | list | tuple):
             return path, f"a value of type {type(v).__name__}, which is not JSON data"
-        if id(v) in seen:
+        # identity: a container that holds itself is the same object again (dicts and lists
+        # cannot be hashed by value); `seen` holds the ancestors of `v`, alive during the walk
+        if id(v) in seen:  # identity: see above
             return path, "a value that contains itself"
         if depth >= _MAX_DEPTH:
             return path, f"values nested more than {_MAX_DEPTH} levels deep"
-        inner = seen | {id(v)}
+        inner = seen | {id(v)}  # identity: see above
         if isinstance(v, dict):
             for k in v:
                 if not isinstance(k, str):

@@ -127,7 +127,6 @@ class _ToAst(ExprBuilder):
         self.diags = diags
         self.pos: tuple[int | None, int | None] = (None, None)
         self.comments: list[Token] = []
-        self.block_spans: dict[int, tuple[Span, Span | None]] = {}
 
     def comment(self, tok: Token) -> Token:
         """Lexer callback: collect a comment token."""
@@ -401,11 +400,12 @@ class _ToAst(ExprBuilder):
             orelse_block = orelse.stmts
         else:
             orelse_block = None
-        node = _IfStmt(cond=cond, then=then.stmts, orelse=orelse_block, span=self._span())
-        # remember block spans for comment attachment (not part of the AST)
-        else_span = orelse.span if isinstance(orelse, _Block) else None
-        self.block_spans[id(node)] = (then.span, else_span)
-        return node
+        else_at, else_end = (
+            (orelse.span.start, orelse.span.end) if isinstance(orelse, _Block) else (-1, -1)
+        )
+        return _IfStmt(cond=cond, then=then.stmts, orelse=orelse_block, span=self._span(),
+                       then_at=then.span.start, then_end=then.span.end,
+                       else_at=else_at, else_end=else_end)
 
     def block(self, children: list[Any]) -> _Block:
         return _Block(tuple(children), self._span())
@@ -431,7 +431,7 @@ class _ToAst(ExprBuilder):
 
 
 def _finish(t: _ToAst, module: n.Module, comments: list[Token]) -> n.Module:
-    module = Comments(comments, t.block_spans).attach_module(module)
+    module = Comments(comments).attach_module(module)
     t.diags.raise_if_errors("build")
     return module
 

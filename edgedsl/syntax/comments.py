@@ -14,7 +14,6 @@ from typing import Any
 
 from lark import Token
 
-from ..core.source import Span
 from . import nodes as n
 
 
@@ -28,12 +27,11 @@ class Comments:
     ``examined`` counts those looks (the tests bound it).
     """
 
-    def __init__(self, tokens: list[Token], block_spans: dict[int, tuple[Span, Span | None]]):
+    def __init__(self, tokens: list[Token]):
         self.toks = sorted(tokens, key=lambda t: t.start_pos or 0)
         self.starts = [t.start_pos or 0 for t in self.toks]
         self.nxt = list(range(len(self.toks) + 1))  # nxt[i] <= the first free index >= i
         self.left = len(self.toks)
-        self.block_spans = block_spans
         self.examined = 0
 
     def _free(self, i: int) -> int:
@@ -105,15 +103,18 @@ class Comments:
             fields, end = self._container(node.fields, span.start, span.end)
             node = dataclasses.replace(node, fields=tuple(fields), end_comments=end)
         elif isinstance(node, n.IfStmt):
-            then_span, else_span = self.block_spans.get(id(node), (span, None))
-            then, then_end = self._container(node.then, then_span.start, then_span.end)
+            # the blocks' extents, which the builder kept on the node (``nodes.PART``)
+            then_at, then_stop = (
+                (node.then_at, node.then_end) if node.then_at >= 0 else (span.start, span.end)
+            )
+            then, then_end = self._container(node.then, then_at, then_stop)
             orelse: tuple[Any, ...] | None = node.orelse
             else_end: tuple[str, ...] = ()
             if node.orelse is not None:
-                if else_span is None:  # `else if`: the nested if is its own statement
+                if node.else_at < 0:  # `else if`: the nested if is its own statement
                     orelse = (self._node(node.orelse[0]),)
                 else:
-                    lst, else_end = self._container(node.orelse, else_span.start, else_span.end)
+                    lst, else_end = self._container(node.orelse, node.else_at, node.else_end)
                     orelse = tuple(lst)
             node = dataclasses.replace(
                 node, then=tuple(then), orelse=orelse, then_end_comments=then_end,

@@ -372,6 +372,14 @@ class IfStmt:
     comments: tuple[str, ...] = ()
     trailing: str | None = None
     span: Span = _span()
+    then_at: int = _part()
+    """Where the ``then`` block's ``{`` starts (its ``}`` ends at ``then_end``): the comments
+    after its last statement are its ``then_end_comments``."""
+    then_end: int = _part()
+    else_at: int = _part()
+    """Where the ``else`` block's ``{`` starts, up to ``else_end`` (-1 for ``else if`` or no
+    ``else``)."""
+    else_end: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,5 +1,6 @@
 """Sub-part offsets (``nodes.PART``): the builder keeps where every name a diagnostic can point
-at starts, taken from its token, so the checker never looks for a name inside a node's text.
+at starts, taken from its token, so the checker never looks for a name inside a node's text;
+and where an ``if``'s blocks start and end, for attaching comments (no side table).
 
 - on every shipped ``.edge`` file and on generated programs, each sub-part offset points at exactly
   the text of the name it belongs to;
@@ -52,7 +53,16 @@ def _check(value: Any, src: Source, seen: set[str]) -> None:
                 _check(v, src, seen)
                 continue
             seen.add(f"{type(value).__name__}.{f.name}")
-            if f.name == "source_end":
+            if f.name in ("source_end", "then_end", "else_end"):
+                continue
+            if f.name in ("then_at", "else_at"):  # a block's extent: `{` … `}`
+                end = getattr(value, f.name.replace("_at", "_end"))
+                if v >= 0:
+                    assert (src.text[v], src.text[end - 1]) == ("{", "}")
+                    assert value.span.start < v < end <= value.span.end
+                else:  # no `else`, or `else if`
+                    assert f.name == "else_at" and end == -1
+                    assert value.orelse is None or isinstance(value.orelse[0], n.IfStmt)
                 continue
             want = _expected(value, f.name)
             if isinstance(want, tuple):
