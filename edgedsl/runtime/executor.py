@@ -51,12 +51,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
-import decimal
 import functools
 import threading
 import time
-from collections.abc import Collection, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Collection, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import orjson
@@ -64,7 +63,7 @@ import orjson
 from ..core.diagnostics import Diagnostic, diag
 from ..core.say import SayLimitError, render_say
 from ..core.source import Span
-from ..core.types import INT, STR, FieldType, ListType, ScalarType, type_from_json
+from ..core.types import INT, STR, FieldType, type_from_json
 from ..plan.model import (
     AnswerField,
     CallStep,
@@ -79,10 +78,10 @@ from ..plan.model import (
     TrajectoryPlan,
     decode_value,
 )
-from ..reduce.coerce import decode_stored, is_json
 from ..reduce.query import ReduceQuery
 from ..reduce.render import render
 from . import relations
+from .answers import answer_value, jsonable, predicate_statement, predicate_value
 from .backends import MAX_TOTAL, Backend, Response, classify, make_backend, unsupported_reason
 from .duck import Relation, create_table_as, run_selection, shred
 from .redact import scrub
@@ -118,39 +117,12 @@ def _span(info: SpanInfo | None) -> Span | None:
     return None if info is None else info.to_span()
 
 
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, _dt.date):
-        return v.isoformat()
-    if isinstance(v, decimal.Decimal):
-        return int(v) if v == v.to_integral_value() else float(v)
-    if isinstance(v, list | tuple):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    return v
-
-
 def _arm_text(v: object) -> str:
     if isinstance(v, str):
         return v
     if isinstance(v, _dt.date):
         return v.isoformat()
-    return orjson.dumps(_jsonable(v)).decode()
-
-
-def format_value(v: Any, t: FieldType | None) -> Any:
-    """An answer value as JSON: ints for integral types, ISO dates, decoded list and json fields
-    (a json field's value is the value itself: an object is a dict, ``3.0`` stays a float)."""
-    if v is None:
-        return None
-    if isinstance(t, ListType) or is_json(t):
-        return _jsonable(decode_stored(t, v))
-    number = isinstance(v, int | float | decimal.Decimal) and not isinstance(v, bool)
-    if number and isinstance(t, ScalarType) and t.kind == "int":
-        return int(v)
-    if number and isinstance(t, ScalarType) and t.kind in ("float", "num"):
-        return float(v)
-    return _jsonable(v)
+    return orjson.dumps(jsonable(v)).decode()
 
 
 def _types_of(fields: Mapping[str, Any]) -> dict[str, FieldType]:
@@ -322,7 +294,7 @@ class _Run:
         ok = n == 1 if j.kind == "seq" else 1 <= n <= j.bound
         st.junctions.append(JunctionTrace(
             param=param, kind=j.kind, source=j.source, field=j.field, bound=j.bound,
-            cardinality=n, values=[_jsonable(v) for v in values[:MAX_SHOWN]],
+            cardinality=n, values=[jsonable(v) for v in values[:MAX_SHOWN]],
             would_be=would_be(n, self.phi), ok=ok))
         if ok:
             return values
@@ -354,7 +326,7 @@ class _Run:
     # ------------------------------------------------------------ calls
 
     def _redact(self, tool: ToolSpec, args: Mapping[str, object]) -> dict[str, Any]:
-        shown = {k: REDACTED if k == tool.secret else _jsonable(v) for k, v in args.items()}
+        shown = {k: REDACTED if k == tool.secret else jsonable(v) for k, v in args.items()}
         return scrub(shown)  # a live key the arguments hold (see redact.remember)
 
     async def one_call(self, tool: ToolSpec, args: dict[str, object], page: int | None,
@@ -423,15 +395,6 @@ class _Run:
                             "truncates `pages all` silently"])
             raise _StepError(d, FailureInfo(kind="structural", code="R506", message=msg))
         return out
-
-    def query(self, sql: str, params: list[Any], reads: Mapping[str, Sequence[str]], *,
-              statement: Literal["answer", "predicate"], step: str | None = None
-              ) -> duckdb.DuckDBPyConnection:
-        """Run an answer's or a predicate's ``sql``, which reads the relations of ``reads`` (each
-        with the fields it reads, from the plan; see :func:`~.relations.query`; a fallback is
-        recorded in the trace)."""
-        return relations.query(self.con, self.rels, sql, params, reads, self.trace.fallbacks,
-                               statement=statement, step=step)
 
     async def run_arms(self, tool: ToolSpec, arms: list[tuple[str | None, dict[str, object]]],
                        pages: int | str | None, st: StepTrace, span: SpanInfo | None,
@@ -502,7 +465,7 @@ class _Run:
     def drv_step(self, s: DrvStep, st: StepTrace) -> None:
         types = _types_of(s.fields)
         query = ReduceQuery.from_json(s.query)
-        st.params = [_jsonable(p) for p in query.params()]
+        st.params = [jsonable(p) for p in query.params()]
         name = s.relation or s.id
         src = self.rels.get(s.source)
         if src is not None and src.in_memory:
@@ -535,37 +498,22 @@ class _Run:
                           FailureInfo(kind="structural", code="R507", message=msg))
 
     async def if_step(self, s: IfStep, st: StepTrace, rank: tuple[int, ...]) -> None:
-        params = [decode_value(p) for p in s.predicate.params]
-        st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
+        text, params = predicate_statement(s.predicate)
+        st.sql, st.params = text, [jsonable(p) for p in params]
         try:
-            row = self.query(s.predicate.sql, params, s.predicate.reads, statement="predicate",
-                             step=s.id).fetchone()
+            taken = predicate_value(self.con, self.rels, s.predicate, text, params,
+                                    self.trace.fallbacks, s.id)
         except duckdb.Error as exc:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
-        taken = bool(row and row[0])
         st.branch = "then" if taken else "else"
         await self.layers(s.then if taken else s.orelse, base=rank)
 
     def answer_value(self, f: AnswerField) -> Any:
-        t = None if f.type is None else type_from_json(f.type)
-        if f.whole is not None:
-            ((source, fields),) = f.reads.items()
-            rel = self.rels.get(source)
-            if f.whole == "count" and rel is not None:
-                return format_value(rel.count(), t)
-            if f.whole == "field" and rel is not None and rel.in_memory:
-                values = [format_value(v, t) for v in rel.distinct(fields[0])]
-                return None if not values else values[0] if len(values) == 1 else values
-        params = [decode_value(p) for p in f.params]
         try:
-            rows = self.query(f.sql, params, f.reads, statement="answer").fetchall()
+            return answer_value(self.con, self.rels, f, self.trace.fallbacks)
         except duckdb.Error as exc:
             what = f"answer field `{f.name}`" if f.name else "the answer"
             raise self._sql_error(what, exc, f.span) from None
-        if f.shape == "scalar":
-            return format_value(rows[0][0] if rows else None, t)
-        values = [format_value(r[0], t) for r in rows]
-        return None if not values else values[0] if len(values) == 1 else values
 
     def answer(self) -> Any:
         a = self.tp.answer
