@@ -2,8 +2,9 @@
 
 For each ``examples/*.edge`` file with trajectories, ``tests/cases/<name>/`` holds the artefact
 of each stage: ``ast.json`` (build), ``fmt.edge`` (format), ``plan.json`` (plan), ``reduce.sql``
-(the final SQL of every reduction and answer) and ``trace.json`` (run on the python backend, with
-timings removed). ``--update-goldens`` rewrites them (``tests/goldens.py``).
+(the final SQL of every reduction, predicate and answer, rendered from the plan's queries) and
+``trace.json`` (run on the python backend, with timings removed). ``--update-goldens`` rewrites
+them (``tests/goldens.py``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import pytest
 from edgedsl.api import check, parse
 from edgedsl.cli.dump import to_jsonable
 from edgedsl.plan.compile import compile_program
-from edgedsl.plan.model import plan_to_json
+from edgedsl.plan.model import encode_value, plan_to_json
+from edgedsl.reduce.answer import predicate_from_json, value_from_json_data
 from edgedsl.reduce.query import ReduceQuery
-from edgedsl.reduce.render import render
+from edgedsl.reduce.render import render, render_answer, render_predicate
 from edgedsl.runtime.backends import load_python_tools
 from edgedsl.runtime.executor import run_plan_sync
 from edgedsl.runtime.python_backend import PythonBackend
@@ -63,15 +65,17 @@ def _sql_listing(plan_json: dict[str, Any]) -> str:
                     f"{orjson.dumps(params).decode()}\n"
                 )
             pred = step.get("predicate")
-            if pred:
+            if pred:  # an `if`: its predicate's query, rendered
+                text, pparams = render_predicate(predicate_from_json(pred["query"]))
                 out.append(
-                    f"-- {t['name']} / {sid} (if)\n{pred['sql']}\n-- params: "
-                    f"{orjson.dumps(pred.get('params', [])).decode()}\n"
+                    f"-- {t['name']} / {sid} (if)\n{text}\n-- params: "
+                    f"{orjson.dumps(encode_value(pparams)).decode()}\n"
                 )
         for f in (t.get("answer") or {}).get("fields", []):
+            text, aparams = render_answer(value_from_json_data(f["query"]))
             out.append(
-                f"-- {t['name']} / answer {f.get('name') or ''}\n{f['sql']}\n-- params: "
-                f"{orjson.dumps(f.get('params', [])).decode()}\n"
+                f"-- {t['name']} / answer {f.get('name') or ''}\n{text}\n-- params: "
+                f"{orjson.dumps(encode_value(aparams)).decode()}\n"
             )
     return "\n".join(out)
 

@@ -1,7 +1,8 @@
 """The compiler of stage `plan`: checked IR → :class:`~edgedsl.plan.model.Plan` models.
 
-Expressions and predicates become SQL text with ``?`` parameters over the run's relation tables;
-``drv`` nodes hold their typed query (:func:`edgedsl.reduce.registry.build_query`); steps
+Answer expressions and ``if`` predicates become typed queries (:mod:`edgedsl.reduce.answer`:
+:func:`value_query`, :func:`predicate_query`), ``drv`` nodes theirs
+(:func:`edgedsl.reduce.registry.build_query`), all stored as JSON and never as SQL text; steps
 are grouped into topological layers per scope (top level, each ``if`` branch). See
 :mod:`edgedsl.plan.model` for the layout of the result. Use it through
 :func:`compile_program`.
@@ -17,8 +18,8 @@ from pydantic import BaseModel
 from ..check import ir
 from ..core.catalog import Catalog, Tool
 from ..core.source import NO_SPAN, Span
-from ..core.sqlquote import quote_ident
 from ..core.types import FieldType, ScalarType, type_to_json
+from ..reduce import answer
 from ..reduce.registry import build_query
 from .model import (
     PLAN_VERSION,
@@ -47,67 +48,45 @@ from .model import (
 __all__ = [
     "compile_program",
     "compile_trajectory",
-    "distinct_sql",
-    "expr_sql",
     "expr_type",
-    "pred_sql",
+    "predicate_query",
+    "value_query",
 ]
 
-# ---------------------------------------------------------------- expressions → SQL
+# ---------------------------------------------------------------- expressions → queries
 
 
-def _lit_sql(v: object, params: list[object]) -> str:
-    params.append(v)
-    if isinstance(v, _dt.date):
-        return "CAST(? AS DATE)"
-    return "?"
-
-
-def distinct_sql(source: str, field: str) -> str:
-    """The ``SELECT`` of the distinct non-null values of a field in first-occurrence order (a
-    field reference: answers, expressions); the executor recognises this exact text."""
-    c = quote_ident(field)
-    return (f"SELECT {c} AS value FROM {quote_ident(source)} WHERE {c} IS NOT NULL "
-            f"GROUP BY {c} ORDER BY min({quote_ident('__row')})")
-
-
-def count_sql(source: str) -> str:
-    """The scalar subquery counting a relation's rows (``count(x)``); as a whole answer field,
-    ``SELECT … AS value``, the executor recognises this exact text."""
-    return f"(SELECT count(*) FROM {quote_ident(source)})"
-
-
-def expr_sql(e: ir.ExprIR, params: list[object]) -> str:
-    """SQL for a scalar expression (a field reference must have one value at run time)."""
+def value_query(e: ir.ExprIR) -> answer.Value:
+    """The typed query of an answer expression (:mod:`edgedsl.reduce.answer`)."""
     if isinstance(e, ir.LitE):
-        return _lit_sql(e.value, params)
+        return answer.Lit(e.value)
     if isinstance(e, ir.FieldE):
-        return f"({distinct_sql(e.source, e.field)})"
+        return answer.Distinct(e.source, e.field)
     if isinstance(e, ir.CountE):
-        return count_sql(e.source)
+        return answer.Count(e.source)
     if isinstance(e, ir.AggE):
-        return f"(SELECT {e.fn}({quote_ident(e.field)}) FROM {quote_ident(e.source)})"
+        return answer.Agg(e.fn, e.source, e.field)
     if isinstance(e, ir.BinE):
-        return f"({expr_sql(e.left, params)} {e.op} {expr_sql(e.right, params)})"
+        return answer.Arith(e.op, value_query(e.left), value_query(e.right))
     if isinstance(e, ir.NegE):
-        return f"(-{expr_sql(e.operand, params)})"
+        return answer.Neg(value_query(e.operand))
     if isinstance(e, ir.RoundE):
-        return f"round({expr_sql(e.operand, params)}, {int(e.digits)})"
+        return answer.Round(value_query(e.operand), int(e.digits))
     raise TypeError(f"internal error: not an expression: {e!r}")
 
 
-def pred_sql(p: ir.PredIR, params: list[object]) -> str:
-    """SQL for a predicate (three-valued; the runtime reads NULL as false)."""
+def predicate_query(p: ir.PredIR) -> answer.Predicate:
+    """The typed query of an ``if`` condition (:mod:`edgedsl.reduce.answer`)."""
     if isinstance(p, ir.CmpP):
-        op = "=" if p.op == "==" else "<>" if p.op == "!=" else p.op
-        return f"({expr_sql(p.left, params)} {op} {expr_sql(p.right, params)})"
+        return answer.Cmp(p.op, value_query(p.left), value_query(p.right))
     if isinstance(p, ir.ExistsP):
-        return f"(EXISTS (SELECT 1 FROM {quote_ident(p.source)}))"
+        return answer.Exists(p.source)
     if isinstance(p, ir.NotP):
-        return f"(NOT {pred_sql(p.operand, params)})"
-    if isinstance(p, ir.AndP | ir.OrP):
-        joiner = " AND " if isinstance(p, ir.AndP) else " OR "
-        return "(" + joiner.join(pred_sql(o, params) for o in p.operands) + ")"
+        return answer.Not(predicate_query(p.operand))
+    if isinstance(p, ir.AndP):
+        return answer.And(tuple(predicate_query(o) for o in p.operands))
+    if isinstance(p, ir.OrP):
+        return answer.Or(tuple(predicate_query(o) for o in p.operands))
     raise TypeError(f"internal error: not a predicate: {p!r}")
 
 
@@ -177,56 +156,16 @@ def _span(span: Span) -> SpanInfo | None:
 
 
 def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
-    params: list[object] = []
     t = expr_type(e)
+    query = value_query(e)
     shape: Literal["values", "scalar"] = "values" if isinstance(e, ir.FieldE) else "scalar"
-    if isinstance(e, ir.FieldE):
-        sql = distinct_sql(e.source, e.field)
-    else:
-        sql = f"SELECT {expr_sql(e, params)} AS value"
     whole = "field" if isinstance(e, ir.FieldE) else "count" if isinstance(e, ir.CountE) \
         else None
     return trusted(AnswerField, {
-        "name": name, "sql": sql, "params": [encode_value(p) for p in params], "shape": shape,
+        "name": name, "query": answer.to_json(query), "shape": shape,
         "type": None if t is None else type_to_json(t), "span": _span(e.span),
-        "reads": _reads(_expr_reads(e)), "whole": whole},
+        "reads": answer.reads(query), "whole": whole},
         set(_ANSWER_FIELD_FIELDS))
-
-
-def _reads(reads: dict[str, set[str]]) -> dict[str, list[str]]:
-    return {src: sorted(fields) for src, fields in sorted(reads.items())}
-
-
-def _merge(*parts: dict[str, set[str]]) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for part in parts:
-        for src, fields in part.items():
-            out.setdefault(src, set()).update(fields)
-    return out
-
-
-def _expr_reads(e: ir.ExprIR) -> dict[str, set[str]]:
-    """The relations an expression's SQL reads, each with the fields it reads."""
-    if isinstance(e, ir.FieldE | ir.AggE):
-        return {e.source: {e.field}}
-    if isinstance(e, ir.CountE):
-        return {e.source: set()}
-    if isinstance(e, ir.BinE):
-        return _merge(_expr_reads(e.left), _expr_reads(e.right))
-    if isinstance(e, ir.NegE | ir.RoundE):
-        return _expr_reads(e.operand)
-    return {}
-
-
-def _pred_reads(p: ir.PredIR) -> dict[str, set[str]]:
-    """The relations a predicate's SQL reads, each with the fields it reads."""
-    if isinstance(p, ir.CmpP):
-        return _merge(_expr_reads(p.left), _expr_reads(p.right))
-    if isinstance(p, ir.ExistsP):
-        return {p.source: set()}
-    if isinstance(p, ir.NotP):
-        return _pred_reads(p.operand)
-    return _merge(*(_pred_reads(o) for o in p.operands))
 
 
 # ---------------------------------------------------------------- IR → plan
@@ -360,18 +299,17 @@ class _Compiler:
                 "shared": shared, "branches": branch_keys}, _PARALLEL_FIELDS)
             return reads
         if isinstance(s, ir.IfIR):
-            pparams: list[object] = []
-            psql = f"SELECT {pred_sql(s.cond, pparams)} AS value"
+            cond = predicate_query(s.cond)
+            cond_reads = answer.reads(cond)
             then, out1 = self.scope(s.then, f"{key}/then/")
             orelse, out2 = self.scope(s.orelse, f"{key}/else/")
             predicate = trusted(PredicateSpec, {
-                "sql": psql, "params": [encode_value(p) for p in pparams],
-                "reads": _reads(_pred_reads(s.cond))}, set(_PREDICATE_FIELDS))
+                "query": answer.to_json(cond), "reads": cond_reads}, set(_PREDICATE_FIELDS))
             self.steps[key] = (IfStep, {
                 "id": key, "relation": None, "deps": [], "span": span, "kind": "if",
                 "predicate": predicate, "then": then, "orelse": orelse, "binds": list(s.binds)},
                 _IF_FIELDS)
-            return set(_pred_reads(s.cond)) | out1 | out2
+            return set(cond_reads) | out1 | out2
         raise TypeError(f"internal error: not a step: {s!r}")
 
 

@@ -21,11 +21,13 @@ integer beyond 64 bits, ``{"$dict": {...}}`` for an object that would otherwise 
 :func:`encode_value` / :func:`decode_value` convert, so a reloaded plan binds exactly the same
 parameters.
 
-Reductions, ``if`` predicates and answers are SQL text with ``?`` parameters over the relation
-tables of a run (see :mod:`edgedsl.runtime.duck` for the table layout). A predicate is one
-``SELECT`` returning one boolean (NULL counts as false); an answer field is one ``SELECT``
-returning either the distinct non-null values of a field in first-occurrence order
-(``shape="values"``) or one scalar (``shape="scalar"``).
+Reductions, ``if`` predicates and answers are typed queries stored as JSON, never SQL text
+(:mod:`edgedsl.reduce.query`, :mod:`edgedsl.reduce.answer`); the runtime renders them
+(:mod:`edgedsl.reduce.render`) over the relation tables of a run (see
+:mod:`edgedsl.runtime.duck` for the table layout). A predicate is one ``SELECT`` returning one
+boolean (NULL counts as false); an answer field is one ``SELECT`` returning either the distinct
+non-null values of a field in first-occurrence order (``shape="values"``) or one scalar
+(``shape="scalar"``).
 
 The compiler itself (IR → these models) lives in :mod:`edgedsl.plan.compile`.
 """
@@ -44,6 +46,7 @@ from ..core.diagnostics import CompileError, diag
 from ..core.jsonfile import read_json_object, schema_problems
 from ..core.source import NO_SPAN, Span
 from ..core.types import FieldType, type_from_json, type_to_json
+from ..reduce.answer import predicate_from_json, value_from_json_data
 from ..reduce.query import ReduceQuery
 
 __all__ = [
@@ -69,7 +72,7 @@ __all__ = [
     "plan_to_json",
 ]
 
-PLAN_VERSION = 3
+PLAN_VERSION = 4
 _INT64 = (-(2**63), 2**63 - 1)
 
 # ---------------------------------------------------------------- value codec
@@ -312,13 +315,14 @@ class CompareStep(_StepBase):
 
 
 class PredicateSpec(BaseModel):
-    """An ``if`` predicate as one SQL ``SELECT`` of a boolean, with its parameters, and
-    ``reads``: the relations it names, each with the fields it reads (``__row`` is always
-    readable) — what the runtime binds when it reads them inline."""
+    """An ``if`` predicate as its typed query (:func:`edgedsl.reduce.answer.to_json` of a
+    :data:`~edgedsl.reduce.answer.Predicate`: its literals included, never SQL text; rendered by
+    :func:`edgedsl.reduce.render.render_predicate`), and ``reads``: the relations it names, each
+    with the fields it reads (``__row`` is always readable) — what the runtime binds when it
+    reads them inline."""
 
     model_config = _cfg
-    sql: str
-    params: list[Any] = Field(default_factory=list)
+    query: dict[str, Any]
     reads: dict[str, list[str]] = Field(default_factory=dict)
 
 
@@ -338,17 +342,18 @@ StepPlan = Annotated[
 
 
 class AnswerField(BaseModel):
-    """One answer value: SQL, parameters, shape (``values`` or ``scalar``) and JSON type.
+    """One answer value: its typed query (:func:`edgedsl.reduce.answer.to_json` of a
+    :data:`~edgedsl.reduce.answer.Value`, rendered by :func:`edgedsl.reduce.render.render_answer`),
+    shape (``values`` or ``scalar``) and JSON type.
 
-    ``reads`` names the relations the SQL reads, each with its fields (as
+    ``reads`` names the relations the query reads, each with its fields (as
     :class:`PredicateSpec`); ``whole`` says that the value is a whole relation's: ``field``,
     the distinct values of its one field read (``values`` shape), or ``count``, its row count
     — which the runtime reads from the relation's handle when it can."""
 
     model_config = _cfg
     name: str | None = None
-    sql: str
-    params: list[Any] = Field(default_factory=list)
+    query: dict[str, Any]
     shape: Literal["values", "scalar"]
     type: Any = None
     span: SpanInfo | None = None
@@ -484,6 +489,10 @@ def _validate_refs(plan: Plan) -> list[str]:
                 out.append(f"step `{s.id}` calls unknown tool `{s.request.tool}`")
             if isinstance(s, IfStep):
                 nested += [s.then, s.orelse]
+                try:
+                    predicate_from_json(s.predicate.query)
+                except ValueError as exc:
+                    out.append(f"step `{s.id}` holds a bad predicate: {exc}")
             if isinstance(s, DrvStep):
                 try:
                     query = ReduceQuery.from_json(s.query)
@@ -497,6 +506,11 @@ def _validate_refs(plan: Plan) -> list[str]:
                 nested.append([s.branches])
             out += [f"step `{s.id}` depends on unknown step `{d}`" for d in s.deps
                     if d not in t.steps]
+        for f in t.answer.fields if t.answer is not None else ():
+            try:
+                value_from_json_data(f.query)
+            except ValueError as exc:
+                out.append(f"trajectory `{t.name}` holds a bad answer: {exc}")
         for layers in nested:
             out += [f"trajectory `{t.name}` lists unknown step `{k}`"
                     for layer in layers for k in layer if k not in t.steps]

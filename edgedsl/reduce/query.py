@@ -31,6 +31,8 @@ __all__ = [
     "KeepNone",
     "Mode",
     "ReduceQuery",
+    "value_from_json",
+    "value_to_json",
 ]
 
 CompareOp = Literal[">=", "<=", "=", ">"]
@@ -129,7 +131,7 @@ class ReduceQuery:
 def _filter_json(f: Filter) -> dict[str, Any]:
     if isinstance(f, Compare):
         return {"kind": "compare", "field": f.field, "op": f.op, "cast": f.cast,
-                "value": _value_json(f.value)}
+                "value": value_to_json(f.value)}
     if isinstance(f, Extreme):
         return {"kind": "extreme", "field": f.field, "fn": f.fn}
     if isinstance(f, Mode):
@@ -137,7 +139,7 @@ def _filter_json(f: Filter) -> dict[str, Any]:
     return {"kind": "none"}
 
 
-def _value_json(v: object) -> object:
+def value_to_json(v: object) -> object:
     """A bound value as JSON: a date as ``{"$date": iso}``, an integer beyond 64 bits as
     ``{"$int": text}`` (the plan's own tags)."""
     if isinstance(v, _dt.date):
@@ -149,7 +151,8 @@ def _value_json(v: object) -> object:
     raise ValueError(f"not a bound value: {v!r}")
 
 
-def _value_of(v: object) -> object:
+def value_from_json(v: object) -> object:
+    """Inverse of :func:`value_to_json`; ValueError when ``v`` is not a bound value."""
     if isinstance(v, Mapping) and len(v) == 1:
         (tag, text), = v.items()
         if tag == "$date" and isinstance(text, str):
@@ -181,5 +184,5 @@ def _filter_of(data: object) -> Filter:
         op, cast, value = data.get("op"), data.get("cast"), data.get("value")
         if op not in _COMPARE_OPS or cast not in _CASTS:
             raise ValueError(f"a compare filter has an operator and a cast: {op!r} {cast!r}")
-        return Compare(field, op, cast, _value_of(value))
+        return Compare(field, op, cast, value_from_json(value))
     raise ValueError(f"unknown reduction filter {kind!r}")

@@ -27,10 +27,18 @@ block read once is a subquery in place of its reader's ``FROM``, only a block re
 CTE, and the last block selects ``"__row"`` itself (measured on the 27-record ``eq | ge | max``
 step: ~0.85 ms as chained CTEs, ~0.68 ms so). Parameters bind in filter order in every form
 (:meth:`~edgedsl.reduce.query.ReduceQuery.params`, after the inline source's own).
+
+Answers and ``if`` predicates (:mod:`edgedsl.reduce.answer`) render to one ``SELECT`` each over
+the run's relation tables: :func:`render_answer` (a field reference: the distinct non-null values
+in first-occurrence order; anything else: ``SELECT <scalar> AS value``) and
+:func:`render_predicate` (``SELECT <boolean> AS value``), each with its parameters (the literals,
+in text order). The runtime reads in-memory relations inline by prefixing CTEs of their names
+(:func:`edgedsl.runtime.duck.inline_query`), so the text never changes with where they live.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,10 +47,26 @@ from typing import Literal
 from edgedsl.core.sqlquote import qualified, quote_ident
 from edgedsl.core.types import FieldType
 
+from .answer import (
+    Agg,
+    And,
+    Arith,
+    Cmp,
+    Count,
+    Distinct,
+    Exists,
+    Lit,
+    Neg,
+    Not,
+    Or,
+    Predicate,
+    Round,
+    Value,
+)
 from .query import Compare, Extreme, Filter, KeepNone, Mode, ReduceQuery
 from .registry import ReduceStep, build_query
 
-__all__ = ["Form", "reduce_sql", "render", "render_kept"]
+__all__ = ["Form", "reduce_sql", "render", "render_answer", "render_kept", "render_predicate"]
 
 #: Where a reduction runs: ``"window"`` over a source read inline, ``"table"`` over a stored one.
 Form = Literal["window", "table"]
@@ -170,3 +194,62 @@ def reduce_sql(source: str | tuple[str, ...], steps: Sequence[ReduceStep],
     stored as ``source``."""
     query = build_query(source, steps, types)
     return render(query, form), query.params()
+
+
+# ---------------------------------------------------------------- answers and predicates
+
+_CMP_SQL = {"==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+def _distinct_sql(q: Distinct) -> str:
+    c = quote_ident(q.field)
+    return (f"SELECT {c} AS value FROM {quote_ident(q.source)} WHERE {c} IS NOT NULL "
+            f"GROUP BY {c} ORDER BY min({_ROW})")
+
+
+def _value_sql(q: Value, params: list[object]) -> str:
+    if isinstance(q, Lit):
+        params.append(q.value)
+        return "CAST(? AS DATE)" if isinstance(q.value, _dt.date) else "?"
+    if isinstance(q, Distinct):
+        return f"({_distinct_sql(q)})"
+    if isinstance(q, Count):
+        return f"(SELECT count(*) FROM {quote_ident(q.source)})"
+    if isinstance(q, Agg):
+        return f"(SELECT {q.fn}({quote_ident(q.field)}) FROM {quote_ident(q.source)})"
+    if isinstance(q, Arith):
+        return f"({_value_sql(q.left, params)} {q.op} {_value_sql(q.right, params)})"
+    if isinstance(q, Neg):
+        return f"(-{_value_sql(q.operand, params)})"
+    assert isinstance(q, Round)
+    return f"round({_value_sql(q.operand, params)}, {int(q.digits)})"
+
+
+def _predicate_sql(p: Predicate, params: list[object]) -> str:
+    if isinstance(p, Cmp):
+        return (f"({_value_sql(p.left, params)} {_CMP_SQL[p.op]} "
+                f"{_value_sql(p.right, params)})")
+    if isinstance(p, Exists):
+        return f"(EXISTS (SELECT 1 FROM {quote_ident(p.source)}))"
+    if isinstance(p, Not):
+        return f"(NOT {_predicate_sql(p.operand, params)})"
+    joiner = " AND " if isinstance(p, And) else " OR "
+    assert isinstance(p, And | Or)
+    return "(" + joiner.join(_predicate_sql(o, params) for o in p.operands) + ")"
+
+
+def render_answer(q: Value) -> tuple[str, list[object]]:
+    """An answer field's statement and its parameters: for a field reference (a
+    :class:`~edgedsl.reduce.answer.Distinct`), its distinct non-null values as rows ``value`` in
+    first-occurrence order; otherwise one row holding the scalar ``value``."""
+    if isinstance(q, Distinct):
+        return _distinct_sql(q), []
+    params: list[object] = []
+    return f"SELECT {_value_sql(q, params)} AS value", params
+
+
+def render_predicate(p: Predicate) -> tuple[str, list[object]]:
+    """An ``if`` predicate's statement (one row, one boolean ``value``; NULL reads as false)
+    and its parameters."""
+    params: list[object] = []
+    return f"SELECT {_predicate_sql(p, params)} AS value", params

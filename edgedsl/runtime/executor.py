@@ -35,12 +35,11 @@ branches of a ``parallel`` and the arms of a ``compare`` run concurrently, with 
 thread (it never awaits in between), so the connection is never used from two threads; sync
 Python tools run in worker threads and never touch it.
 
-Junctions are checked when they are read: a Seq must see exactly one distinct value, a Fan
-1 … its bound; 0 values is R501, more than the bound R502. Pages: no clause → first page;
-``pages N`` → at most N; ``pages all``
-→ until the reported total is reached or a page comes back short (shorter than the declared
-page size, or empty), bounded by ``max_pages`` — reaching the bound unfinished is R506.
-A failure never escapes: the result has ``ok=False``, the diagnostics and the partial trace.
+Calls, their pages and junction checks are :mod:`edgedsl.runtime.calls`'s (a Seq must see
+exactly one distinct value, a Fan 1 … its bound; ``pages all`` reads until done, bounded by
+``max_pages``); answers and ``if`` predicates, rendered from their typed queries, are
+:mod:`edgedsl.runtime.answers`'s. A failure never escapes: the result has ``ok=False``, the
+diagnostics and the partial trace.
 
 ``keep`` (opt-in, for synthesis) names relations whose records the result should carry: before
 the run's connection closes, each named relation that was computed is read back with
@@ -50,21 +49,18 @@ the run's connection closes, each named relation that was computed is read back 
 from __future__ import annotations
 
 import asyncio
-import datetime as _dt
-import decimal
 import functools
 import threading
 import time
-from collections.abc import Collection, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Collection, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import orjson
 
 from ..core.diagnostics import Diagnostic, diag
 from ..core.say import SayLimitError, render_say
-from ..core.source import Span
-from ..core.types import INT, STR, FieldType, ListType, ScalarType, type_from_json
+from ..core.types import INT, STR, FieldType, type_from_json
 from ..plan.model import (
     AnswerField,
     CallStep,
@@ -79,11 +75,12 @@ from ..plan.model import (
     TrajectoryPlan,
     decode_value,
 )
-from ..reduce.coerce import decode_stored, is_json
 from ..reduce.query import ReduceQuery
 from ..reduce.render import render
 from . import relations
-from .backends import MAX_TOTAL, Backend, Response, classify, make_backend, unsupported_reason
+from .answers import answer_value, jsonable, predicate_statement, predicate_value
+from .backends import Backend, make_backend, unsupported_reason
+from .calls import Caller, StepError, arm_text, junction_values, span_of
 from .duck import Relation, create_table_as, run_selection, shred
 from .redact import scrub
 from .result import RunResult
@@ -91,66 +88,15 @@ from .result import RunResult
 if TYPE_CHECKING:
     from .store import Store
 from .trace import (
-    MAX_SHOWN,
-    REDACTED,
-    CallTrace,
     FailureInfo,
-    JunctionTrace,
     StepTrace,
     Trace,
-    would_be,
 )
 
 __all__ = ["run", "run_plan", "run_plan_sync", "run_trajectory"]
 
 DEFAULT_MAX_PAGES = 100
 DEFAULT_CONCURRENCY = 16
-
-
-class _StepError(Exception):
-    def __init__(self, d: Diagnostic, failure: FailureInfo) -> None:
-        super().__init__(d.message)
-        self.diagnostic = d
-        self.failure = failure
-
-
-def _span(info: SpanInfo | None) -> Span | None:
-    return None if info is None else info.to_span()
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, _dt.date):
-        return v.isoformat()
-    if isinstance(v, decimal.Decimal):
-        return int(v) if v == v.to_integral_value() else float(v)
-    if isinstance(v, list | tuple):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    return v
-
-
-def _arm_text(v: object) -> str:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, _dt.date):
-        return v.isoformat()
-    return orjson.dumps(_jsonable(v)).decode()
-
-
-def format_value(v: Any, t: FieldType | None) -> Any:
-    """An answer value as JSON: ints for integral types, ISO dates, decoded list and json fields
-    (a json field's value is the value itself: an object is a dict, ``3.0`` stays a float)."""
-    if v is None:
-        return None
-    if isinstance(t, ListType) or is_json(t):
-        return _jsonable(decode_stored(t, v))
-    number = isinstance(v, int | float | decimal.Decimal) and not isinstance(v, bool)
-    if number and isinstance(t, ScalarType) and t.kind == "int":
-        return int(v)
-    if number and isinstance(t, ScalarType) and t.kind in ("float", "num"):
-        return float(v)
-    return _jsonable(v)
 
 
 def _types_of(fields: Mapping[str, Any]) -> dict[str, FieldType]:
@@ -207,6 +153,7 @@ class _Run:
         self.keep = tuple(dict.fromkeys(keep))
         self.phi, self.max_pages = phi, max_pages
         self.sem = asyncio.Semaphore(max(1, concurrency))
+        self.calls = Caller(backend, self.sem, max_pages, self.ms)
         self.con, self.owner = _connection(backend)
         self.rels: dict[str, Relation] = {}
         self.t0 = time.perf_counter()
@@ -237,7 +184,7 @@ class _Run:
                                      for j, k in enumerate(layer)])
                 errs = [g for g in got if isinstance(g, BaseException)]
                 if errs:
-                    raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
+                    raise next((e for e in errs if isinstance(e, StepError)), errs[0])
             return
         level = {k: (i, j) for i, layer in enumerate(layers) for j, k in enumerate(layer)}
         pending = {k: {d for d in self.tp.steps[k].deps if d in level and d != k}
@@ -278,7 +225,7 @@ class _Run:
         if errors:
             lowest = min(level[k][0] for k in errors)
             errs = [errors[k] for k in layers[lowest] if k in errors]
-            raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
+            raise next((e for e in errs if isinstance(e, StepError)), errs[0])
 
     async def step(self, key: str, shared: Mapping[str, object] | None = None,
                    rank: tuple[int, ...] = ()) -> None:
@@ -298,151 +245,34 @@ class _Run:
                 await self.parallel_step(s, st, rank)
             elif isinstance(s, IfStep):
                 await self.if_step(s, st, rank)
-        except _StepError as e:
+        except StepError as e:
             st.status, st.failure = "failed", e.failure
             raise
         except Exception as e:  # a bug: report it, labelled, without crashing the run
             st.status = "failed"
             st.failure = FailureInfo(kind="internal", code="R509", message=scrub(repr(e)))
-            raise _StepError(diag("R509", scrub(f"internal error in step `{key}` (a bug in "
+            raise StepError(diag("R509", scrub(f"internal error in step `{key}` (a bug in "
                                                 f"edgedsl): {type(e).__name__}: {e}"),
-                                  _span(s.span)), st.failure) from e
+                                  span_of(s.span)), st.failure) from e
         finally:
             st.duration_ms = round(self.ms() - st.start_ms, 3)
 
-    # ------------------------------------------------------------ junctions
+    # ------------------------------------------------------------ junctions and calls
 
     def junction(self, j: JunctionSpec, param: str, st: StepTrace, span: SpanInfo | None,
                  tool: str) -> list[Any]:
-        rel = self.rels.get(j.source)
-        if rel is None:
-            raise KeyError(f"relation {j.source!r} was not computed before `{st.id}`")
-        values = rel.distinct(j.field)
-        n = len(values)
-        ok = n == 1 if j.kind == "seq" else 1 <= n <= j.bound
-        st.junctions.append(JunctionTrace(
-            param=param, kind=j.kind, source=j.source, field=j.field, bound=j.bound,
-            cardinality=n, values=[_jsonable(v) for v in values[:MAX_SHOWN]],
-            would_be=would_be(n, self.phi), ok=ok))
-        if ok:
-            return values
-        spelled = f"{j.kind}{'' if j.kind == 'seq' or j.bound == self.phi else f'({j.bound})'}"
-        ref = f"{j.source}.{j.field}"
-        need = "exactly 1" if j.kind == "seq" else f"1 … {j.bound}"
-        hints: list[str] = []
-        if n == 0:
-            hints.append(f"the upstream call `{j.source}` returned no records with a "
-                         f"`{j.field}` value ({rel.count()} records); check its arguments")
-        elif j.kind == "seq" and n <= self.phi:
-            hints.append(f"use `fan` (k ≤ {self.phi}) to call `{tool}` once per value: "
-                         f"`fan {ref}`, or add a `drv` node to narrow `{j.source}` first")
-        else:
-            if j.kind == "fan" and n <= self.phi:
-                hints.append(f"raise the bound: `fan({n}) {ref}`")
-            hints.append(f"add a `drv` node to narrow `{j.source}` first "
-                         f"(e.g. `drv {j.source} | max …` or `| where …`)")
-        code = "R501" if n == 0 else "R502"  # no value / more values than the bound
-        msg = (f"`{spelled} {ref}` saw {n} distinct value{'s' if n != 1 else ''}; "
-               f"a {j.kind} junction needs {need}")
-        src = self.tp.steps.get(j.source)
-        secondary = [] if src is None or src.span is None else [
-            (src.span.to_span(), f"`{j.source}` comes from here")]
-        d = diag(code, msg, _span(j.span or span), f"{n} values", hints=hints,
-                 secondary=secondary)
-        raise _StepError(d, FailureInfo(kind="structural", code=code, message=msg))
-
-    # ------------------------------------------------------------ calls
-
-    def _redact(self, tool: ToolSpec, args: Mapping[str, object]) -> dict[str, Any]:
-        shown = {k: REDACTED if k == tool.secret else _jsonable(v) for k, v in args.items()}
-        return scrub(shown)  # a live key the arguments hold (see redact.remember)
-
-    async def one_call(self, tool: ToolSpec, args: dict[str, object], page: int | None,
-                       st: StepTrace, arm: str | None, span: SpanInfo | None) -> Response:
-        async with self.sem:
-            ct = CallTrace(arm=arm, args=self._redact(tool, args), page=page, start_ms=self.ms())
-            st.calls.append(ct)
-            try:
-                resp = await self.backend.call(tool, dict(args), page=page)
-            except Exception as exc:
-                f = classify(tool, exc)
-                ct.failure = FailureInfo(kind=f.kind, code=f.code, message=scrub(f.message))
-                ct.duration_ms = round(self.ms() - ct.start_ms, 3)
-                if f.code == "R505":
-                    st.store_misses += 1
-                hints = (["an environmental failure (timeout, connection, 5xx, quota): "
-                          "retrying later may succeed"] if f.kind == "environmental" else [])
-                d = diag(f.code, f"call of `{tool.qualname}` failed: {ct.failure.message}",
-                         _span(span), f"{f.kind} failure", hints=hints)
-                raise _StepError(d, ct.failure) from None
-            ct.duration_ms = round(self.ms() - ct.start_ms, 3)
-            if resp.total is not None and not (isinstance(resp.total, int)
-                                               and 0 <= resp.total <= MAX_TOTAL):
-                msg = (f"`{tool.qualname}`: the backend reported a total of {resp.total!r:.40}, "
-                       "which is not a count (0 … 2^63 - 1)")
-                ct.failure = FailureInfo(kind="structural", code="R503", message=msg)
-                raise _StepError(diag("R503", f"call of `{tool.qualname}` failed: {msg}",
-                                      _span(span), "structural failure"), ct.failure)
-            ct.records, ct.total, ct.store_hit = len(resp), resp.total, resp.from_store
-            if resp.from_store is True:
-                st.store_hits += 1
-            elif resp.from_store is False:
-                st.store_misses += 1
-            return resp
-
-    async def fetch(self, tool: ToolSpec, args: dict[str, object], pages: int | str | None,
-                    st: StepTrace, arm: str | None, span: SpanInfo | None) -> list[Response]:
-        pg = tool.paging
-        if pg is None:
-            resp = await self.one_call(tool, args, None, st, arm, span)
-            st.pages_read += 1
-            return [resp]
-        size = pg.size_limit if pg.size else None
-        limit = 1 if pages is None else self.max_pages if pages == "all" else int(pages)
-        out: list[Response] = []
-        got, total, page = 0, None, 1
-        while True:
-            resp = await self.one_call(tool, args, page, st, arm, span)
-            out.append(resp)
-            st.pages_read += 1
-            n = len(resp)
-            got += n
-            if resp.total is not None:
-                total = resp.total
-                st.total_reported = total if st.total_reported is None else max(
-                    st.total_reported, total)
-            done = n == 0 or (total is not None and got >= total) or (size is not None and n < size)
-            if done or page >= limit:
-                break
-            page += 1
-        if pages == "all" and not done:
-            msg = (f"`{tool.qualname}` still had records after {limit} pages (max_pages) "
-                   f"— read {got}" + ("" if total is None else f" of {total}"))
-            d = diag("R506", msg, _span(span), "pages all",
-                     hints=["narrow the call's arguments, or raise max_pages; edgedsl never "
-                            "truncates `pages all` silently"])
-            raise _StepError(d, FailureInfo(kind="structural", code="R506", message=msg))
-        return out
-
-    def query(self, sql: str, params: list[Any], reads: Mapping[str, Sequence[str]], *,
-              statement: Literal["answer", "predicate"], step: str | None = None
-              ) -> duckdb.DuckDBPyConnection:
-        """Run an answer's or a predicate's ``sql``, which reads the relations of ``reads`` (each
-        with the fields it reads, from the plan; see :func:`~.relations.query`; a fallback is
-        recorded in the trace)."""
-        return relations.query(self.con, self.rels, sql, params, reads, self.trace.fallbacks,
-                               statement=statement, step=step)
+        return junction_values(self.rels, self.tp, self.phi, j, param, st, span, tool)
 
     async def run_arms(self, tool: ToolSpec, arms: list[tuple[str | None, dict[str, object]]],
                        pages: int | str | None, st: StepTrace, span: SpanInfo | None,
                        relation: str, tagged: bool) -> None:
-        got = await _gather([self.fetch(tool, a, pages, st, arm, span) for arm, a in arms])
+        got = await _gather([self.calls.fetch(tool, a, pages, st, arm, span) for arm, a in arms])
         if len(arms) > 1:  # calls in page order, then arm order, whatever finished first
             order = {arm: i for i, (arm, _) in enumerate(arms)}
             st.calls.sort(key=lambda c: (c.page or 0, order.get(c.arm, len(order))))
         errs = [g for g in got if isinstance(g, BaseException)]
         if errs:
-            raise next((e for e in errs if isinstance(e, _StepError)), errs[0])
+            raise next((e for e in errs if isinstance(e, StepError)), errs[0])
         parts = [(arm, r) for (arm, _), resps in zip(arms, got, strict=True)
                  for r in resps]
         rel = relations.materialise(self.con, self.owner, relation,
@@ -466,7 +296,7 @@ class _Run:
         if fan is None:
             arms: list[tuple[str | None, dict[str, object]]] = [(None, base)]
         else:
-            arms = [(_arm_text(v), {**base, fan[0]: v}) for v in fan[1]]
+            arms = [(arm_text(v), {**base, fan[0]: v}) for v in fan[1]]
         await self.run_arms(tool, arms, s.request.pages, st, s.span, s.relation or s.id,
                             fan is not None)
 
@@ -478,7 +308,7 @@ class _Run:
             base[param] = self.junction(j, param, st, s.span, tool.qualname)[0]
         values = [decode_value(v) for v in s.values]
         arms: list[tuple[str | None, dict[str, object]]] = [
-            (_arm_text(v), {**base, s.param: v}) for v in values]
+            (arm_text(v), {**base, s.param: v}) for v in values]
         await self.run_arms(tool, arms, s.request.pages, st, s.span, s.relation or s.id, True)
 
     async def parallel_step(self, s: ParallelStep, st: StepTrace, rank: tuple[int, ...]
@@ -502,7 +332,7 @@ class _Run:
     def drv_step(self, s: DrvStep, st: StepTrace) -> None:
         types = _types_of(s.fields)
         query = ReduceQuery.from_json(s.query)
-        st.params = [_jsonable(p) for p in query.params()]
+        st.params = [jsonable(p) for p in query.params()]
         name = s.relation or s.id
         src = self.rels.get(s.source)
         if src is not None and src.in_memory:
@@ -524,48 +354,33 @@ class _Run:
         self.rels[name] = rel
         st.records = rel.count()
 
-    def _sql_error(self, what: str, exc: Exception, span: SpanInfo | None) -> _StepError:
+    def _sql_error(self, what: str, exc: Exception, span: SpanInfo | None) -> StepError:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         hints = []
         if "More than one row" in str(exc):
             hints.append("a field reference used as a single value saw several distinct "
                          "values; narrow it with a `drv` node first")
         msg = f"evaluating {what} failed: {text}"
-        return _StepError(diag("R507", msg, _span(span), hints=hints),
+        return StepError(diag("R507", msg, span_of(span), hints=hints),
                           FailureInfo(kind="structural", code="R507", message=msg))
 
     async def if_step(self, s: IfStep, st: StepTrace, rank: tuple[int, ...]) -> None:
-        params = [decode_value(p) for p in s.predicate.params]
-        st.sql, st.params = s.predicate.sql, [_jsonable(p) for p in params]
+        text, params = predicate_statement(s.predicate)
+        st.sql, st.params = text, [jsonable(p) for p in params]
         try:
-            row = self.query(s.predicate.sql, params, s.predicate.reads, statement="predicate",
-                             step=s.id).fetchone()
+            taken = predicate_value(self.con, self.rels, s.predicate, text, params,
+                                    self.trace.fallbacks, s.id)
         except duckdb.Error as exc:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
-        taken = bool(row and row[0])
         st.branch = "then" if taken else "else"
         await self.layers(s.then if taken else s.orelse, base=rank)
 
     def answer_value(self, f: AnswerField) -> Any:
-        t = None if f.type is None else type_from_json(f.type)
-        if f.whole is not None:
-            ((source, fields),) = f.reads.items()
-            rel = self.rels.get(source)
-            if f.whole == "count" and rel is not None:
-                return format_value(rel.count(), t)
-            if f.whole == "field" and rel is not None and rel.in_memory:
-                values = [format_value(v, t) for v in rel.distinct(fields[0])]
-                return None if not values else values[0] if len(values) == 1 else values
-        params = [decode_value(p) for p in f.params]
         try:
-            rows = self.query(f.sql, params, f.reads, statement="answer").fetchall()
+            return answer_value(self.con, self.rels, f, self.trace.fallbacks)
         except duckdb.Error as exc:
             what = f"answer field `{f.name}`" if f.name else "the answer"
             raise self._sql_error(what, exc, f.span) from None
-        if f.shape == "scalar":
-            return format_value(rows[0][0] if rows else None, t)
-        values = [format_value(r[0], t) for r in rows]
-        return None if not values else values[0] if len(values) == 1 else values
 
     def answer(self) -> Any:
         a = self.tp.answer
@@ -588,7 +403,7 @@ class _Run:
             msg = f"the `say` template failed: {type(exc).__name__}: {exc}"
             hints = [f"the template sees {sorted(ctx)}"]
         msg = scrub(msg)
-        raise _StepError(diag("R508", msg, _span(self.tp.span), hints=hints),
+        raise StepError(diag("R508", msg, span_of(self.tp.span), hints=hints),
                          FailureInfo(kind="structural", code="R508", message=msg))
 
     # ------------------------------------------------------------ whole run
@@ -599,7 +414,7 @@ class _Run:
             if isinstance(s, CallStep | CompareStep):
                 reason = unsupported_reason(self.backend, self.plan.tools[s.request.tool])
                 if reason:
-                    out.append(diag("E403", reason, _span(s.span), "cannot run here"))
+                    out.append(diag("E403", reason, span_of(s.span), "cannot run here"))
         return out
 
     def kept(self) -> dict[str, list[dict[str, Any]]]:
@@ -625,7 +440,7 @@ class _Run:
                 answer = self.answer()
                 if self.tp.say is not None:
                     say = self.say(answer)
-        except _StepError as e:
+        except StepError as e:
             diags.append(e.diagnostic)
             answer = None
         finally:

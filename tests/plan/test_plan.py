@@ -143,7 +143,9 @@ def test_if_steps_are_keyed_per_branch() -> None:
     assert step.deps == ["corp"] and tp.layers == [["corp"], ["if1"]]
     assert tp.steps["if1/then/y"].relation == tp.steps["if1/else/y"].relation == "y"
     assert tp.steps["if1/then/y"].deps == ["if1/then/x"]
-    assert "EXISTS" in step.predicate.sql
+    # the predicate is its typed query (JSON), not SQL text
+    assert step.predicate.query == {"kind": "exists", "source": "corp"}
+    assert step.predicate.reads == {"corp": []}
 
 
 @pytest.mark.parametrize(
@@ -172,6 +174,13 @@ def test_schema_violation_names_the_problem() -> None:
     raw["trajectories"][0]["layers"].append(["ghost"])
     with pytest.raises(CompileError, match="ghost"):
         load_plan(orjson.dumps(raw))
+    # an answer's query that does not read back is refused on load, not at run time
+    raw = orjson.loads(plan_to_json(compile_program(_after_program())))
+    (recent,) = (t for t in raw["trajectories"] if t["name"] == "recent")
+    recent["answer"]["fields"][0]["query"] = {"kind": "agg", "fn": "median", "source": "late",
+                                              "field": "report_nm"}
+    with pytest.raises(CompileError, match="bad answer: an aggregate is one of"):
+        load_plan(orjson.dumps(raw))
 
 
 def test_other_version_is_e402() -> None:
@@ -184,7 +193,10 @@ def test_other_version_is_e402() -> None:
     assert d.message == (f"plan version 7, this edgedsl reads version {PLAN_VERSION}; "
                          "recompile the source")
     raw["version"] = 2  # before reductions were stored as typed queries
-    with pytest.raises(CompileError, match="plan version 2, this edgedsl reads version 3"):
+    with pytest.raises(CompileError, match="plan version 2, this edgedsl reads version 4"):
+        load_plan(orjson.dumps(raw))
+    raw["version"] = 3  # before answers and predicates were stored as typed queries
+    with pytest.raises(CompileError, match="plan version 3, this edgedsl reads version 4"):
         load_plan(orjson.dumps(raw))
 
 

@@ -1,0 +1,190 @@
+"""Calling tools for a run: the requests of a step, their pages, the values junctions read.
+
+A :class:`Caller` makes one step's calls on the run's backend — at most ``concurrency`` in
+flight, each recorded as a :class:`~edgedsl.runtime.trace.CallTrace` with its arguments redacted
+— and reads pages as the plan says (no clause: the first page; ``pages N``: at most N;
+``pages all``: until the reported total is reached or a page comes back short, bounded by
+``max_pages``, R506 when still unfinished). :func:`junction_values` reads a junction's distinct
+values and checks their number. A failure raises :class:`StepError`, which carries the
+diagnostic and the trace's failure; the executor (:mod:`edgedsl.runtime.executor`) records it on
+the step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from ..core.diagnostics import Diagnostic, diag
+from ..core.source import Span
+from ..plan.model import JunctionSpec, SpanInfo, ToolSpec, TrajectoryPlan
+from .answers import jsonable
+from .backends import MAX_TOTAL, Backend, Response, classify
+from .duck import Relation
+from .redact import scrub
+from .trace import (
+    MAX_SHOWN,
+    REDACTED,
+    CallTrace,
+    FailureInfo,
+    JunctionTrace,
+    StepTrace,
+    would_be,
+)
+
+__all__ = ["Caller", "StepError", "arm_text", "junction_values", "span_of"]
+
+
+class StepError(Exception):
+    """A step failed: ``diagnostic`` for the result, ``failure`` for the step's trace."""
+
+    def __init__(self, d: Diagnostic, failure: FailureInfo) -> None:
+        super().__init__(d.message)
+        self.diagnostic = d
+        self.failure = failure
+
+
+def span_of(info: SpanInfo | None) -> Span | None:
+    """The source span of a plan span (None for none)."""
+    return None if info is None else info.to_span()
+
+
+def arm_text(v: object) -> str:
+    """The text naming an arm of a fan or ``compare`` by its value (dates ISO, others JSON)."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    return orjson.dumps(jsonable(v)).decode()
+
+
+def junction_values(rels: Mapping[str, Relation], tp: TrajectoryPlan, phi: int, j: JunctionSpec,
+                    param: str, st: StepTrace, span: SpanInfo | None, tool: str) -> list[Any]:
+    """The distinct values junction ``j`` (argument ``param`` of a call of ``tool`` in step
+    ``st``) reads from its source relation, recorded in the trace; a Seq must see exactly one, a
+    Fan 1 … its bound: 0 values is R501, more than the bound R502 (a :class:`StepError` whose
+    hints say how to narrow or widen)."""
+    rel = rels.get(j.source)
+    if rel is None:
+        raise KeyError(f"relation {j.source!r} was not computed before `{st.id}`")
+    values = rel.distinct(j.field)
+    n = len(values)
+    ok = n == 1 if j.kind == "seq" else 1 <= n <= j.bound
+    st.junctions.append(JunctionTrace(
+        param=param, kind=j.kind, source=j.source, field=j.field, bound=j.bound,
+        cardinality=n, values=[jsonable(v) for v in values[:MAX_SHOWN]],
+        would_be=would_be(n, phi), ok=ok))
+    if ok:
+        return values
+    spelled = f"{j.kind}{'' if j.kind == 'seq' or j.bound == phi else f'({j.bound})'}"
+    ref = f"{j.source}.{j.field}"
+    need = "exactly 1" if j.kind == "seq" else f"1 … {j.bound}"
+    hints: list[str] = []
+    if n == 0:
+        hints.append(f"the upstream call `{j.source}` returned no records with a "
+                     f"`{j.field}` value ({rel.count()} records); check its arguments")
+    elif j.kind == "seq" and n <= phi:
+        hints.append(f"use `fan` (k ≤ {phi}) to call `{tool}` once per value: "
+                     f"`fan {ref}`, or add a `drv` node to narrow `{j.source}` first")
+    else:
+        if j.kind == "fan" and n <= phi:
+            hints.append(f"raise the bound: `fan({n}) {ref}`")
+        hints.append(f"add a `drv` node to narrow `{j.source}` first "
+                     f"(e.g. `drv {j.source} | max …` or `| where …`)")
+    code = "R501" if n == 0 else "R502"  # no value / more values than the bound
+    msg = (f"`{spelled} {ref}` saw {n} distinct value{'s' if n != 1 else ''}; "
+           f"a {j.kind} junction needs {need}")
+    src = tp.steps.get(j.source)
+    secondary = [] if src is None or src.span is None else [
+        (src.span.to_span(), f"`{j.source}` comes from here")]
+    d = diag(code, msg, span_of(j.span or span), f"{n} values", hints=hints,
+             secondary=secondary)
+    raise StepError(d, FailureInfo(kind="structural", code=code, message=msg))
+
+
+class Caller:
+    """Calls a run's tools: at most ``sem``'s count of calls in flight on ``backend``, each
+    recorded in its step's trace (arguments redacted; times from ``ms``), pages read up to
+    ``max_pages`` for ``pages all``. A failure is a :class:`StepError` with its classified code."""
+
+    def __init__(self, backend: Backend, sem: asyncio.Semaphore, max_pages: int,
+                 ms: Callable[[], float]) -> None:
+        self.backend, self.sem, self.max_pages, self.ms = backend, sem, max_pages, ms
+
+    def _redact(self, tool: ToolSpec, args: Mapping[str, object]) -> dict[str, Any]:
+        shown = {k: REDACTED if k == tool.secret else jsonable(v) for k, v in args.items()}
+        return scrub(shown)  # a live key the arguments hold (see redact.remember)
+
+    async def one_call(self, tool: ToolSpec, args: dict[str, object], page: int | None,
+                       st: StepTrace, arm: str | None, span: SpanInfo | None) -> Response:
+        """One call of ``tool`` (one page), recorded in ``st``; a failure is classified."""
+        async with self.sem:
+            ct = CallTrace(arm=arm, args=self._redact(tool, args), page=page, start_ms=self.ms())
+            st.calls.append(ct)
+            try:
+                resp = await self.backend.call(tool, dict(args), page=page)
+            except Exception as exc:
+                f = classify(tool, exc)
+                ct.failure = FailureInfo(kind=f.kind, code=f.code, message=scrub(f.message))
+                ct.duration_ms = round(self.ms() - ct.start_ms, 3)
+                if f.code == "R505":
+                    st.store_misses += 1
+                hints = (["an environmental failure (timeout, connection, 5xx, quota): "
+                          "retrying later may succeed"] if f.kind == "environmental" else [])
+                d = diag(f.code, f"call of `{tool.qualname}` failed: {ct.failure.message}",
+                         span_of(span), f"{f.kind} failure", hints=hints)
+                raise StepError(d, ct.failure) from None
+            ct.duration_ms = round(self.ms() - ct.start_ms, 3)
+            if resp.total is not None and not (isinstance(resp.total, int)
+                                               and 0 <= resp.total <= MAX_TOTAL):
+                msg = (f"`{tool.qualname}`: the backend reported a total of {resp.total!r:.40}, "
+                       "which is not a count (0 … 2^63 - 1)")
+                ct.failure = FailureInfo(kind="structural", code="R503", message=msg)
+                raise StepError(diag("R503", f"call of `{tool.qualname}` failed: {msg}",
+                                     span_of(span), "structural failure"), ct.failure)
+            ct.records, ct.total, ct.store_hit = len(resp), resp.total, resp.from_store
+            if resp.from_store is True:
+                st.store_hits += 1
+            elif resp.from_store is False:
+                st.store_misses += 1
+            return resp
+
+    async def fetch(self, tool: ToolSpec, args: dict[str, object], pages: int | str | None,
+                    st: StepTrace, arm: str | None, span: SpanInfo | None) -> list[Response]:
+        """The responses of one arm's call, page by page as ``pages`` asks (None: the first
+        page; N: at most N; ``"all"``: until done, R506 past ``max_pages``)."""
+        pg = tool.paging
+        if pg is None:
+            resp = await self.one_call(tool, args, None, st, arm, span)
+            st.pages_read += 1
+            return [resp]
+        size = pg.size_limit if pg.size else None
+        limit = 1 if pages is None else self.max_pages if pages == "all" else int(pages)
+        out: list[Response] = []
+        got, total, page = 0, None, 1
+        while True:
+            resp = await self.one_call(tool, args, page, st, arm, span)
+            out.append(resp)
+            st.pages_read += 1
+            n = len(resp)
+            got += n
+            if resp.total is not None:
+                total = resp.total
+                st.total_reported = total if st.total_reported is None else max(
+                    st.total_reported, total)
+            done = n == 0 or (total is not None and got >= total) or (size is not None and n < size)
+            if done or page >= limit:
+                break
+            page += 1
+        if pages == "all" and not done:
+            msg = (f"`{tool.qualname}` still had records after {limit} pages (max_pages) "
+                   f"— read {got}" + ("" if total is None else f" of {total}"))
+            d = diag("R506", msg, span_of(span), "pages all",
+                     hints=["narrow the call's arguments, or raise max_pages; edgedsl never "
+                            "truncates `pages all` silently"])
+            raise StepError(d, FailureInfo(kind="structural", code="R506", message=msg))
+        return out
