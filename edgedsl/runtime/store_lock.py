@@ -149,15 +149,16 @@ def acquire(path: str | Path, mode: Mode, timeout: float) -> Callable[[], None]:
     Inside a process, a second holder of a file already locked shares the lock; asking for
     ``exclusive`` while the process holds it ``shared`` raises :class:`StoreLocked`."""
     ident = _ident(path)
+    if mode == "exclusive" and held_mode(path) == "shared":
+        # a forgotten, unreachable read-only Store may still hold it: collect it first, outside
+        # _GUARD, since its finalizer releases the lock and takes _GUARD itself
+        gc.collect()
     with _GUARD:
         held = _HELD.get(ident)
         if held is not None and held.mode == "shared" and mode == "exclusive":
-            gc.collect()  # a forgotten, unreachable read-only Store may still hold it
-            held = _HELD.get(ident)
-            if held is not None and held.mode == "shared":
-                raise StoreLocked(
-                    f"{path} is open read-only (replay) in this process; close that store "
-                    "before writing to it")
+            raise StoreLocked(
+                f"{path} is open read-only (replay) in this process; close that store "
+                "before writing to it")
         if held is not None:
             held.count += 1
         else:

@@ -338,3 +338,41 @@ def test_read_only_and_read_write_in_one_process(tmp_path: Path) -> None:
         Store(path)  # DuckDB itself refuses a read-write open beside a read-only one
     with Store(path) as rw:  # closed: fine again
         assert rw.count() == 1
+
+
+def test_an_unreachable_read_only_store_is_collected_without_a_deadlock(tmp_path: Path) -> None:
+    """A read-write open while a forgotten read-only store (only the cycle collector can free it)
+    still holds the file: the collector runs its finalizer, which releases the lock. It used to
+    run under the lock table's own (non-reentrant) lock, so the finalizer waited on it forever."""
+    import gc
+    import threading
+
+    path = tmp_path / "s.duckdb"
+    with Store(path) as rw:
+        rw.put(TOOL, {"n": 1, "size": 2}, None, _resp(items(1, 2)))
+
+    class Holder:
+        pass
+
+    gc.disable()
+    try:
+        holder = Holder()
+        holder.me = holder  # type: ignore[attr-defined]  # a cycle: refcounting never frees it
+        holder.replay = StoreBackend(path)  # type: ignore[attr-defined]
+        del holder
+        outcome: list[object] = []
+
+        def write() -> None:
+            try:
+                with Store(path) as rw:
+                    outcome.append(rw.count())
+            except BaseException as exc:
+                outcome.append(exc)
+
+        t = threading.Thread(target=write, daemon=True)
+        t.start()
+        t.join(30)
+        assert not t.is_alive(), "the read-write open deadlocked collecting the read-only store"
+    finally:
+        gc.enable()
+    assert outcome == [1]
