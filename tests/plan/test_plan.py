@@ -216,9 +216,9 @@ def test_value_codec_round_trips_through_json(v: object) -> None:
     assert decode_value(orjson.loads(orjson.dumps(encode_value(v)))) == v
 
 
-def test_steps_do_not_count_their_default_kind_as_set() -> None:
-    """The plan is validated in one piece (each step's ``kind`` picks its model); the steps
-    still look as if made directly: ``kind`` is not among the fields set."""
+def test_each_step_kind_picks_its_model_on_load() -> None:
+    """The plan is validated in one piece: each step's ``kind`` picks its model, and a ``kind``
+    that names no step kind is a schema error."""
     import edgedsl
 
     text = (
@@ -226,6 +226,10 @@ def test_steps_do_not_count_their_default_kind_as_set() -> None:
         'trajectory t "q" { a = p.t()\n b = drv a | max f\n answer b.f }\n'
     )
     plan = edgedsl.compile(text)
-    for step in plan.trajectories[0].steps.values():
-        assert "kind" not in step.model_fields_set
-        assert {"id", "relation", "span", "deps"} <= step.model_fields_set
+    loaded = load_plan(plan_to_json(plan))
+    assert [type(s) for s in loaded.trajectories[0].steps.values()] == [CallStep, DrvStep]
+    raw = orjson.loads(plan_to_json(plan))
+    raw["trajectories"][0]["steps"]["a"]["kind"] = "loop"
+    with pytest.raises(CompileError) as exc:
+        load_plan(orjson.dumps(raw))
+    assert exc.value.diagnostics[0].code == "E401"
