@@ -174,6 +174,24 @@ def test_schema_violation_names_the_problem() -> None:
         load_plan(orjson.dumps(raw))
 
 
+def test_schema_problems_read_as_before_the_dataclasses() -> None:
+    """The E401 summary names each problem as the pydantic models did (an unknown key is an
+    extra input, not a keyword argument of a dataclass)."""
+    raw = orjson.loads(plan_to_json(compile_program(_after_program())))
+    raw["trajectories"][0]["span"]["colour"] = "red"
+    del raw["trajectories"][0]["name"]
+    with pytest.raises(CompileError) as e:
+        load_plan(orjson.dumps(raw))
+    assert e.value.diagnostics[0].message == (
+        "plan does not match the schema: trajectories.0.name: Field required; "
+        "trajectories.0.span.colour: Extra inputs are not permitted")
+    raw["trajectories"][0]["span"] = 3
+    with pytest.raises(CompileError) as e:
+        load_plan(orjson.dumps(raw))
+    assert e.value.diagnostics[0].message.endswith(
+        "trajectories.0.span: Input should be a valid dictionary or instance of SpanInfo")
+
+
 def test_other_version_is_e402() -> None:
     raw = orjson.loads(plan_to_json(compile_program(_after_program())))
     raw["version"] = 7
