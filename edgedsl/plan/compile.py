@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..check import ir
 from ..core.catalog import Catalog, Tool
-from ..core.source import NO_SPAN, Span
+from ..core.source import NO_SPAN, Span, maker
 from ..core.sqlquote import quote_ident
 from ..core.types import FieldType, ScalarType, type_to_json
 from ..reduce.registry import build_query
@@ -48,6 +48,25 @@ __all__ = [
     "expr_type",
     "pred_sql",
 ]
+
+# plan models made without ``type.__call__`` (:func:`~edgedsl.core.source.maker`)
+_AnswerField = maker(AnswerField)
+_AnswerPlan = maker(AnswerPlan)
+_CallStep = maker(CallStep)
+_CompareStep = maker(CompareStep)
+_DrvStep = maker(DrvStep)
+_IfStep = maker(IfStep)
+_JunctionSpec = maker(JunctionSpec)
+_PagingSpec = maker(PagingSpec)
+_ParallelStep = maker(ParallelStep)
+_ParamSpec = maker(ParamSpec)
+_Plan = maker(Plan)
+_PredicateSpec = maker(PredicateSpec)
+_RequestTemplate = maker(RequestTemplate)
+_SharedSpec = maker(SharedSpec)
+_SpanInfo = maker(SpanInfo)
+_ToolSpec = maker(ToolSpec)
+_TrajectoryPlan = maker(TrajectoryPlan)
 
 # ---------------------------------------------------------------- expressions → SQL
 
@@ -144,7 +163,7 @@ def _span(span: Span) -> SpanInfo | None:
     by construction; a plan read from JSON is validated)."""
     if span.file == NO_SPAN.file and span == NO_SPAN:
         return None
-    return SpanInfo(file=span.file, line=span.line, col=span.col, end_line=span.end_line,
+    return _SpanInfo(file=span.file, line=span.line, col=span.col, end_line=span.end_line,
                     end_col=span.end_col, start=span.start, end=span.end)
 
 
@@ -158,7 +177,7 @@ def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
         sql = f"SELECT {expr_sql(e, params)} AS value"
     whole: Literal["field", "count"] | None = (
         "field" if isinstance(e, ir.FieldE) else "count" if isinstance(e, ir.CountE) else None)
-    return AnswerField(
+    return _AnswerField(
         name=name, sql=sql, params=[encode_value(p) for p in params], shape=shape,
         type=None if t is None else type_to_json(t), span=_span(e.span),
         reads=_reads(_expr_reads(e)), whole=whole)
@@ -204,7 +223,7 @@ def _pred_reads(p: ir.PredIR) -> dict[str, set[str]]:
 
 
 def _junction(j: ir.Junction) -> JunctionSpec:
-    return JunctionSpec(kind=j.kind, source=j.source, field=j.field, bound=j.bound,
+    return _JunctionSpec(kind=j.kind, source=j.source, field=j.field, bound=j.bound,
                         type=type_to_json(j.field_type), span=_span(j.span))
 
 
@@ -221,7 +240,7 @@ def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
             shared[a.name] = a.shared
         else:
             lits[a.name] = encode_value(a.literal)
-    return RequestTemplate(tool=c.tool.qualname, literals=lits, junctions=juncs, shared=shared,
+    return _RequestTemplate(tool=c.tool.qualname, literals=lits, junctions=juncs, shared=shared,
                            pages=c.pages)
 
 
@@ -280,13 +299,13 @@ class _Compiler:
     def step(self, s: ir.StepIR, key: str) -> set[str]:
         span = _span(s.span)
         if isinstance(s, ir.CallIR):
-            self.steps[key] = CallStep(id=key, relation=s.id, deps=[], span=span,
+            self.steps[key] = _CallStep(id=key, relation=s.id, deps=[], span=span,
                                        request=_request(s), fields=_fields(s.tool))
             return _call_sources(s)
         if isinstance(s, ir.DrvIR):
             types = s.field_types or self.traj.relations.get(s.source, {})
             query = build_query(s.source, s.steps, types)
-            self.steps[key] = DrvStep(
+            self.steps[key] = _DrvStep(
                 id=key, relation=s.id, deps=[], span=span, source=s.source,
                 reducers=[{"op": r.op, "field": r.field, "pivot": encode_value(r.pivot)}
                           for r in s.steps],
@@ -294,7 +313,7 @@ class _Compiler:
                 fields={k: type_to_json(v) for k, v in types.items()})
             return {s.source}
         if isinstance(s, ir.CompareIR):
-            self.steps[key] = CompareStep(
+            self.steps[key] = _CompareStep(
                 id=key, relation=s.id, deps=[], span=span,
                 request=_request(s.call, skip=s.param), param=s.param,
                 values=[encode_value(v) for v in s.values], fields=_fields(s.call.tool))
@@ -304,18 +323,18 @@ class _Compiler:
             shared: dict[str, SharedSpec] = {}
             for a in s.shared:
                 if a.junction is not None:
-                    shared[a.name] = SharedSpec(literal=None, junction=_junction(a.junction))
+                    shared[a.name] = _SharedSpec(literal=None, junction=_junction(a.junction))
                     reads.add(a.junction.source)
                 else:
-                    shared[a.name] = SharedSpec(literal=encode_value(a.literal), junction=None)
+                    shared[a.name] = _SharedSpec(literal=encode_value(a.literal), junction=None)
             branch_keys = []
             for b in s.branches:
                 bkey = b.id if b.id.startswith(f"{s.id}.") else f"{s.id}.{b.id}"
                 branch_keys.append(bkey)
-                self.steps[bkey] = CallStep(id=bkey, relation=bkey, deps=[], span=_span(b.span),
+                self.steps[bkey] = _CallStep(id=bkey, relation=bkey, deps=[], span=_span(b.span),
                                             request=_request(b), fields=_fields(b.tool))
                 reads |= _call_sources(b)
-            self.steps[key] = ParallelStep(id=key, relation=s.id, deps=[], span=span,
+            self.steps[key] = _ParallelStep(id=key, relation=s.id, deps=[], span=span,
                                            shared=shared, branches=branch_keys)
             return reads
         if isinstance(s, ir.IfIR):
@@ -323,9 +342,9 @@ class _Compiler:
             psql = f"SELECT {pred_sql(s.cond, pparams)} AS value"
             then, out1 = self.scope(s.then, f"{key}/then/")
             orelse, out2 = self.scope(s.orelse, f"{key}/else/")
-            predicate = PredicateSpec(sql=psql, params=[encode_value(p) for p in pparams],
+            predicate = _PredicateSpec(sql=psql, params=[encode_value(p) for p in pparams],
                                       reads=_reads(_pred_reads(s.cond)))
-            self.steps[key] = IfStep(id=key, relation=None, deps=[], span=span,
+            self.steps[key] = _IfStep(id=key, relation=None, deps=[], span=span,
                                      predicate=predicate, then=then, orelse=orelse,
                                      binds=list(s.binds))
             return set(_pred_reads(s.cond)) | out1 | out2
@@ -353,11 +372,11 @@ def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
     answer = None
     if traj.answer is not None:
         if traj.answer.fields is not None:
-            answer = AnswerPlan(
+            answer = _AnswerPlan(
                 kind="object", fields=[_answer_field(n, e) for n, e in traj.answer.fields])
         elif traj.answer.expr is not None:
-            answer = AnswerPlan(kind="expr", fields=[_answer_field(None, traj.answer.expr)])
-    return TrajectoryPlan(name=traj.name, query=traj.query, steps=dict(c.steps), layers=layers,
+            answer = _AnswerPlan(kind="expr", fields=[_answer_field(None, traj.answer.expr)])
+    return _TrajectoryPlan(name=traj.name, query=traj.query, steps=c.steps, layers=layers,
                           answer=answer, say=traj.say, span=_span(traj.span))
 
 
@@ -365,12 +384,12 @@ def _tool_spec(tool: Tool, catalog: Catalog) -> ToolSpec:
     """:meth:`ToolSpec.of` from its memoised input, with fresh containers (as validated)."""
     data = ToolSpec.input_of(tool, catalog)
     values = dict(data)
-    values["params"] = [ParamSpec(**p) for p in data["params"]]
+    values["params"] = [_ParamSpec(**p) for p in data["params"]]
     values["fields"] = dict(data["fields"])
     paging = data["paging"]
     if paging is not None:
-        values["paging"] = PagingSpec(**paging)
-    return ToolSpec(**values)
+        values["paging"] = _PagingSpec(**paging)
+    return _ToolSpec(**values)
 
 
 def compile_program(program: ir.ProgramIR) -> Plan:
@@ -384,5 +403,5 @@ def compile_program(program: ir.ProgramIR) -> Plan:
             qualname = tool.qualname
             if qualname not in tools:
                 tools[qualname] = _tool_spec(tool, program.catalog)
-    return Plan(version=PLAN_VERSION, source_name=program.source_name, tools=tools,
+    return _Plan(version=PLAN_VERSION, source_name=program.source_name, tools=tools,
                 trajectories=[compile_trajectory(t) for t in program.trajectories])

@@ -33,7 +33,7 @@ The compiler itself (IR → these models) lives in :mod:`edgedsl.plan.compile`.
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -43,7 +43,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from ..core.catalog import Catalog, Platform, Tool
 from ..core.diagnostics import CompileError, diag
 from ..core.jsonfile import read_json_object, schema_problems
-from ..core.source import NO_SPAN, Span
+from ..core.source import NO_SPAN, Span, fast_frozen_init
 from ..core.types import FieldType, type_from_json, type_to_json
 from ..reduce.query import ReduceQuery
 
@@ -119,46 +119,9 @@ def decode_value(v: Any) -> object:
 # ---------------------------------------------------------------- models
 
 _cfg = ConfigDict(extra="forbid")  # every model: unknown keys are schema errors on load
-_T = TypeVar("_T")
 
 
-def _direct_init(cls: type[_T]) -> type[_T]:
-    """Give a frozen, slotted, keyword-only dataclass an ``__init__`` that fills each slot
-    through its own descriptor (as ``object.__setattr__`` would, minus the lookup by name).
-
-    The same signature and defaults as the one ``dataclass`` writes, a third cheaper: the
-    compiler makes every model of a plan with it (``benchmarks/bench_compile_instructions.py``),
-    and ``dataclasses.replace`` goes through it. Instances stay frozen."""
-    env: dict[str, Any] = {"_MISSING": MISSING}
-    args: list[str] = []
-    body: list[str] = []
-    for f in fields(cls):  # type: ignore[arg-type]
-        n = f.name
-        slot = next(k.__dict__[n] for k in cls.__mro__ if n in k.__dict__)
-        env[f"_set_{n}"] = slot.__set__
-        if f.default is not MISSING:
-            env[f"_d_{n}"] = f.default
-            args.append(f"{n}=_d_{n}")
-        elif f.default_factory is not MISSING:
-            env[f"_f_{n}"] = f.default_factory
-            args.append(f"{n}=_MISSING")
-            body.append(f"        if {n} is _MISSING:\n            {n} = _f_{n}()")
-        else:
-            args.append(n)
-        body.append(f"        _set_{n}(self, {n})")
-    src = (f"def _make({', '.join(env)}):\n"
-           f"    def __init__(self, *, {', '.join(args)}) -> None:\n" + "\n".join(body) +
-           "\n    return __init__\n")
-    made: dict[str, Any] = {}
-    exec(src, {}, made)  # the text is made of our own field names only
-    init = made["_make"](**env)
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__doc__ = cls.__init__.__doc__
-    cls.__init__ = init  # type: ignore[method-assign]
-    return cls
-
-
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SpanInfo:
     """Where a step came from in the source (1-based line and column of both ends)."""
@@ -186,7 +149,7 @@ class SpanInfo:
                     self.end_col)
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParamSpec:
     """One tool parameter: name, JSON type, optional."""
@@ -197,7 +160,7 @@ class ParamSpec:
     optional: bool = False
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PagingSpec:
     """Wire names of a tool's page / size parameters, the size limit and the total field."""
@@ -209,7 +172,7 @@ class PagingSpec:
     total: str | None = None
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolSpec:
     """Everything needed to call a tool without the source (the secret's *name*, never a value)."""
@@ -282,7 +245,7 @@ class ToolSpec:
         }
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JunctionSpec:
     """A junction placeholder: the argument takes the distinct values of ``source.field``."""
@@ -296,7 +259,7 @@ class JunctionSpec:
     span: SpanInfo | None = None
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RequestTemplate:
     """A call with holes: literal args (encoded JSON), junction placeholders, shared names."""
@@ -309,7 +272,7 @@ class RequestTemplate:
     pages: int | Literal["all"] | None = None
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SharedSpec:
     """A shared argument of a ``parallel`` group: a literal or a Seq junction."""
@@ -319,7 +282,7 @@ class SharedSpec:
     junction: JunctionSpec | None = None
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _StepBase:
     __pydantic_config__ = _cfg
@@ -329,7 +292,7 @@ class _StepBase:
     span: SpanInfo | None = None
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallStep(_StepBase):
     """A tool call; with a fan junction, one call per distinct value, rows tagged ``__arm``."""
@@ -339,7 +302,7 @@ class CallStep(_StepBase):
     fields: dict[str, Any] = field(default_factory=dict)
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DrvStep(_StepBase):
     """A reduction: its reducers as written, and the typed query they build
@@ -354,7 +317,7 @@ class DrvStep(_StepBase):
     fields: dict[str, Any] = field(default_factory=dict)
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParallelStep(_StepBase):
     """A ``parallel`` group: shared arguments and the ids of its branch call steps."""
@@ -364,7 +327,7 @@ class ParallelStep(_StepBase):
     branches: list[str] = field(default_factory=list)
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompareStep(_StepBase):
     """``compare``: the call once per arm value of ``param``; rows tagged ``__arm``."""
@@ -376,7 +339,7 @@ class CompareStep(_StepBase):
     fields: dict[str, Any] = field(default_factory=dict)
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PredicateSpec:
     """An ``if`` predicate as one SQL ``SELECT`` of a boolean, with its parameters, and
@@ -389,7 +352,7 @@ class PredicateSpec:
     reads: dict[str, list[str]] = field(default_factory=dict)
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class IfStep(_StepBase):
     """A conditional: the predicate and the layers of step ids of each branch."""
@@ -406,7 +369,7 @@ StepPlan = Annotated[
 ]
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerField:
     """One answer value: SQL, parameters, shape (``values`` or ``scalar``) and JSON type.
@@ -427,7 +390,7 @@ class AnswerField:
     whole: Literal["field", "count"] | None = None
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerPlan:
     """``answer e`` (kind ``expr``, one field) or ``answer {…}`` (kind ``object``)."""
@@ -437,7 +400,7 @@ class AnswerPlan:
     fields: list[AnswerField]
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TrajectoryPlan:
     """One compiled trajectory."""
@@ -452,7 +415,7 @@ class TrajectoryPlan:
     span: SpanInfo | None = None
 
 
-@_direct_init
+@fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Plan:
     """A compiled program: the tools it calls and its trajectories."""
