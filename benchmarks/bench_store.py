@@ -42,13 +42,13 @@ sys.path.insert(0, str(ROOT))
 
 from ratios import speedup
 
-from edgedsl.plan.model import ToolSpec
+from edgedsl.plan.model import ToolSpec, validated
 from edgedsl.runtime import Response, Store, StoreBackend
 from edgedsl.runtime.store import store_key
 
 BATCH = 200  # responses per transaction while building
 
-TOOL = ToolSpec.model_validate({
+TOOL = validated(ToolSpec, {
     "qualname": "bench.rows", "platform": "bench", "name": "rows",
     "declaration_hash": "be0c5e0be0c5e0be", "params": [{"name": "n", "type": "int"}],
     "fields": {"i": "int", "name": "str", "day": "date", "amount": "float", "code": "str"},

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import socket
 import sys
 import threading
@@ -62,8 +63,8 @@ def specs() -> list[tuple[ToolSpec, dict[str, Any]]]:
         assert tool is not None, qual
         spec = ToolSpec.of(tool, cat)
         if spec.paging is not None:  # ask for 100 records per page
-            spec = spec.model_copy(update={"paging": spec.paging.model_copy(
-                update={"size_limit": 100})})
+            spec = dataclasses.replace(spec, paging=dataclasses.replace(
+                spec.paging, size_limit=100))
         out.append((spec, args))
     return out
 

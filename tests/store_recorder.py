@@ -21,10 +21,10 @@ import signal
 import sys
 from typing import Any
 
-from edgedsl.plan.model import ToolSpec
+from edgedsl.plan.model import ToolSpec, validated
 from edgedsl.runtime import PythonBackend, RecordingBackend, Store
 
-TOOL = ToolSpec.model_validate({
+TOOL = validated(ToolSpec, {
     "qualname": "t.items", "platform": "t", "name": "items", "declaration_hash": "ab12cd34ef56ab78",
     "params": [{"name": "n", "type": "int"}, {"name": "size", "type": "int"}],
     "fields": {"i": "int", "name": "str", "day": "date", "tags": {"list": "str"}},

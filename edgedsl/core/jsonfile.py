@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 __all__ = ["read_json_object", "schema_problems", "write_atomic"]
 
@@ -34,9 +35,12 @@ def read_json_object(data: bytes | str | Path, what: str,
 
 
 def schema_problems(exc: ValidationError, limit: int = 3) -> str:
-    """The first ``limit`` problems of a validation error, ``loc: message``, and how many more."""
+    """The first ``limit`` problems of a validation error, ``loc: message``, and how many more.
+
+    A dataclass (the plan's models) and a pydantic model fail the same way: the two problems
+    pydantic words differently for a dataclass read as they do for a model."""
     errs = exc.errors()
-    parts = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errs[:limit]]
+    parts = [f"{'.'.join(str(p) for p in e['loc'])}: {_message(e)}" for e in errs[:limit]]
     more = f" (and {len(errs) - limit} more)" if len(errs) > limit else ""
     return "; ".join(parts) + more
 
@@ -47,3 +51,13 @@ def write_atomic(path: Path, blob: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(blob)
     tmp.replace(path)
+
+
+def _message(err: ErrorDetails) -> str:
+    """An error's message, worded as for a pydantic model."""
+    if err["type"] == "unexpected_keyword_argument":
+        return "Extra inputs are not permitted"
+    if err["type"] == "dataclass_type":
+        name = err.get("ctx", {}).get("class_name", "")
+        return f"Input should be a valid dictionary or instance of {name}"
+    return err["msg"]

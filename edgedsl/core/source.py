@@ -47,7 +47,9 @@ def fast_frozen_init(cls: _C) -> _C:
     keyword: list[str] = []
     body: list[str] = []
     for i, f in enumerate(fields):
-        env[f"_set{i}"] = cls.__dict__[f.name].__set__
+        # the slot of an inherited field is its base class's
+        slot = next(k.__dict__[f.name] for k in cls.__mro__ if f.name in k.__dict__)
+        env[f"_set{i}"] = slot.__set__
         param = f.name
         value = f.name
         if f.default is not dataclasses.MISSING:

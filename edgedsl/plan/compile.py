@@ -13,11 +13,9 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from ..check import ir
 from ..core.catalog import Catalog, Tool
-from ..core.source import NO_SPAN, Span
+from ..core.source import NO_SPAN, Span, maker
 from ..core.types import FieldType, ScalarType, type_to_json
 from ..reduce import answer
 from ..reduce.registry import build_query
@@ -40,9 +38,7 @@ from .model import (
     SpanInfo,
     ToolSpec,
     TrajectoryPlan,
-    check_trusted,
     encode_value,
-    trusted,
 )
 
 __all__ = [
@@ -52,6 +48,25 @@ __all__ = [
     "predicate_query",
     "value_query",
 ]
+
+# plan models made without ``type.__call__`` (:func:`~edgedsl.core.source.maker`)
+_AnswerField = maker(AnswerField)
+_AnswerPlan = maker(AnswerPlan)
+_CallStep = maker(CallStep)
+_CompareStep = maker(CompareStep)
+_DrvStep = maker(DrvStep)
+_IfStep = maker(IfStep)
+_JunctionSpec = maker(JunctionSpec)
+_PagingSpec = maker(PagingSpec)
+_ParallelStep = maker(ParallelStep)
+_ParamSpec = maker(ParamSpec)
+_Plan = maker(Plan)
+_PredicateSpec = maker(PredicateSpec)
+_RequestTemplate = maker(RequestTemplate)
+_SharedSpec = maker(SharedSpec)
+_SpanInfo = maker(SpanInfo)
+_ToolSpec = maker(ToolSpec)
+_TrajectoryPlan = maker(TrajectoryPlan)
 
 # ---------------------------------------------------------------- expressions → queries
 
@@ -122,59 +137,33 @@ def expr_type(e: ir.ExprIR) -> FieldType | None:
     return None
 
 
-_SPAN_FIELDS = frozenset(SpanInfo.model_fields)
-_JUNCTION_FIELDS = frozenset(JunctionSpec.model_fields)
-_REQUEST_FIELDS = frozenset(RequestTemplate.model_fields)
-_ANSWER_FIELD_FIELDS = frozenset(AnswerField.model_fields)
-_ANSWER_FIELDS = frozenset(AnswerPlan.model_fields)
-_PREDICATE_FIELDS = frozenset(PredicateSpec.model_fields)
-_TRAJECTORY_FIELDS = frozenset(TrajectoryPlan.model_fields)
-_PLAN_FIELDS = frozenset(Plan.model_fields)
-_TOOL_FIELDS = frozenset(ToolSpec.model_fields)
-_PARAM_FIELDS = frozenset(ParamSpec.model_fields)
-_PAGING_FIELDS = frozenset(PagingSpec.model_fields)
-# a step's ``kind`` picks its model and is not among the fields set (it is the default)
-_CALL_FIELDS = frozenset(CallStep.model_fields) - {"kind"}
-_BRANCH_FIELDS = _CALL_FIELDS - {"deps"}  # a branch of a `parallel` has no deps of its own
-_DRV_FIELDS = frozenset(DrvStep.model_fields) - {"kind"}
-_COMPARE_FIELDS = frozenset(CompareStep.model_fields) - {"kind"}
-_PARALLEL_FIELDS = frozenset(ParallelStep.model_fields) - {"kind"}
-_IF_FIELDS = frozenset(IfStep.model_fields) - {"kind"}
-check_trusted(SpanInfo, JunctionSpec, RequestTemplate, SharedSpec, AnswerField, AnswerPlan,
-               PredicateSpec, TrajectoryPlan, Plan, ToolSpec, ParamSpec, PagingSpec, CallStep,
-               DrvStep, CompareStep, ParallelStep, IfStep)
-
-
 def _span(span: Span) -> SpanInfo | None:
-    """:meth:`SpanInfo.of`, built as :func:`~edgedsl.plan.model.trusted` (the whole plan is: the
-    planner's own output needs no validation)."""
+    """:meth:`SpanInfo.of` (the whole plan is built directly: the planner's own output is valid
+    by construction; a plan read from JSON is validated)."""
     if span.file == NO_SPAN.file and span == NO_SPAN:
         return None
-    return trusted(SpanInfo, {
-        "file": span.file, "line": span.line, "col": span.col, "end_line": span.end_line,
-        "end_col": span.end_col, "start": span.start, "end": span.end}, set(_SPAN_FIELDS))
+    return _SpanInfo(file=span.file, line=span.line, col=span.col, end_line=span.end_line,
+                    end_col=span.end_col, start=span.start, end=span.end)
 
 
 def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
     t = expr_type(e)
     query = value_query(e)
     shape: Literal["values", "scalar"] = "values" if isinstance(e, ir.FieldE) else "scalar"
-    whole = "field" if isinstance(e, ir.FieldE) else "count" if isinstance(e, ir.CountE) \
-        else None
-    return trusted(AnswerField, {
-        "name": name, "query": answer.to_json(query), "shape": shape,
-        "type": None if t is None else type_to_json(t), "span": _span(e.span),
-        "reads": answer.reads(query), "whole": whole},
-        set(_ANSWER_FIELD_FIELDS))
+    whole: Literal["field", "count"] | None = (
+        "field" if isinstance(e, ir.FieldE) else "count" if isinstance(e, ir.CountE) else None)
+    return _AnswerField(
+        name=name, query=answer.to_json(query), shape=shape,
+        type=None if t is None else type_to_json(t), span=_span(e.span),
+        reads=answer.reads(query), whole=whole)
 
 
 # ---------------------------------------------------------------- IR → plan
 
 
 def _junction(j: ir.Junction) -> JunctionSpec:
-    return trusted(JunctionSpec, {
-        "kind": j.kind, "source": j.source, "field": j.field, "bound": j.bound,
-        "type": type_to_json(j.field_type), "span": _span(j.span)}, set(_JUNCTION_FIELDS))
+    return _JunctionSpec(kind=j.kind, source=j.source, field=j.field, bound=j.bound,
+                        type=type_to_json(j.field_type), span=_span(j.span))
 
 
 def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
@@ -190,9 +179,8 @@ def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
             shared[a.name] = a.shared
         else:
             lits[a.name] = encode_value(a.literal)
-    return trusted(RequestTemplate, {
-        "tool": c.tool.qualname, "literals": lits, "junctions": juncs, "shared": shared,
-        "pages": c.pages}, set(_REQUEST_FIELDS))
+    return _RequestTemplate(tool=c.tool.qualname, literals=lits, junctions=juncs, shared=shared,
+                           pages=c.pages)
 
 
 def _fields(tool: Tool) -> dict[str, Any]:
@@ -206,9 +194,8 @@ def _call_sources(c: ir.CallIR) -> set[str]:
 class _Compiler:
     def __init__(self, traj: ir.TrajectoryIR) -> None:
         self.traj = traj
-        # step id → (its model, its fields in declaration order, the fields set), in the order
-        # compiled; ``deps`` is filled in by :meth:`scope` (models are made at the end)
-        self.steps: dict[str, tuple[type[BaseModel], dict[str, Any], frozenset[str]]] = {}
+        # step id → its step, in the order compiled; :meth:`scope` fills in each ``deps`` list
+        self.steps: dict[str, CallStep | DrvStep | CompareStep | ParallelStep | IfStep] = {}
 
     def scope(self, steps: tuple[ir.StepIR, ...], prefix: str) -> tuple[list[list[str]], set[str]]:
         """Compile one scope; return its layers and the relations it reads from outside."""
@@ -224,14 +211,13 @@ class _Compiler:
         outside: set[str] = set()
         level: dict[str, int] = {}
         for key in order:  # the checker guarantees source order is a topological order
-            ds: list[str] = []
+            ds = self.steps[key].deps
             for rel in sorted(reads[key]):
                 p = producer.get(rel)
                 if p is None:
                     outside.add(rel)
                 elif p != key and p not in ds:
                     ds.append(p)
-            self.steps[key][1]["deps"] = ds
             lv = 0  # one past the deepest dependency in this scope
             for d in ds:
                 if d in level and level[d] >= lv:
@@ -252,63 +238,53 @@ class _Compiler:
     def step(self, s: ir.StepIR, key: str) -> set[str]:
         span = _span(s.span)
         if isinstance(s, ir.CallIR):
-            self.steps[key] = (CallStep, {
-                "id": key, "relation": s.id, "deps": [], "span": span, "kind": "call",
-                "request": _request(s), "fields": _fields(s.tool)}, _CALL_FIELDS)
+            self.steps[key] = _CallStep(id=key, relation=s.id, deps=[], span=span,
+                                       request=_request(s), fields=_fields(s.tool))
             return _call_sources(s)
         if isinstance(s, ir.DrvIR):
             types = s.field_types or self.traj.relations.get(s.source, {})
             query = build_query(s.source, s.steps, types)
-            self.steps[key] = (DrvStep, {
-                "id": key, "relation": s.id, "deps": [], "span": span, "kind": "drv",
-                "source": s.source,
-                "reducers": [{"op": r.op, "field": r.field, "pivot": encode_value(r.pivot)}
-                             for r in s.steps],
-                "query": query.to_json(),
-                "fields": {k: type_to_json(v) for k, v in types.items()}}, _DRV_FIELDS)
+            self.steps[key] = _DrvStep(
+                id=key, relation=s.id, deps=[], span=span, source=s.source,
+                reducers=[{"op": r.op, "field": r.field, "pivot": encode_value(r.pivot)}
+                          for r in s.steps],
+                query=query.to_json(),
+                fields={k: type_to_json(v) for k, v in types.items()})
             return {s.source}
         if isinstance(s, ir.CompareIR):
-            self.steps[key] = (CompareStep, {
-                "id": key, "relation": s.id, "deps": [], "span": span, "kind": "compare",
-                "request": _request(s.call, skip=s.param), "param": s.param,
-                "values": [encode_value(v) for v in s.values], "fields": _fields(s.call.tool)},
-                _COMPARE_FIELDS)
+            self.steps[key] = _CompareStep(
+                id=key, relation=s.id, deps=[], span=span,
+                request=_request(s.call, skip=s.param), param=s.param,
+                values=[encode_value(v) for v in s.values], fields=_fields(s.call.tool))
             return _call_sources(s.call)
         if isinstance(s, ir.ParallelIR):
             reads: set[str] = set()
             shared: dict[str, SharedSpec] = {}
             for a in s.shared:
                 if a.junction is not None:
-                    shared[a.name] = trusted(SharedSpec, {
-                        "literal": None, "junction": _junction(a.junction)}, {"junction"})
+                    shared[a.name] = _SharedSpec(literal=None, junction=_junction(a.junction))
                     reads.add(a.junction.source)
                 else:
-                    shared[a.name] = trusted(SharedSpec, {
-                        "literal": encode_value(a.literal), "junction": None}, {"literal"})
+                    shared[a.name] = _SharedSpec(literal=encode_value(a.literal), junction=None)
             branch_keys = []
             for b in s.branches:
                 bkey = b.id if b.id.startswith(f"{s.id}.") else f"{s.id}.{b.id}"
                 branch_keys.append(bkey)
-                self.steps[bkey] = (CallStep, {
-                    "id": bkey, "relation": bkey, "deps": [], "span": _span(b.span),
-                    "kind": "call", "request": _request(b), "fields": _fields(b.tool)},
-                    _BRANCH_FIELDS)
+                self.steps[bkey] = _CallStep(id=bkey, relation=bkey, deps=[], span=_span(b.span),
+                                            request=_request(b), fields=_fields(b.tool))
                 reads |= _call_sources(b)
-            self.steps[key] = (ParallelStep, {
-                "id": key, "relation": s.id, "deps": [], "span": span, "kind": "parallel",
-                "shared": shared, "branches": branch_keys}, _PARALLEL_FIELDS)
+            self.steps[key] = _ParallelStep(id=key, relation=s.id, deps=[], span=span,
+                                           shared=shared, branches=branch_keys)
             return reads
         if isinstance(s, ir.IfIR):
             cond = predicate_query(s.cond)
             cond_reads = answer.reads(cond)
             then, out1 = self.scope(s.then, f"{key}/then/")
             orelse, out2 = self.scope(s.orelse, f"{key}/else/")
-            predicate = trusted(PredicateSpec, {
-                "query": answer.to_json(cond), "reads": cond_reads}, set(_PREDICATE_FIELDS))
-            self.steps[key] = (IfStep, {
-                "id": key, "relation": None, "deps": [], "span": span, "kind": "if",
-                "predicate": predicate, "then": then, "orelse": orelse, "binds": list(s.binds)},
-                _IF_FIELDS)
+            predicate = _PredicateSpec(query=answer.to_json(cond), reads=cond_reads)
+            self.steps[key] = _IfStep(id=key, relation=None, deps=[], span=span,
+                                     predicate=predicate, then=then, orelse=orelse,
+                                     binds=list(s.binds))
             return set(cond_reads) | out1 | out2
         raise TypeError(f"internal error: not a step: {s!r}")
 
@@ -334,44 +310,36 @@ def compile_trajectory(traj: ir.TrajectoryIR) -> TrajectoryPlan:
     answer = None
     if traj.answer is not None:
         if traj.answer.fields is not None:
-            answer = trusted(AnswerPlan, {
-                "kind": "object", "fields": [_answer_field(n, e) for n, e in traj.answer.fields]},
-                set(_ANSWER_FIELDS))
+            answer = _AnswerPlan(
+                kind="object", fields=[_answer_field(n, e) for n, e in traj.answer.fields])
         elif traj.answer.expr is not None:
-            answer = trusted(AnswerPlan, {
-                "kind": "expr", "fields": [_answer_field(None, traj.answer.expr)]},
-                set(_ANSWER_FIELDS))
-    steps = {key: trusted(model, data, set(fields_set))
-             for key, (model, data, fields_set) in c.steps.items()}
-    return trusted(TrajectoryPlan, {
-        "name": traj.name, "query": traj.query, "steps": steps, "layers": layers,
-        "answer": answer, "say": traj.say, "span": _span(traj.span)}, set(_TRAJECTORY_FIELDS))
+            answer = _AnswerPlan(kind="expr", fields=[_answer_field(None, traj.answer.expr)])
+    return _TrajectoryPlan(name=traj.name, query=traj.query, steps=c.steps, layers=layers,
+                          answer=answer, say=traj.say, span=_span(traj.span))
 
 
 def _tool_spec(tool: Tool, catalog: Catalog) -> ToolSpec:
     """:meth:`ToolSpec.of` from its memoised input, with fresh containers (as validated)."""
     data = ToolSpec.input_of(tool, catalog)
     values = dict(data)
-    values["params"] = [trusted(ParamSpec, dict(p), set(_PARAM_FIELDS)) for p in data["params"]]
+    values["params"] = [_ParamSpec(**p) for p in data["params"]]
     values["fields"] = dict(data["fields"])
     paging = data["paging"]
     if paging is not None:
-        values["paging"] = trusted(PagingSpec, dict(paging), set(_PAGING_FIELDS))
-    return trusted(ToolSpec, values, set(_TOOL_FIELDS))
+        values["paging"] = _PagingSpec(**paging)
+    return _ToolSpec(**values)
 
 
 def compile_program(program: ir.ProgramIR) -> Plan:
     """Stage `plan`: compile every trajectory of a checked program into one :class:`Plan`.
 
-    The models are made without validating them again (:func:`~edgedsl.plan.model.trusted`): the
-    planner's output is valid by construction, and a plan read from JSON is validated."""
+    The models (plain dataclasses) are made directly: the planner's output is valid by
+    construction, and a plan read from JSON is validated (:func:`~edgedsl.plan.model.load_plan`)."""
     tools: dict[str, ToolSpec] = {}
     for t in program.trajectories:
         for tool in _tools_of(t.steps):
             qualname = tool.qualname
             if qualname not in tools:
                 tools[qualname] = _tool_spec(tool, program.catalog)
-    return trusted(Plan, {
-        "version": PLAN_VERSION, "source_name": program.source_name, "tools": tools,
-        "trajectories": [compile_trajectory(t) for t in program.trajectories]},
-        set(_PLAN_FIELDS))
+    return _Plan(version=PLAN_VERSION, source_name=program.source_name, tools=tools,
+                trajectories=[compile_trajectory(t) for t in program.trajectories])

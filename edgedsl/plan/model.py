@@ -35,16 +35,17 @@ The compiler itself (IR → these models) lives in :mod:`edgedsl.plan.compile`.
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..core.catalog import Catalog, Platform, Tool
 from ..core.diagnostics import CompileError, diag
 from ..core.jsonfile import read_json_object, schema_problems
-from ..core.source import NO_SPAN, Span
+from ..core.source import NO_SPAN, Span, fast_frozen_init
 from ..core.types import FieldType, type_from_json, type_to_json
 from ..reduce.answer import predicate_from_json, value_from_json_data
 from ..reduce.query import ReduceQuery
@@ -70,6 +71,9 @@ __all__ = [
     "encode_value",
     "load_plan",
     "plan_to_json",
+    "to_data",
+    "validated",
+    "validated_json",
 ]
 
 PLAN_VERSION = 4
@@ -117,13 +121,15 @@ def decode_value(v: Any) -> object:
 
 # ---------------------------------------------------------------- models
 
-_cfg = ConfigDict(extra="forbid")
+_cfg = ConfigDict(extra="forbid")  # every model: unknown keys are schema errors on load
 
 
-class SpanInfo(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpanInfo:
     """Where a step came from in the source (1-based line and column of both ends)."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     file: str
     line: int
     col: int
@@ -146,29 +152,35 @@ class SpanInfo(BaseModel):
                     self.end_col)
 
 
-class ParamSpec(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParamSpec:
     """One tool parameter: name, JSON type, optional."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     name: str
     type: Any
     optional: bool = False
 
 
-class PagingSpec(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PagingSpec:
     """Wire names of a tool's page / size parameters, the size limit and the total field."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     page: str | None = None
     size: str | None = None
     size_limit: int | None = None
     total: str | None = None
 
 
-class ToolSpec(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
     """Everything needed to call a tool without the source (the secret's *name*, never a value)."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     qualname: str
     platform: str
     name: str
@@ -178,9 +190,9 @@ class ToolSpec(BaseModel):
     base: str | None = None
     envelope: str | None = None
     secret: str | None = None
-    params: list[ParamSpec] = Field(default_factory=list)
+    params: list[ParamSpec] = field(default_factory=list)
     record: str = "Record"
-    fields: dict[str, Any] = Field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
     many: bool = True
     at: str | None = None
     paging: PagingSpec | None = None
@@ -202,7 +214,7 @@ class ToolSpec(BaseModel):
         The validated input of a tool's spec is memoised with the catalog (see
         :meth:`input_of`), so the declaration hash is computed once. Each call still returns a
         fresh model."""
-        return cls.model_validate(cls.input_of(tool, catalog))
+        return validated(cls, cls.input_of(tool, catalog))
 
     @classmethod
     def input_of(cls, tool: Tool, catalog: Catalog | None = None) -> dict[str, Any]:
@@ -236,10 +248,12 @@ class ToolSpec(BaseModel):
         }
 
 
-class JunctionSpec(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JunctionSpec:
     """A junction placeholder: the argument takes the distinct values of ``source.field``."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     kind: Literal["seq", "fan"]
     source: str
     field: str
@@ -248,41 +262,51 @@ class JunctionSpec(BaseModel):
     span: SpanInfo | None = None
 
 
-class RequestTemplate(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestTemplate:
     """A call with holes: literal args (encoded JSON), junction placeholders, shared names."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     tool: str
-    literals: dict[str, Any] = Field(default_factory=dict)
-    junctions: dict[str, JunctionSpec] = Field(default_factory=dict)
-    shared: dict[str, str] = Field(default_factory=dict)
+    literals: dict[str, Any] = field(default_factory=dict)
+    junctions: dict[str, JunctionSpec] = field(default_factory=dict)
+    shared: dict[str, str] = field(default_factory=dict)
     pages: int | Literal["all"] | None = None
 
 
-class SharedSpec(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SharedSpec:
     """A shared argument of a ``parallel`` group: a literal or a Seq junction."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     literal: Any = None
     junction: JunctionSpec | None = None
 
 
-class _StepBase(BaseModel):
-    model_config = _cfg
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _StepBase:
+    __pydantic_config__ = _cfg
     id: str
     relation: str | None = None
-    deps: list[str] = Field(default_factory=list)
+    deps: list[str] = field(default_factory=list)
     span: SpanInfo | None = None
 
 
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CallStep(_StepBase):
     """A tool call; with a fan junction, one call per distinct value, rows tagged ``__arm``."""
 
     kind: Literal["call"] = "call"
     request: RequestTemplate
-    fields: dict[str, Any] = Field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DrvStep(_StepBase):
     """A reduction: its reducers as written, and the typed query they build
     (:meth:`edgedsl.reduce.query.ReduceQuery.to_json`: the source and one filter per reducer,
@@ -291,49 +315,57 @@ class DrvStep(_StepBase):
 
     kind: Literal["drv"] = "drv"
     source: str
-    reducers: list[dict[str, Any]] = Field(default_factory=list)
+    reducers: list[dict[str, Any]] = field(default_factory=list)
     query: dict[str, Any]
-    fields: dict[str, Any] = Field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ParallelStep(_StepBase):
     """A ``parallel`` group: shared arguments and the ids of its branch call steps."""
 
     kind: Literal["parallel"] = "parallel"
-    shared: dict[str, SharedSpec] = Field(default_factory=dict)
-    branches: list[str] = Field(default_factory=list)
+    shared: dict[str, SharedSpec] = field(default_factory=dict)
+    branches: list[str] = field(default_factory=list)
 
 
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompareStep(_StepBase):
     """``compare``: the call once per arm value of ``param``; rows tagged ``__arm``."""
 
     kind: Literal["compare"] = "compare"
     request: RequestTemplate
     param: str
-    values: list[Any] = Field(default_factory=list)
-    fields: dict[str, Any] = Field(default_factory=dict)
+    values: list[Any] = field(default_factory=list)
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
-class PredicateSpec(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PredicateSpec:
     """An ``if`` predicate as its typed query (:func:`edgedsl.reduce.answer.to_json` of a
     :data:`~edgedsl.reduce.answer.Predicate`: its literals included, never SQL text; rendered by
     :func:`edgedsl.reduce.render.render_predicate`), and ``reads``: the relations it names, each
     with the fields it reads (``__row`` is always readable) — what the runtime binds when it
     reads them inline."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     query: dict[str, Any]
-    reads: dict[str, list[str]] = Field(default_factory=dict)
+    reads: dict[str, list[str]] = field(default_factory=dict)
 
 
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
 class IfStep(_StepBase):
     """A conditional: the predicate and the layers of step ids of each branch."""
 
     kind: Literal["if"] = "if"
     predicate: PredicateSpec
-    then: list[list[str]] = Field(default_factory=list)
-    orelse: list[list[str]] = Field(default_factory=list)
-    binds: list[str] = Field(default_factory=list)
+    then: list[list[str]] = field(default_factory=list)
+    orelse: list[list[str]] = field(default_factory=list)
+    binds: list[str] = field(default_factory=list)
 
 
 StepPlan = Annotated[
@@ -341,7 +373,9 @@ StepPlan = Annotated[
 ]
 
 
-class AnswerField(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerField:
     """One answer value: its typed query (:func:`edgedsl.reduce.answer.to_json` of a
     :data:`~edgedsl.reduce.answer.Value`, rendered by :func:`edgedsl.reduce.render.render_answer`),
     shape (``values`` or ``scalar``) and JSON type.
@@ -351,45 +385,51 @@ class AnswerField(BaseModel):
     the distinct values of its one field read (``values`` shape), or ``count``, its row count
     — which the runtime reads from the relation's handle when it can."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     name: str | None = None
     query: dict[str, Any]
     shape: Literal["values", "scalar"]
     type: Any = None
     span: SpanInfo | None = None
-    reads: dict[str, list[str]] = Field(default_factory=dict)
+    reads: dict[str, list[str]] = field(default_factory=dict)
     whole: Literal["field", "count"] | None = None
 
 
-class AnswerPlan(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerPlan:
     """``answer e`` (kind ``expr``, one field) or ``answer {…}`` (kind ``object``)."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     kind: Literal["expr", "object"]
     fields: list[AnswerField]
 
 
-class TrajectoryPlan(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrajectoryPlan:
     """One compiled trajectory."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     name: str
     query: str = ""
-    steps: dict[str, StepPlan] = Field(default_factory=dict)
-    layers: list[list[str]] = Field(default_factory=list)
+    steps: dict[str, StepPlan] = field(default_factory=dict)
+    layers: list[list[str]] = field(default_factory=list)
     answer: AnswerPlan | None = None
     say: str | None = None
     span: SpanInfo | None = None
 
 
-class Plan(BaseModel):
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
     """A compiled program: the tools it calls and its trajectories."""
 
-    model_config = _cfg
+    __pydantic_config__ = _cfg
     version: int = PLAN_VERSION
     source_name: str = ""
-    tools: dict[str, ToolSpec] = Field(default_factory=dict)
-    trajectories: list[TrajectoryPlan] = Field(default_factory=list)
+    tools: dict[str, ToolSpec] = field(default_factory=dict)
+    trajectories: list[TrajectoryPlan] = field(default_factory=list)
 
     def trajectory(self, name: str) -> TrajectoryPlan:
         """The trajectory called ``name`` (KeyError naming the known ones otherwise)."""
@@ -400,58 +440,45 @@ class Plan(BaseModel):
         raise KeyError(f"no trajectory {name!r}; the plan has {known}")
 
 
-# ---------------------------------------------------------------- trusted construction
-
-_M = TypeVar("_M", bound=BaseModel)
-_object_new = object.__new__
-# the slots every model has, set through their descriptors (what ``object.__setattr__`` finds,
-# without looking for it on every call)
-_set_dict, _set_fields_set, _set_extra, _set_private = (
-    BaseModel.__dict__[name].__set__
-    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
-                 "__pydantic_private__")
-)
-
-
-def trusted(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
-    """A model made from values the planner built itself, without validating them again.
-
-    The planner's output is valid by construction (``tests/plan/test_plan_trusted.py`` checks that
-    every compiled example equals its own ``model_dump`` validated again, field order, fields set
-    and leaf types included), so it is assembled as ``model_construct`` would, minus its
-    per-field loop: ``values`` holds every field, in declaration order, with fresh containers
-    where validation would make them. Plans read from JSON are validated (:func:`load_plan`).
-    Only for models without validators, ``model_post_init``, extra fields or a root
-    (:func:`check_trusted`)."""
-    m = _object_new(cls)
-    _set_dict(m, values)
-    _set_fields_set(m, fields_set)
-    _set_extra(m, None)
-    _set_private(m, None)
-    return m
-
-
-def check_trusted(*models: type[BaseModel]) -> None:
-    """Refuse :func:`trusted` for a model whose validation does more than check and copy."""
-    for cls in models:
-        decorators = cls.__pydantic_decorators__
-        if (
-            cls.__pydantic_post_init__ is not None
-            or cls.__pydantic_root_model__
-            or cls.model_config.get("extra") == "allow"
-            or "__new__" in cls.__dict__
-            or any(getattr(decorators, kind) for kind in (
-                "validators", "field_validators", "root_validators", "model_validators"))
-        ):  # pragma: no cover - a guard for future changes to the models
-            raise RuntimeError(f"{cls.__name__} cannot be built without validation")
-
-
 # ---------------------------------------------------------------- JSON in and out
 
 
+_M = TypeVar("_M")
+
+
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
+def _adapter(cls: type[_M]) -> TypeAdapter[_M]:
+    """The validator of a plan model (built on first use: most runs never read a plan)."""
+    adapter = _ADAPTERS.get(cls)
+    if adapter is None:
+        adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+    return adapter
+
+
+def validated(cls: type[_M], data: Any) -> _M:
+    """A plan model (``Plan``, ``ToolSpec``, …) made from JSON-ready ``data`` and validated
+    against its schema (pydantic's public ``TypeAdapter``; ``ValidationError`` when it does not
+    match). The compiler builds its models directly: its output is valid by construction
+    (``tests/plan/test_plan_roundtrip.py``); what is read from outside goes through here."""
+    return _adapter(cls).validate_python(data)
+
+
+def validated_json(cls: type[_M], text: str | bytes) -> _M:
+    """:func:`validated` of JSON text (``ValidationError`` for bad JSON too)."""
+    return _adapter(cls).validate_json(text)
+
+
+def to_data(model: object) -> Any:
+    """A plan model as JSON-ready data (dicts in field order, every field, defaults included):
+    what :func:`validated` reads back into an equal model."""
+    return orjson.loads(orjson.dumps(model))
+
+
 def plan_to_json(plan: Plan) -> bytes:
-    """The plan as indented JSON bytes (keys in model order)."""
-    return orjson.dumps(plan.model_dump(mode="json"), option=orjson.OPT_INDENT_2)
+    """The plan as indented JSON bytes (keys in field order; orjson writes the dataclasses)."""
+    return orjson.dumps(plan, option=orjson.OPT_INDENT_2)
 
 
 def _e401(message: str) -> CompileError:
@@ -471,7 +498,7 @@ def load_plan(data: bytes | str | Path) -> Plan:
             "E402", f"plan version {version}, this edgedsl reads version {PLAN_VERSION}; "
             "recompile the source")])
     try:
-        plan = Plan.model_validate(raw)
+        plan = validated(Plan, raw)
     except ValidationError as exc:
         raise _e401("plan does not match the schema: " + schema_problems(exc)) from None
     problems = _validate_refs(plan)

@@ -62,7 +62,7 @@ import orjson
 
 from ..core.sqlquote import quote_ident
 from ..core.types import FieldType
-from ..plan.model import ToolSpec
+from ..plan.model import ToolSpec, validated_json
 from .backends import Response, StoredRows
 from .duck import Relation, shred
 from .redact import scrub
@@ -527,10 +527,10 @@ class Store:
                 "INSERT INTO tools (decl_hash, qualname, fields, records_table, spec) "
                 "VALUES (?, ?, ?, ?, ?)",
                 [tool.declaration_hash, tool.qualname, orjson.dumps(tool.fields).decode(),
-                 table, tool.model_dump_json()])
+                 table, orjson.dumps(tool).decode()])
         elif tool.declaration_hash not in self._specs:  # a file recorded before specs
             self.con.execute("UPDATE tools SET spec = ? WHERE decl_hash = ?",
-                             [tool.model_dump_json(), tool.declaration_hash])
+                             [orjson.dumps(tool).decode(), tool.declaration_hash])
         if table not in self._seq_tables:  # tables written before seq was kept gain it
             self.con.execute(f'ALTER TABLE {q} ADD COLUMN IF NOT EXISTS "__seq" BIGINT')
         self.con.execute("DELETE FROM responses WHERE key IN (SELECT unnest(?::VARCHAR[]))",
@@ -574,7 +574,7 @@ class Store:
             return {}
         rows = self.con.execute(
             "SELECT decl_hash, spec FROM tools WHERE spec IS NOT NULL").fetchall()
-        return {d: ToolSpec.model_validate_json(j) for d, j in rows}
+        return {d: validated_json(ToolSpec, j) for d, j in rows}
 
     def count(self) -> int:
         """Number of recorded responses."""

@@ -34,6 +34,7 @@ from edgedsl.core.codes import CODES
 from edgedsl.core.diagnostics import CompileError
 from edgedsl.core.source import Source, decode_source
 from edgedsl.plan.compile import compile_program
+from edgedsl.plan.model import to_data
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.parser import _lark
 from edgedsl.syntax.printer import format_module
@@ -214,7 +215,7 @@ def _outcome(text: str) -> tuple[str, object]:
         for d in err.diagnostics:
             assert d.code in CODES, d
         return "error", sorted({d.code for d in err.diagnostics if d.severity == "error"})
-    return "plan", _plain_json(plan.model_dump(mode="json"))
+    return "plan", _plain_json(to_data(plan))
 
 
 def assert_chain(data: bytes) -> None:

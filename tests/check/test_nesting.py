@@ -15,6 +15,7 @@ stack, as a deep caller (a worker, a test runner) would have them.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import subprocess
 import sys
@@ -284,8 +285,8 @@ def test_blocks_of_every_kind_compile_at_the_limit() -> None:
 def test_too_deep_template_in_a_plan_is_r508() -> None:
     """A plan read from anywhere is not checked again: the renderer refuses the template."""
     plan = api.compile(_traj("answer { n: count(x) }\n  say \"{{ n }}\""))
-    traj = plan.trajectories[0].model_copy(update={"say": REPRODUCER.strip('"')})
-    plan = plan.model_copy(update={"trajectories": [traj]})
+    traj = dataclasses.replace(plan.trajectories[0], say=REPRODUCER.strip('"'))
+    plan = dataclasses.replace(plan, trajectories=[traj])
     (result,) = api.run(plan, PythonBackend({"p.t": lambda **_: [{"f": 1, "g": None}]}))
     assert [d.code for d in result.diagnostics] == ["R508"], result.diagnostics
     assert "nested more than 32 levels" in result.diagnostics[0].message

@@ -47,6 +47,23 @@ def test_made_like_the_dataclass() -> None:
     assert maker(_Plain) is _Plain
 
 
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Derived(_Node):  # a and b are slots of _Node
+    d: str = "d"
+
+
+def test_inherited_fields_are_set_through_the_base_slots() -> None:
+    """A subclass's inherited fields live in its base's slots (the plan's steps on _StepBase)."""
+    make = maker(_Derived)
+    assert make is not _Derived
+    x = make(a=1, d="e")
+    assert x == _Derived(a=1, d="e") and (x.a, x.b, x.c, x.d) == (1, (), [], "e")
+    assert x != _Node(a=1) and dataclasses.replace(x, a=2).a == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        x.a = 2  # type: ignore[misc]
+
+
 @pytest.mark.parametrize("cls", [n.Ref, n.Call, n.Binding, ir.FieldE, ir.CallIR, ReduceStep])
 def test_shipped_nodes_have_makers(cls: type) -> None:
     """The classes the builder and the lowering make by the thousand get the fast path."""

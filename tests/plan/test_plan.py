@@ -183,6 +183,24 @@ def test_schema_violation_names_the_problem() -> None:
         load_plan(orjson.dumps(raw))
 
 
+def test_schema_problems_read_as_before_the_dataclasses() -> None:
+    """The E401 summary names each problem as the pydantic models did (an unknown key is an
+    extra input, not a keyword argument of a dataclass)."""
+    raw = orjson.loads(plan_to_json(compile_program(_after_program())))
+    raw["trajectories"][0]["span"]["colour"] = "red"
+    del raw["trajectories"][0]["name"]
+    with pytest.raises(CompileError) as e:
+        load_plan(orjson.dumps(raw))
+    assert e.value.diagnostics[0].message == (
+        "plan does not match the schema: trajectories.0.name: Field required; "
+        "trajectories.0.span.colour: Extra inputs are not permitted")
+    raw["trajectories"][0]["span"] = 3
+    with pytest.raises(CompileError) as e:
+        load_plan(orjson.dumps(raw))
+    assert e.value.diagnostics[0].message.endswith(
+        "trajectories.0.span: Input should be a valid dictionary or instance of SpanInfo")
+
+
 def test_other_version_is_e402() -> None:
     raw = orjson.loads(plan_to_json(compile_program(_after_program())))
     raw["version"] = 7
@@ -228,9 +246,9 @@ def test_value_codec_round_trips_through_json(v: object) -> None:
     assert decode_value(orjson.loads(orjson.dumps(encode_value(v)))) == v
 
 
-def test_steps_do_not_count_their_default_kind_as_set() -> None:
-    """The plan is validated in one piece (each step's ``kind`` picks its model); the steps
-    still look as if made directly: ``kind`` is not among the fields set."""
+def test_each_step_kind_picks_its_model_on_load() -> None:
+    """The plan is validated in one piece: each step's ``kind`` picks its model, and a ``kind``
+    that names no step kind is a schema error."""
     import edgedsl
 
     text = (
@@ -238,6 +256,10 @@ def test_steps_do_not_count_their_default_kind_as_set() -> None:
         'trajectory t "q" { a = p.t()\n b = drv a | max f\n answer b.f }\n'
     )
     plan = edgedsl.compile(text)
-    for step in plan.trajectories[0].steps.values():
-        assert "kind" not in step.model_fields_set
-        assert {"id", "relation", "span", "deps"} <= step.model_fields_set
+    loaded = load_plan(plan_to_json(plan))
+    assert [type(s) for s in loaded.trajectories[0].steps.values()] == [CallStep, DrvStep]
+    raw = orjson.loads(plan_to_json(plan))
+    raw["trajectories"][0]["steps"]["a"]["kind"] = "loop"
+    with pytest.raises(CompileError) as exc:
+        load_plan(orjson.dumps(raw))
+    assert exc.value.diagnostics[0].code == "E401"

@@ -21,7 +21,7 @@ import orjson
 import pytest
 
 import edgedsl
-from edgedsl.plan.model import ToolSpec
+from edgedsl.plan.model import ToolSpec, validated
 from edgedsl.runtime.backends import ToolFailure, backend_names, import_file, make_backend
 from edgedsl.runtime.http import (
     WORLD_KEY,
@@ -51,7 +51,7 @@ def spec(name: str, path: str, *, at: str | None = None, many: bool = True,
          paging: dict[str, Any] | None = None, method: str = "GET",
          **plat: Any) -> ToolSpec:
     p = {**DART, **plat}
-    return ToolSpec.model_validate({
+    return validated(ToolSpec, {
         "qualname": f"{p['platform']}.{name}", "name": name, "method": method, "path": path,
         "many": many, "at": at, "paging": paging, "declaration_hash": "h", **p})
 

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from edgedsl.plan.model import ToolSpec
+from edgedsl.plan.model import ToolSpec, validated
 from edgedsl.runtime.backends import ToolFailure
 from edgedsl.runtime.normalize import check_status, decode, normalize, unwrap
 from edgedsl.world import envelopes as env
@@ -37,7 +37,7 @@ def spec(envelope: str, *, at: str | None = "", many: bool = True,
          paging: dict[str, Any] | str | None = "auto", qualname: str = "p.t",
          family: str | None = None) -> ToolSpec:
     d_at, d_pg = PAGING.get(family or envelope, (None, None))
-    return ToolSpec.model_validate({
+    return validated(ToolSpec, {
         "qualname": qualname, "platform": "p", "name": "t", "method": "GET", "path": "/x",
         "base": "https://example.org", "envelope": envelope, "secret": "key",
         "many": many, "at": d_at if at == "" else at,

@@ -23,7 +23,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from edgedsl import cli
-from edgedsl.plan.model import ToolSpec
+from edgedsl.plan.model import ToolSpec, validated
 from edgedsl.runtime import redact
 from edgedsl.runtime.backends import ToolFailure, import_file
 from edgedsl.runtime.http import HttpBackend, HttpOptions, make_world_backend
@@ -144,7 +144,7 @@ def test_nested_values_and_dict_keys_are_masked() -> None:
 # ------------------------------------------------------------------ the HTTP backend
 
 def spec(name: str, path: str, **kw: Any) -> ToolSpec:
-    return ToolSpec.model_validate({
+    return validated(ToolSpec, {
         "qualname": f"dart.{name}", "name": name, "method": "GET", "path": path, "many": True,
         "at": "list", "paging": None, "declaration_hash": "h", "platform": "dart",
         "base": "https://opendart.fss.or.kr/api", "envelope": "dart", "secret": "crtfc_key",

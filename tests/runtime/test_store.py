@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
@@ -9,7 +10,6 @@ import duckdb
 import pytest
 
 from edgedsl.plan.compile import compile_program
-from edgedsl.plan.model import ToolSpec
 from edgedsl.runtime import PythonBackend, RecordingBackend, Store, StoreBackend, run
 from edgedsl.runtime.backends import make_backend
 from edgedsl.runtime.store import canonical_args, store_key
@@ -119,7 +119,7 @@ def test_keys_are_canonical() -> None:
         tool, {"corp_code": "C1", "bgn_de": None}, 1
     )
     assert store_key(tool, {"corp_code": "C1"}, 1) != store_key(tool, {"corp_code": "C1"}, 2)
-    changed = ToolSpec.model_validate({**tool.model_dump(), "declaration_hash": "0" * 16})
+    changed = dataclasses.replace(tool, declaration_hash="0" * 16)
     assert store_key(changed, {"corp_code": "C1"}, 1) != store_key(tool, {"corp_code": "C1"}, 1)
     assert canonical_args(tool, {"api_key": "k", "x": 2.0}) == {"x": 2}
 

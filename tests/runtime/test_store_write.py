@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 from edgedsl.cli import main
-from edgedsl.plan.model import ToolSpec
+from edgedsl.plan.model import ToolSpec, to_data, validated
 from edgedsl.runtime import PythonBackend, RecordingBackend, Store, StoreBackend
 from edgedsl.runtime import store_file as store_file_module
 from edgedsl.runtime.backends import Response, ToolFailure
@@ -33,7 +33,7 @@ SECRET = "SEKRET-77aa"
 
 def spec(name: str, fields: dict[str, Any], decl: str) -> ToolSpec:
     """A tool of platform ``t`` (secret ``key``) with one ``n`` parameter."""
-    return ToolSpec.model_validate({
+    return validated(ToolSpec, {
         "qualname": f"t.{name}", "platform": "t", "name": name, "declaration_hash": decl,
         "secret": "key", "params": [{"name": "n", "type": "int"}, {"name": "size", "type": "int"}],
         "fields": fields})
@@ -186,7 +186,7 @@ def _poison_tools() -> PythonBackend:
 def test_the_recorder_keeps_every_healthy_response(tmp_path: Path, flush_every: int,
                                                    capfd: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "s.duckdb"
-    upper = ToolSpec.model_validate({**POISONED["field __KEY"][0].model_dump(), "params": [
+    upper = validated(ToolSpec, {**to_data(POISONED["field __KEY"][0]), "params": [
         {"name": "n", "type": "int"}, {"name": "size", "type": "int"}]})
     rec = RecordingBackend(_poison_tools(), path, flush_every=flush_every, flush_seconds=1e9)
     for n in range(12):
