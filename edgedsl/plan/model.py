@@ -34,7 +34,6 @@ The compiler itself (IR → these models) lives in :mod:`edgedsl.plan.compile`.
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -47,6 +46,7 @@ from ..core.diagnostics import CompileError, diag
 from ..core.jsonfile import read_json_object, schema_problems
 from ..core.source import NO_SPAN, Span, fast_frozen_init
 from ..core.types import FieldType, type_from_json, type_to_json
+from ..core.values import decode_value, encode_value
 from ..reduce.answer import predicate_from_json, value_from_json_data
 from ..reduce.query import ReduceQuery
 
@@ -77,46 +77,6 @@ __all__ = [
 ]
 
 PLAN_VERSION = 4
-_INT64 = (-(2**63), 2**63 - 1)
-
-# ---------------------------------------------------------------- value codec
-
-
-def encode_value(v: object) -> Any:
-    """A JSON-ready form of a literal or SQL parameter (dates and big ints tagged)."""
-    if isinstance(v, _dt.datetime):
-        raise ValueError(f"datetimes are not plan values: {v!r}")
-    if isinstance(v, _dt.date):
-        return {"$date": v.isoformat()}
-    if isinstance(v, bool) or v is None or isinstance(v, str | float):
-        return v
-    if isinstance(v, int):
-        return v if _INT64[0] <= v <= _INT64[1] else {"$int": str(v)}
-    if isinstance(v, list | tuple):
-        return [encode_value(x) for x in v]
-    if isinstance(v, dict):
-        body = {str(k): encode_value(x) for k, x in v.items()}
-        if len(body) == 1 and next(iter(body)) in ("$date", "$int", "$dict"):
-            return {"$dict": body}
-        return body
-    raise ValueError(f"not a plan value: {type(v).__name__} {v!r}")
-
-
-def decode_value(v: Any) -> object:
-    """Inverse of :func:`encode_value`."""
-    if isinstance(v, list):
-        return [decode_value(x) for x in v]
-    if isinstance(v, dict):
-        if len(v) == 1:
-            (k, x), = v.items()
-            if k == "$date":
-                return _dt.date.fromisoformat(x)
-            if k == "$int":
-                return int(x)
-            if k == "$dict":
-                return {kk: decode_value(xx) for kk, xx in x.items()}
-        return {k: decode_value(x) for k, x in v.items()}
-    return v
 
 
 # ---------------------------------------------------------------- models

@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from edgedsl.core.values import decode_value, encode_value
+
 __all__ = [
     "Compare",
     "CompareOp",
@@ -140,28 +142,26 @@ def _filter_json(f: Filter) -> dict[str, Any]:
 
 
 def value_to_json(v: object) -> object:
-    """A bound value as JSON: a date as ``{"$date": iso}``, an integer beyond 64 bits as
-    ``{"$int": text}`` (the plan's own tags)."""
-    if isinstance(v, _dt.date):
-        return {"$date": v.isoformat()}
-    if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
-        return {"$int": str(v)}
-    if v is None or isinstance(v, bool | int | float | str):
-        return v
-    raise ValueError(f"not a bound value: {v!r}")
+    """A bound value (null, bool, number, text or date) as JSON, tagged as the plan tags values
+    (:func:`edgedsl.core.values.encode_value`)."""
+    if not _is_bound(v):
+        raise ValueError(f"not a bound value: {v!r}")
+    return encode_value(v)
 
 
 def value_from_json(v: object) -> object:
     """Inverse of :func:`value_to_json`; ValueError when ``v`` is not a bound value."""
-    if isinstance(v, Mapping) and len(v) == 1:
-        (tag, text), = v.items()
-        if tag == "$date" and isinstance(text, str):
-            return _dt.date.fromisoformat(text)
-        if tag == "$int" and isinstance(text, str):
-            return int(text)
-    if v is None or isinstance(v, bool | int | float | str):
-        return v
-    raise ValueError(f"not a bound value: {v!r}")
+    try:
+        out = decode_value(v)
+    except (TypeError, ValueError):
+        out = v  # a malformed tag: refused below
+    if not _is_bound(out):
+        raise ValueError(f"not a bound value: {v!r}")
+    return out
+
+
+def _is_bound(v: object) -> bool:
+    return v is None or isinstance(v, bool | int | float | str | _dt.date)
 
 
 def _filter_of(data: object) -> Filter:
