@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Literal
 
@@ -94,3 +97,20 @@ def cost(name: str, ours: float, baseline: float, *, at_most: float | None = Non
          unit: str = "s", baseline_label: str = "") -> Ratio:
     """Report ``ours / baseline`` (times, lower is better on each side), target ``at_most``."""
     return _emit(Ratio(name, ours, baseline, unit, "cost", at_most, baseline_label))
+
+
+def alternating_medians(sides: Mapping[str, Callable[[], object]], rounds: int
+                        ) -> dict[str, float]:
+    """The median wall time of each side over ``rounds`` rounds, the sides run one after the
+    other in every round (after one warm-up round): a change in the machine's load then weighs
+    on every side alike, where timing one side's runs and then the other's compares two
+    different moments of a shared VM."""
+    for fn in sides.values():
+        fn()
+    times: dict[str, list[float]] = {k: [] for k in sides}
+    for _ in range(rounds):
+        for k, fn in sides.items():
+            t = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t)
+    return {k: statistics.median(v) for k, v in times.items()}

@@ -20,7 +20,10 @@ computed, so the rows are the same) — since DuckDB spends more time planning e
 subquery over it) or following a ``QUALIFY`` starts a new block.
 
 :func:`render` writes the blocks as chained CTEs selecting all columns ordered by ``__row`` (the
-statement a stored table is reduced by, and a relation's whole result); :func:`render_kept`
+statement a stored table is reduced by, and a relation's whole result); :func:`render_counts`
+the same CTEs in the table form ending in the kept rows' count per value of one field (the
+statement a ``drv`` over a stored table runs: its row count and hand-off values at once);
+:func:`render_kept`
 writes the statement that fetches only the kept ``__row`` ids of a source bound inline (its
 columns as a ``SELECT`` of bound lists), for the scratch connection whose optimizer is off: a
 block read once is a subquery in place of its reader's ``FROM``, only a block read twice is a
@@ -66,7 +69,8 @@ from .answer import (
 from .query import Compare, Extreme, Filter, KeepNone, Mode, ReduceQuery
 from .registry import ReduceStep, build_query
 
-__all__ = ["Form", "reduce_sql", "render", "render_answer", "render_kept", "render_predicate"]
+__all__ = ["Form", "reduce_sql", "render", "render_answer", "render_counts", "render_kept",
+           "render_predicate"]
 
 #: Where a reduction runs: ``"window"`` over a source read inline, ``"table"`` over a stored one.
 Form = Literal["window", "table"]
@@ -143,20 +147,45 @@ def _as_cte(blocks: list[_Block], i: int, form: Form, body: str) -> str:
     return f"{_name(i)} AS {'NOT MATERIALIZED ' if lazy else ''}({body})"
 
 
-@functools.lru_cache(maxsize=4096)
-def _render(q: ReduceQuery, form: Form) -> str:
+def _chained(q: ReduceQuery, form: Form) -> tuple[str, str]:
+    """The blocks of ``q`` as chained CTEs selecting every column (the ``WITH`` clause), and
+    the name of the last one."""
     blocks = _blocks(q, form)
     ctes = [_as_cte(blocks, i, form, _block_sql(b, qualified(q.source) if i == 0 else _name(i - 1),
                                                  "*"))
             for i, b in enumerate(blocks)]
-    return ("WITH " + ",\n     ".join(ctes)
-            + f"\nSELECT * FROM {_name(len(blocks) - 1)} ORDER BY {_ROW}")
+    return "WITH " + ",\n     ".join(ctes), _name(len(blocks) - 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _render(q: ReduceQuery, form: Form) -> str:
+    ctes, last = _chained(q, form)
+    return f"{ctes}\nSELECT * FROM {last} ORDER BY {_ROW}"
 
 
 def render(q: ReduceQuery, form: Form) -> str:
     """The reduction as one statement in ``form``: chained CTEs ``"__reduce_0"`` … selecting
     every column of the kept rows, ordered by ``__row``; it binds :meth:`ReduceQuery.params`."""
     return _render(q.skeleton(), form)
+
+
+@functools.lru_cache(maxsize=4096)
+def _render_counts(q: ReduceQuery, field: str | None) -> str:
+    ctes, last = _chained(q, "table")
+    if field is None:
+        return f"{ctes}\nSELECT NULL, count(*) FROM {last}"
+    col = quote_ident(field)
+    return f"{ctes}\nSELECT {col}, count(*) FROM {last} GROUP BY {col} ORDER BY min({_ROW})"
+
+
+def render_counts(q: ReduceQuery, field: str | None) -> str:
+    """The reduction of a stored source in the table form, returning rows ``(value, count)``:
+    for each distinct value of ``field`` among the kept rows (``NULL`` included), how many kept
+    rows hold it, in first-occurrence order — so the counts add up to the kept rows and the
+    non-null values are ``field``'s distinct values; with ``field`` None, one row ``(NULL,
+    kept rows)``. Same rows as :func:`render` in the table form; binds
+    :meth:`ReduceQuery.params`."""
+    return _render_counts(q.skeleton(), field)
 
 
 @functools.lru_cache(maxsize=4096)

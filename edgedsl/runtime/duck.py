@@ -234,15 +234,21 @@ class Relation:
         columns: Mapping[str, list[Any]] | None = None,
         view: bool = False,
         pending: bool = False,
+        defined: tuple[str, list[object]] | None = None,
+        distinct: Mapping[str, Sequence[Any]] | None = None,
     ) -> None:
         """Wrap an existing shredded table; prefer :func:`shred` or :meth:`from_table`.
 
         ``columns`` (optional) holds every column the table holds — ``__row``, ``__arm``, each
         field's stored value, ``__raw`` — as lists in ``__row`` order. ``pending`` says the table
         is not written yet: the first method that needs SQL writes it from ``columns`` (one
-        statement); ``view`` says the name is a view (for :meth:`drop`).
+        statement); ``view`` says the name is a view (for :meth:`drop`). ``defined`` — a
+        ``SELECT`` over the connection's tables and its parameters — makes the relation
+        *deferred*: pending, its rows that statement's, written by :meth:`ensure` (see
+        :func:`edgedsl.runtime.relations.reduce_deferred`). ``distinct`` holds fields' distinct
+        non-null stored values already read, in first-occurrence order (see :meth:`distinct`).
         """
-        if pending and columns is None:
+        if pending and columns is None and defined is None:
             raise ValueError("a pending relation needs its columns")
         self.con = con
         self.table = table
@@ -250,8 +256,10 @@ class Relation:
         self.row_count = row_count
         self._columns = columns
         self._view = view
-        self._pending = pending
-        self._distinct: dict[str, list[Any]] = {}
+        self._pending = pending or defined is not None
+        self._defined = defined
+        self._distinct: dict[str, list[Any]] = {
+            f: [self._decode(f, v) for v in vs] for f, vs in (distinct or {}).items()}
         self._ordinal: bool | None = None  # in-memory ``__row`` is 0 … n-1 (computed once)
 
     @property
@@ -266,6 +274,11 @@ class Relation:
 
     def ensure(self) -> Relation:
         """Write a pending relation's table (one ``CREATE TEMP TABLE … AS``); returns self."""
+        if self._pending and self._defined is not None:
+            assert isinstance(self.table, str)
+            create_table_as(self.con, self.table, *self._defined)
+            self._defined = None
+            self._pending = False
         if self._pending:
             cols = self._columns
             assert cols is not None and isinstance(self.table, str)

@@ -25,7 +25,9 @@ no optimizer, parsed statements cached), so a ``drv`` costs one cheap statement.
 statement that fails is not retried silently: the run falls back to the tables and the trace
 records the fallback. The kept relation takes its columns from the source's and is pending in turn.
 A large stored response is a view over the store's rows (no copy); a large fresh one, when SQL
-needs its table, is shredded in SQL.
+needs its table, is shredded in SQL. A ``drv`` over a relation held in SQL runs one statement
+that counts the kept rows and reads the values the plan hands off from them; their table waits
+until a statement needs it (:func:`~edgedsl.runtime.relations.reduce_deferred`).
 
 Concurrency: a step starts as soon as the steps it depends on (``deps``, within its scope) have
 finished — not when its whole layer's predecessors have — so independent chains overlap; the
@@ -76,12 +78,11 @@ from ..plan.model import (
     decode_value,
 )
 from ..reduce.query import ReduceQuery
-from ..reduce.render import render
 from . import relations
 from .answers import answer_value, jsonable, predicate_statement, predicate_value
 from .backends import Backend, make_backend, unsupported_reason
 from .calls import Caller, StepError, arm_text, junction_values, span_of
-from .duck import Relation, create_table_as, run_selection, shred
+from .duck import Relation, run_selection, shred
 from .redact import scrub
 from .result import RunResult
 
@@ -347,10 +348,11 @@ class _Run:
         else:
             if src is not None:
                 src.ensure()
-            # a stored table: the reduction's table form (see edgedsl.reduce.render)
-            st.sql = render(query, "table")
-            rel = Relation(self.con, name, types, create_table_as(self.con, name, st.sql,
-                                                                  query.params()))
+            # a relation held in SQL: one statement in the reduction's table form counts the
+            # kept rows and reads the hand-off values the plan reads next; the kept rows stay
+            # deferred until a statement needs their table (relations.py: "deferred")
+            rel, st.sql, _ = relations.reduce_deferred(self.con, name, types, query,
+                                                       relations.handoff_field(self.tp, name))
         self.rels[name] = rel
         st.records = rel.count()
 

@@ -18,6 +18,18 @@ settings of :class:`Settings` (:data:`SETTINGS`). The executor asks it, and noth
 A pending relation's table is written (:meth:`~.duck.Relation.ensure`) only when a statement that
 cannot read it inline needs it.
 
+**The kept rows of a** ``drv`` **over a relation held in SQL** (a view or table: a large stored
+response) are *deferred* (:func:`reduce_deferred`): one statement in the reduction's table form
+counts them and reads the distinct values of the field the plan hands off next
+(:func:`handoff_field`), and their table is written — the same ``CREATE TEMP TABLE … AS`` that
+ran before — only when a statement needs it (an answer, an ``if``, another ``drv``, another
+field's values). Measured on the 224,958-record relation of ``benchmarks/bench_drv.py``
+(2026-12-02, load 7–8, the three runs alternating): the counting statement 1.10× the
+hand-written query of the same predicates (CPU time 1.12×), where writing the kept table and
+then reading the hand-off values took 1.70× (CPU 1.71×): the second statement, the table written
+and dropped. A kept relation later needed as a table costs one more reduction (its table is
+written from the reduction then).
+
 **Which form runs** (:func:`reduction_form`, :func:`inline_connection`): a statement over
 in-memory relations reads them *inline* (their columns bound as lists in leading CTEs, see
 :func:`~.duck.inline_query`) on the process's *scratch* connection (:func:`scratch_cursor`: one
@@ -61,7 +73,9 @@ import duckdb
 
 from ..core.sqlquote import quote_ident as _quote_ident
 from ..core.types import FieldType
-from ..reduce.render import Form
+from ..plan.model import CallStep, CompareStep, ParallelStep, TrajectoryPlan
+from ..reduce.query import ReduceQuery
+from ..reduce.render import Form, render, render_counts
 from .duck import (
     Relation,
     create_table_as,
@@ -82,10 +96,12 @@ __all__ = [
     "SETTINGS",
     "Placement",
     "Settings",
+    "handoff_field",
     "inline_connection",
     "materialise",
     "placement",
     "query",
+    "reduce_deferred",
     "reduction_form",
     "scratch_cursor",
     "unexpected_fallbacks",
@@ -143,6 +159,24 @@ def inline_connection(rows: int, *, window: bool) -> Connection:
     :meth:`~edgedsl.reduce.query.ReduceQuery.has_window` of its form) over more than
     :attr:`Settings.window_max_rows` rows (then the relation's own, which plans it)."""
     return "run" if window and rows > SETTINGS.window_max_rows else "scratch"
+
+
+def handoff_field(tp: TrajectoryPlan, relation: str) -> str | None:
+    """The field of ``relation`` whose distinct values the plan reads first as a hand-off (a
+    junction of a call, a ``compare`` or a ``parallel``'s shared argument), in step order;
+    None when no junction reads it. A ``drv`` over a relation held in SQL reads these values
+    in its own statement (see the module docstring: "deferred")."""
+    for step in tp.steps.values():
+        if isinstance(step, CallStep | CompareStep):
+            junctions = list(step.request.junctions.values())
+        elif isinstance(step, ParallelStep):
+            junctions = [sh.junction for sh in step.shared.values() if sh.junction is not None]
+        else:
+            continue
+        for j in junctions:
+            if j.source == relation:
+                return j.field
+    return None
 
 
 # ------------------------------------------------------------------------- the scratch database
@@ -291,6 +325,24 @@ def _table(con: duckdb.DuckDBPyConnection, relation: str, types: dict[str, Field
     for t in tmp:
         t.drop()
     return Relation(con, relation, types, n)
+
+
+def reduce_deferred(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
+                    query: ReduceQuery, handoff: str | None
+                    ) -> tuple[Relation, str, list[object]]:
+    """A reduction of a relation held in SQL (a table or view on ``con``) as a *deferred*
+    relation ``name`` (see the module docstring), with the text that ran and its parameters:
+    one statement (:func:`~edgedsl.reduce.render.render_counts`) counts the kept rows and reads
+    the distinct values of ``handoff`` (:func:`handoff_field`: the field the plan hands off,
+    if any); the kept rows are written (one ``CREATE TEMP TABLE … AS`` of
+    :func:`~edgedsl.reduce.render.render`'s statement) only when a statement needs their
+    table (:meth:`~.duck.Relation.ensure`)."""
+    sql, params = render_counts(query, handoff), query.params()
+    rows = execute_cached(con, sql, params).fetchall()
+    return Relation(con, name, types, sum(n for _, n in rows),
+                    defined=(render(query, "table"), params),
+                    distinct=None if handoff is None else {
+                        handoff: [v for v, _ in rows if v is not None]}), sql, params
 
 
 # ------------------------------------------------------------------------- running statements
