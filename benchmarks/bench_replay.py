@@ -8,15 +8,20 @@ KRX price lookups. It is run N times on
 * ``json-cache``  — a naive cache: one JSON file per call key, read and parsed on every call;
 * ``store``       — the DuckDB store in strict mode (stored columns cached in memory; the one
   ``drv`` reads them inline in its single statement on the scratch connection, no run table is
-  written).
+  written; from the second run on, the kept ids of that statement are remembered with the
+  cached columns, see ``columns.StoredColumns``).
 
-Prints runs per second of each, the median duration of the ``drv`` step inside the runs (from
-the trace), and the ratio of the store to each baseline per run (target: at least 2x the JSON-file
-cache). Never asserts on time. Usage: ``python benchmarks/bench_replay.py [N | --smoke]``.
+The three run in alternating blocks (five rounds of N/5 runs each), so that the machine's load
+weighs on all three alike. Prints runs per second of each (the median block), the median
+duration of the ``drv`` step inside the runs (from the trace), the spread of the per-round
+ratios with the load average, and the ratio of the store to each baseline per run (target: at
+least 2x the JSON-file cache). Never asserts on time. Usage: ``python
+benchmarks/bench_replay.py [N | --smoke]``.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -84,24 +89,23 @@ class JsonCacheBackend:
         return resp
 
 
-def bench(label: str, plan: Any, backend: Any, n: int) -> tuple[float, Any]:
-    """Runs per second of ``n`` sequential runs (after one warm-up run)."""
-    first = run(plan, "bench_five", backend)
-    assert first.ok, first.diagnostics
+def timed_block(plan: Any, backend: Any, n: int) -> tuple[float, list[float], Any]:
+    """Seconds per run over ``n`` sequential runs, the ``drv`` step's durations and the answer."""
     drv = []
     t0 = time.perf_counter()
     for _ in range(n):
         res = run(plan, "bench_five", backend)
         drv.append(res.trace.step("latest").duration_ms)
-    rate = n / (time.perf_counter() - t0)
-    calls = sum(len(s.calls) for s in res.trace.steps)
-    print(f"{label:<12} {rate:9.1f} runs/s   ({calls} calls per run; the drv step "
-          f"{statistics.median(drv):.3f} ms median)")
-    return rate, res.answer
+    return (time.perf_counter() - t0) / n, drv, res
 
 
-def main(n: int = 200) -> None:
-    """Run the three configurations and print the ratios."""
+def main(n: int = 200, rounds: int = 5) -> None:
+    """Run the three configurations in alternating blocks and print the ratios.
+
+    The ``n`` runs of each configuration are split into ``rounds`` blocks, and the blocks of the
+    three configurations alternate (python, json-cache, store, python, …), so that a change in
+    the machine's load weighs on all three alike; each figure is the median block, and the
+    spread of the per-round ratios is printed beside it."""
     plan = edgedsl.compile(SOURCE, "bench_five.edge", search_paths=[ROOT / "examples"])
     tools = PythonBackend(load_python_tools(ROOT / "examples" / "tools.py"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -110,19 +114,39 @@ def main(n: int = 200) -> None:
         recorded = run(plan, "bench_five", RecordingBackend(tools, store))
         assert recorded.ok, recorded.diagnostics
         (folder / "json").mkdir()
-        json_backend = JsonCacheBackend(tools, folder / "json")
-        py_rate, a1 = bench("python", plan, tools, n)
-        js_rate, a2 = bench("json-cache", plan, json_backend, n)
-        st_rate, a3 = bench("store", plan, StoreBackend(store, strict=True), n)
-        assert a1 == a2 == a3 == recorded.answer
+        backends = {"python": tools,
+                    "json-cache": JsonCacheBackend(tools, folder / "json"),
+                    "store": StoreBackend(store, strict=True)}
+        for backend in backends.values():  # warm-up (the JSON files are written here)
+            first = run(plan, "bench_five", backend)
+            assert first.ok and first.answer == recorded.answer, first.diagnostics
+        per_run: dict[str, list[float]] = {k: [] for k in backends}
+        drv: dict[str, list[float]] = {k: [] for k in backends}
+        block = max(1, n // rounds)
+        for _ in range(rounds):
+            for label, backend in backends.items():
+                t, d, res = timed_block(plan, backend, block)
+                assert res.answer == recorded.answer
+                per_run[label].append(t)
+                drv[label] += d
+        calls = sum(len(s.calls) for s in res.trace.steps)
         store.close()
-    speedup(f"store replay vs python tools ({n} runs)", 1 / st_rate, 1 / py_rate,
+    for label, ts in per_run.items():
+        print(f"{label:<12} {1 / statistics.median(ts):9.1f} runs/s   ({calls} calls per run; "
+              f"the drv step {statistics.median(drv[label]):.3f} ms median)")
+    for base in ("python", "json-cache"):
+        ratios = [b / s for b, s in zip(per_run[base], per_run["store"], strict=True)]
+        print(f"    store vs {base}, per round: {min(ratios):.2f}–{max(ratios):.2f}x "
+              f"(load {os.getloadavg()[0]:.1f})")
+    total = block * rounds
+    st, py, js = (statistics.median(per_run[k]) for k in ("store", "python", "json-cache"))
+    speedup(f"store replay vs python tools ({total} runs)", st, py,
             baseline_label="in-process tools")
-    speedup(f"store replay vs JSON-file cache ({n} runs)", 1 / st_rate, 1 / js_rate,
+    speedup(f"store replay vs JSON-file cache ({total} runs)", st, js,
             at_least=2.0, baseline_label="JSON-file cache")
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--smoke"]:  # the benchmark smoke test: the smallest size
-        main(5)
+        main(5, rounds=1)
     else:
         main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)

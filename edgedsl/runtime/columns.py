@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RESERVED_COLUMNS",
     "LazyColumns",
+    "StoredColumns",
     "check_fields",
     "columns_of",
     "create_table_as",
@@ -339,3 +340,19 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, raws: list[str], back: li
         f'__text AS "__raw"\nFROM __der ORDER BY __row'
     )
     create_table_as(con, target, sql, params, temp=is_temp)
+
+
+class StoredColumns(dict[str, list[Any]]):
+    """The columns of one stored response as the store caches them in memory: they never change
+    while cached (a response re-recorded under its key is a new object), so the ``__row`` ids
+    each reduction of them keeps are kept beside them in :attr:`kept`, by the statement's text
+    and the query's values (:meth:`~edgedsl.runtime.duck.Relation._select_kept`): a replayed
+    ``drv`` over the same stored response does not run the same statement again."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, columns: Mapping[str, list[Any]]) -> None:
+        """Hold ``columns`` (the lists themselves, not copies), with an empty memo."""
+        super().__init__(columns)
+        #: kept ``__row`` ids (sorted) by ``(statement text, ((type, value), …) of the query)``
+        self.kept: dict[tuple[object, ...], list[int]] = {}

@@ -64,6 +64,7 @@ from ..core.sqlquote import quote_ident
 from ..core.types import FieldType
 from ..plan.model import ToolSpec, validated_json
 from .backends import Response, StoredRows
+from .columns import StoredColumns
 from .duck import Relation, shred
 from .redact import scrub
 from .store_file import (
@@ -334,7 +335,7 @@ class Store:
             return got
         names = ["__row", "__arm", *types, "__raw"]
         rows = self._rows_of(stored.table, stored.key, names, stored.count)
-        cols = {n: [r[i] for r in rows] for i, n in enumerate(names)}
+        cols = StoredColumns({n: [r[i] for r in rows] for i, n in enumerate(names)})
         cols["__row"] = list(range(len(rows)))
         if got is not None:
             self._cached_cells -= len(got) * stored.count

@@ -210,3 +210,46 @@ def test_a_stored_source_is_reduced_in_the_table_form(tmp_path: Path, monkeypatc
     assert stored.ok, stored.diagnostics
     assert stored.trace.step("latest").sql == table_sql
     assert stored.answer == inline.answer == recorded.answer
+
+
+def test_a_replayed_drv_over_a_stored_response_runs_its_statement_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept ids of a reduction over a stored response's cached columns are remembered with
+    them (columns.StoredColumns): a second replay runs no statement for the `drv` and traces
+    and answers as the first; a response recorded again under its key is reduced anew."""
+    from edgedsl.runtime import duck
+    from edgedsl.runtime.backends import Response
+
+    plan = compile_program(program(latest_filing(pages=1)))
+    ran: list[str] = []
+    real = duck.execute_cached
+
+    def counting(con, sql, params=()):  # type: ignore[no-untyped-def]
+        ran.append(sql)
+        return real(con, sql, params)
+
+    with Store(tmp_path / "s.duckdb") as store:
+        recorded = run(plan, "latest_filing", RecordingBackend(
+            PythonBackend(TOOLS, secrets={"demo": SECRET}), store))
+        monkeypatch.setattr(duck, "execute_cached", counting)
+        backend = StoreBackend(store, strict=True)
+        first = run(plan, "latest_filing", backend)
+        sql = first.trace.step("latest").sql
+        assert sql is not None and ran.count(sql) == 1
+        second = run(plan, "latest_filing", backend)
+        assert ran.count(sql) == 1  # remembered
+        for res in (first, second):
+            assert res.ok and res.answer == recorded.answer
+        a, b = first.trace.step("latest"), second.trace.step("latest")
+        assert (a.sql, a.params, a.records) == (b.sql, b.params, b.records)
+        # the page recorded again, its latest filing another one: reduced anew
+        tool = plan.tools["demo.filings"]
+        (call,) = first.trace.step("filings").calls
+        args, page = call.args, call.page
+        hit = store.get(tool, args, page)
+        assert hit is not None
+        again = [{**r, "report_nm": f"{r['report_nm']}*"} for r in hit.records]
+        store.put(tool, args, page, Response(records=again, total=hit.total))
+        third = run(plan, "latest_filing", backend)
+        assert ran.count(sql) == 2
+        assert third.answer["report"] != first.answer["report"]
