@@ -3,10 +3,11 @@
 Builds the relation once in a DuckDB file, shredded into typed columns as the store keeps it, then
 measures in the same process:
 
-(a) ours — the ``drv`` over the stored relation as the executor runs it
-    (:func:`~edgedsl.runtime.relations.reduce_deferred`): one statement in the reduction's
-    ``"table"`` form (a scalar subquery for ``max``) counting the kept rows and reading their
-    distinct hand-off values; the kept rows stay deferred (no table written). Also printed:
+(a) ours — the ``drv`` over the stored relation as the executor runs it when a junction reads
+    the kept rows (:func:`~edgedsl.runtime.relations.reduce_stored`): one statement in the
+    reduction's ``"table"`` form (a scalar subquery for ``max``) counting the kept rows and
+    reading their distinct hand-off values; the kept rows stay deferred (no table written). Also
+    printed:
     the path before it, ``Relation.reduce`` (one ``CREATE TEMP TABLE … AS``) + the distinct
     hand-off values (a second query) + ``DROP`` (``--inline-form``: in the window form);
 (b) baseline — the same records as one JSON blob, parsed with orjson, coerced and reduced in pure
@@ -62,7 +63,7 @@ from edgedsl.runtime.duck import Relation, python_columns, select_relation, shre
 from edgedsl.runtime.relations import (
     connection,
     inline_connection,
-    reduce_deferred,
+    reduce_stored,
     reduction_form,
     scratch_cursor,
 )
@@ -202,7 +203,7 @@ def main() -> None:
         stored_query = build_query("handoff", CHAIN, TYPES)
 
         def ours() -> list[Any]:
-            out, _, _ = reduce_deferred(con, "kept", TYPES, stored_query, HANDOFF)
+            out, _, _ = reduce_stored(con, "kept", TYPES, stored_query, HANDOFF)
             values = out.distinct(HANDOFF)
             out.drop()
             return values

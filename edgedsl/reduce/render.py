@@ -170,21 +170,18 @@ def render(q: ReduceQuery, form: Form) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _render_counts(q: ReduceQuery, field: str | None) -> str:
+def _render_counts(q: ReduceQuery, field: str) -> str:
     ctes, last = _chained(q, "table")
-    if field is None:
-        return f"{ctes}\nSELECT NULL, count(*) FROM {last}"
     col = quote_ident(field)
     return f"{ctes}\nSELECT {col}, count(*) FROM {last} GROUP BY {col} ORDER BY min({_ROW})"
 
 
-def render_counts(q: ReduceQuery, field: str | None) -> str:
+def render_counts(q: ReduceQuery, field: str) -> str:
     """The reduction of a stored source in the table form, returning rows ``(value, count)``:
     for each distinct value of ``field`` among the kept rows (``NULL`` included), how many kept
     rows hold it, in first-occurrence order — so the counts add up to the kept rows and the
-    non-null values are ``field``'s distinct values; with ``field`` None, one row ``(NULL,
-    kept rows)``. Same rows as :func:`render` in the table form; binds
-    :meth:`ReduceQuery.params`."""
+    non-null values are ``field``'s distinct values. Same rows as :func:`render` in the table
+    form; binds :meth:`ReduceQuery.params`."""
     return _render_counts(q.skeleton(), field)
 
 

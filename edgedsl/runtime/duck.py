@@ -251,7 +251,7 @@ class Relation:
         statement); ``view`` says the name is a view (for :meth:`drop`). ``defined`` — a
         ``SELECT`` over the connection's tables and its parameters — makes the relation
         *deferred*: pending, its rows that statement's, written by :meth:`ensure` (see
-        :func:`edgedsl.runtime.relations.reduce_deferred`). ``distinct`` holds fields' distinct
+        :func:`edgedsl.runtime.relations.reduce_stored`). ``distinct`` holds fields' distinct
         non-null stored values already read, in first-occurrence order (see :meth:`distinct`).
         """
         if pending and columns is None and defined is None:

@@ -25,9 +25,9 @@ no optimizer, parsed statements cached), so a ``drv`` costs one cheap statement.
 statement that fails is not retried silently: the run falls back to the tables and the trace
 records the fallback. The kept relation takes its columns from the source's and is pending in turn.
 A large stored response is a view over the store's rows (no copy); a large fresh one, when SQL
-needs its table, is shredded in SQL. A ``drv`` over a relation held in SQL runs one statement
-that counts the kept rows and reads the values the plan hands off from them; their table waits
-until a statement needs it (:func:`~edgedsl.runtime.relations.reduce_deferred`).
+needs its table, is shredded in SQL. A ``drv`` over a relation held in SQL whose kept rows a
+junction reads runs one statement that counts them and reads the values handed off; their table
+waits until a statement needs it (:func:`~edgedsl.runtime.relations.reduce_stored`).
 
 Concurrency: a step starts as soon as the steps it depends on (``deps``, within its scope) have
 finished — not when its whole layer's predecessors have — so independent chains overlap; the
@@ -348,11 +348,11 @@ class _Run:
         else:
             if src is not None:
                 src.ensure()
-            # a relation held in SQL: one statement in the reduction's table form counts the
-            # kept rows and reads the hand-off values the plan reads next; the kept rows stay
-            # deferred until a statement needs their table (relations.py: "deferred")
-            rel, st.sql, _ = relations.reduce_deferred(self.con, name, types, query,
-                                                       relations.handoff_field(self.tp, name))
+            # a relation held in SQL: the reduction's table form; kept rows a junction reads
+            # are counted with the hand-off values in one statement and stay deferred until a
+            # statement needs their table (relations.py: "deferred"), others written at once
+            rel, st.sql, _ = relations.reduce_stored(self.con, name, types, query,
+                                                     relations.handoff_field(self.tp, name))
         self.rels[name] = rel
         st.records = rel.count()
 

@@ -19,11 +19,12 @@ A pending relation's table is written (:meth:`~.duck.Relation.ensure`) only when
 cannot read it inline needs it.
 
 **The kept rows of a** ``drv`` **over a relation held in SQL** (a view or table: a large stored
-response) are *deferred* (:func:`reduce_deferred`): one statement in the reduction's table form
-counts them and reads the distinct values of the field the plan hands off next
-(:func:`handoff_field`), and their table is written — the same ``CREATE TEMP TABLE … AS`` that
-ran before — only when a statement needs it (an answer, an ``if``, another ``drv``, another
-field's values). Measured on the 224,958-record relation of ``benchmarks/bench_drv.py``
+response) that a junction reads (:func:`handoff_field`) are *deferred* (:func:`reduce_stored`):
+one statement in the reduction's table form counts them and reads the distinct values of the
+field handed off, and their table is written — the same ``CREATE TEMP TABLE … AS`` that ran
+before — only when a statement needs it (an answer, an ``if``, another ``drv``, another field's
+values). Kept rows no junction reads are written at once, as before (what reads them next is a
+statement over their table). Measured on the 224,958-record relation of ``benchmarks/bench_drv.py``
 (2026-12-02, load 7–8, the three runs alternating): the counting statement 1.10× the
 hand-written query of the same predicates (CPU time 1.12×), where writing the kept table and
 then reading the hand-off values took 1.70× (CPU 1.71×): the second statement, the table written
@@ -101,7 +102,7 @@ __all__ = [
     "materialise",
     "placement",
     "query",
-    "reduce_deferred",
+    "reduce_stored",
     "reduction_form",
     "scratch_cursor",
     "unexpected_fallbacks",
@@ -327,22 +328,27 @@ def _table(con: duckdb.DuckDBPyConnection, relation: str, types: dict[str, Field
     return Relation(con, relation, types, n)
 
 
-def reduce_deferred(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
-                    query: ReduceQuery, handoff: str | None
-                    ) -> tuple[Relation, str, list[object]]:
-    """A reduction of a relation held in SQL (a table or view on ``con``) as a *deferred*
-    relation ``name`` (see the module docstring), with the text that ran and its parameters:
-    one statement (:func:`~edgedsl.reduce.render.render_counts`) counts the kept rows and reads
-    the distinct values of ``handoff`` (:func:`handoff_field`: the field the plan hands off,
-    if any); the kept rows are written (one ``CREATE TEMP TABLE … AS`` of
-    :func:`~edgedsl.reduce.render.render`'s statement) only when a statement needs their
-    table (:meth:`~.duck.Relation.ensure`)."""
-    sql, params = render_counts(query, handoff), query.params()
+def reduce_stored(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
+                  query: ReduceQuery, handoff: str | None
+                  ) -> tuple[Relation, str, list[object]]:
+    """A reduction of a relation held in SQL (a table or view on ``con``) as relation ``name``,
+    with the text that ran and its parameters (see the module docstring).
+
+    With ``handoff`` (:func:`handoff_field`: the field the plan hands off from it), the kept
+    rows are *deferred*: one statement (:func:`~edgedsl.reduce.render.render_counts`) counts
+    them and reads ``handoff``'s distinct values, and their table is written (one ``CREATE TEMP
+    TABLE … AS`` of :func:`~edgedsl.reduce.render.render`'s statement) only when a statement
+    needs it (:meth:`~.duck.Relation.ensure`). Without, what reads them next is a statement
+    over their table, so that ``CREATE TEMP TABLE … AS`` runs at once (it reports the count)."""
+    params = query.params()
+    table_sql = render(query, "table")
+    if handoff is None:
+        return Relation(con, name, types, create_table_as(con, name, table_sql, params)), \
+            table_sql, params
+    sql = render_counts(query, handoff)
     rows = execute_cached(con, sql, params).fetchall()
-    return Relation(con, name, types, sum(n for _, n in rows),
-                    defined=(render(query, "table"), params),
-                    distinct=None if handoff is None else {
-                        handoff: [v for v, _ in rows if v is not None]}), sql, params
+    return Relation(con, name, types, sum(n for _, n in rows), defined=(table_sql, params),
+                    distinct={handoff: [v for v, _ in rows if v is not None]}), sql, params
 
 
 # ------------------------------------------------------------------------- running statements

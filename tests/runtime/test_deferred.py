@@ -1,5 +1,5 @@
 """A ``drv`` over a relation held in SQL: one statement counting the kept rows and reading the
-hand-off values (:func:`~edgedsl.runtime.relations.reduce_deferred`); the kept rows are a *deferred*
+hand-off values (:func:`~edgedsl.runtime.relations.reduce_stored`); the kept rows are a *deferred*
 relation, written only when a statement needs their table."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from edgedsl.plan.compile import compile_program
 from edgedsl.reduce.query import ReduceQuery
 from edgedsl.reduce.registry import ReduceStep, build_query
-from edgedsl.reduce.render import render_counts
+from edgedsl.reduce.render import render, render_counts
 from edgedsl.runtime import PythonBackend, RecordingBackend, Store, StoreBackend, relations, run
 from edgedsl.runtime.duck import shred
-from edgedsl.runtime.relations import reduce_deferred
+from edgedsl.runtime.relations import reduce_stored
 from edgedsl.testing import reducer_cases, reference_reduce
 from tests.plan_fixtures import (
     CORP_CODE,
@@ -54,14 +54,14 @@ def _tables(con: duckdb.DuckDBPyConnection) -> int:
 def test_the_kept_rows_wait_until_a_statement_needs_their_table(
         con: duckdb.DuckDBPyConnection) -> None:
     """Counting and the hand-off values cost one statement and write nothing; reading another
-    field writes the table once, with the rows the written reduction holds; dropping an
-    unwritten relation is a no-op."""
+    field writes the table once, with the rows the written reduction holds; without a hand-off
+    the table is written at once."""
     src = shred(con, ROWS, TYPES)
     steps = [ReduceStep("eq", "name", "삼성전자")]
     written = src.reduce(steps)
     before = _tables(con)
     query = build_query(src.table, steps, TYPES)
-    kept, sql, params = reduce_deferred(con, "kept", TYPES, query, "dt")
+    kept, sql, params = reduce_stored(con, "kept", TYPES, query, "dt")
     assert sql == render_counts(query, "dt") and params == query.params()
     assert kept.pending and not kept.in_memory and kept.count() == 2
     assert kept.distinct("dt") == written.distinct("dt")
@@ -70,17 +70,18 @@ def test_the_kept_rows_wait_until_a_statement_needs_their_table(
     assert not kept.pending and _tables(con) == before + 1
     assert kept.records() == written.records() == [ROWS[0], ROWS[2]]
     assert kept.row_ids() == written.row_ids()
-    never, _, _ = reduce_deferred(con, "never", TYPES, query, None)
-    assert never.count() == 2 and never.pending
-    never.drop()
-    assert _tables(con) == before + 1
+    # no hand-off: the table is written at once, with the rows of render's statement
+    now, sql, _ = reduce_stored(con, "now", TYPES, query, None)
+    assert sql == render(query, "table") and not now.pending and now.count() == 2
+    assert _tables(con) == before + 2
+    assert now.records() == written.records()
 
 
 def test_nothing_kept(con: duckdb.DuckDBPyConnection) -> None:
     src = shred(con, ROWS, TYPES)
     query = build_query(src.table, [ReduceStep("eq", "name", "없음")], TYPES)
     for handoff in ("name", None):
-        kept, _, _ = reduce_deferred(con, f"k{handoff}", TYPES, query, handoff)
+        kept, _, _ = reduce_stored(con, f"k{handoff}", TYPES, query, handoff)
         assert kept.count() == 0 and kept.records() == []
         if handoff:
             assert kept.distinct(handoff) == []
@@ -100,7 +101,7 @@ def test_a_deferred_reduction_agrees_with_the_reference(case: Any, pick: int) ->
     src = shred(_SHARED, rows, types, method="python")
     try:
         query = build_query(src.table, steps, types)
-        kept, _, _ = reduce_deferred(_SHARED, "deferred", types, query, handoff)
+        kept, _, _ = reduce_stored(_SHARED, "deferred", types, query, handoff)
         written = src.reduce(steps)
         want = reference_reduce(rows, steps, types)
         assert kept.count() == written.count() == len(want)

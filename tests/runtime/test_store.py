@@ -185,19 +185,17 @@ def test_examples_end_to_end_record_replay(tmp_path: Path, name: str) -> None:
 def test_a_stored_source_is_reduced_in_the_table_form(tmp_path: Path, monkeypatch) -> None:
     """A `drv` over a relation held in memory runs the plan's query in the window form (a window
     for `max`), reading the source inline; over a stored table, in the table form (a scalar
-    subquery), counting the kept rows (deferred: no table written): same rows, and the trace
-    records the text that ran."""
+    subquery): same rows, and the trace records the text that ran."""
     import dataclasses
 
     from edgedsl.reduce.query import ReduceQuery
-    from edgedsl.reduce.render import render, render_counts
+    from edgedsl.reduce.render import render
     from edgedsl.runtime import relations
 
     plan, recorded = _record(tmp_path / "s.duckdb")
     drv = plan.trajectory("latest_filing").steps["latest"]
     query = ReduceQuery.from_json(drv.query)
-    table_sql = render_counts(query, relations.handoff_field(plan.trajectory("latest_filing"),
-                                                             "latest"))
+    table_sql = render(query, "table")
     assert " OVER ()" in render(query, "window") and " OVER ()" not in table_sql
     assert 'AS NOT MATERIALIZED (SELECT * FROM "filings"' in table_sql
     inline = run(plan, "latest_filing", StoreBackend(tmp_path / "s.duckdb", strict=True))
