@@ -24,12 +24,12 @@ one statement in the reduction's table form counts them and reads the distinct v
 field handed off, and their table is written — the same ``CREATE TEMP TABLE … AS`` that ran
 before — only when a statement needs it (an answer, an ``if``, another ``drv``, another field's
 values). Kept rows no junction reads are written at once, as before (what reads them next is a
-statement over their table). Measured on the 224,958-record relation of ``benchmarks/bench_drv.py``
-(2026-12-02, load 7–8, the three runs alternating): the counting statement 1.10× the
-hand-written query of the same predicates (CPU time 1.12×), where writing the kept table and
-then reading the hand-off values took 1.70× (CPU 1.71×): the second statement, the table written
-and dropped. A kept relation later needed as a table costs one more reduction (its table is
-written from the reduction then).
+statement over their table). Measured on the 224,958-record relation of
+``benchmarks/bench_drv.py`` (2026-12-02, the sides alternating run by run): the counting
+statement 1.02–1.10× the hand-written query of the same predicates at load 7–12 (CPU time
+1.12×), where writing the kept table and then reading the hand-off values took 1.57–1.70× (CPU
+1.71×): the second statement, the table written and dropped. Deferred kept rows later needed as
+a table cost one more reduction (their table is written from it then).
 
 **Which form runs** (:func:`reduction_form`, :func:`inline_connection`): a statement over
 in-memory relations reads them *inline* (their columns bound as lists in leading CTEs, see
