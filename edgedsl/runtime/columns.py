@@ -351,8 +351,17 @@ class StoredColumns(dict[str, list[Any]]):
 
     __slots__ = ("kept",)
 
+    #: the most reductions remembered per response (the first ones; a response reduced many
+    #: ways, as synthesis may, does not grow its memo without bound)
+    MAX_KEPT = 64
+
     def __init__(self, columns: Mapping[str, list[Any]]) -> None:
         """Hold ``columns`` (the lists themselves, not copies), with an empty memo."""
         super().__init__(columns)
         #: kept ``__row`` ids (sorted) by ``(statement text, ((type, value), …) of the query)``
         self.kept: dict[tuple[object, ...], list[int]] = {}
+
+    def remember(self, key: tuple[object, ...], ids: list[int]) -> None:
+        """Keep ``ids`` under ``key`` in :attr:`kept`, unless :attr:`MAX_KEPT` are kept."""
+        if len(self.kept) < self.MAX_KEPT:
+            self.kept[key] = ids

@@ -354,14 +354,14 @@ class Relation:
         values = query.params()
         params = [*inline, *values]
         # over a stored response's cached columns, the ids are remembered (StoredColumns)
-        memo = cols.kept if isinstance(cols, StoredColumns) else None
+        stored = cols if isinstance(cols, StoredColumns) else None
         key = (text, tuple((type(v), v) for v in values))
-        ids = None if memo is None else memo.get(key)
+        ids = None if stored is None else stored.kept.get(key)
         if ids is None:
             rows = execute_cached(con, text, params).fetchall()
             ids = sorted([r[0] for r in rows])
-            if memo is not None:
-                memo[key] = ids
+            if stored is not None:
+                stored.remember(key, ids)
         if self._is_ordinal():
             idx = ids
         else:

@@ -251,3 +251,24 @@ def test_a_replayed_drv_over_a_stored_response_runs_its_statement_once(
         third = run(plan, "latest_filing", backend)
         assert ran.count(sql) == 2
         assert third.answer["report"] != first.answer["report"]
+
+
+def test_the_memo_of_a_stored_response_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reductions of one cached response are remembered up to StoredColumns.MAX_KEPT (the
+    first ones), each with the ids its statement keeps."""
+    from edgedsl.core.types import INT
+    from edgedsl.reduce.registry import ReduceStep, build_query
+    from edgedsl.runtime.columns import StoredColumns
+    from edgedsl.runtime.duck import Relation, python_columns, select_relation
+
+    monkeypatch.setattr(StoredColumns, "MAX_KEPT", 2)
+    types = {"n": INT}
+    cols = StoredColumns(python_columns([{"n": i} for i in range(6)], types))
+    con = duckdb.connect()
+    for pivot, want in ((4, [4, 5]), (1, [1, 2, 3, 4, 5]), (5, [5]), (4, [4, 5])):
+        src = Relation(con, "r", types, 6, columns=cols, pending=True)
+        kept = select_relation(con, "k", types,
+                               build_query("r", [ReduceStep("ge", "n", str(pivot))], types),
+                               source=src)
+        assert [r["n"] for r in kept.records()] == want  # from memory: no table written
+    assert sorted(ids for ids in cols.kept.values()) == [[1, 2, 3, 4, 5], [4, 5]]
