@@ -77,7 +77,7 @@ def accepted_keywords(position: str) -> tuple[str, ...]:
 
 
 _plain = st.one_of(
-    st.sampled_from(["a", "b", "x", "corp", "filings", "rcept_dt", "_t1", "Disclosure"]),
+    st.sampled_from(["a", "b", "x", "corp", "filings", "rcept_dt", "_t1", "Disclosure", "unit"]),
     st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,7}", fullmatch=True),
 ).filter(lambda s: s not in keywords())
 
@@ -346,12 +346,21 @@ type_exprs: st.SearchStrategy[n.TypeExpr] = st.recursive(
     _list_types,
     max_leaves=3,
 )
+labels = st.one_of(
+    st.just((None, None)),
+    st.tuples(strings, st.none() | strings),
+    st.tuples(st.sampled_from(["거래금액", "접수일자"]), st.sampled_from(["만원", "%", "Kcal"])),
+)
+"""A field's or parameter's (label, unit): a unit only with a label, as the grammar has it."""
 fields = st.builds(
-    lambda k, t, c, tr: n.FieldDecl(name=k, type=t, comments=c, trailing=tr),
+    lambda k, t, c, tr, lu: n.FieldDecl(
+        name=k, type=t, comments=c, trailing=tr, label=lu[0], unit=lu[1]
+    ),
     names("field"),
     type_exprs,
     leading,
     trailing,
+    labels,
 )
 records = st.builds(
     lambda k, fs, c, t, end: n.RecordDecl(
@@ -387,7 +396,13 @@ def tool_decls(draw: st.DrawFn) -> n.ToolDecl:
     )
     params = draw(
         st.lists(
-            st.builds(lambda k, t: n.ParamDecl(name=k, type=t), names(), type_exprs), max_size=5
+            st.builds(
+                lambda k, t, lu: n.ParamDecl(name=k, type=t, label=lu[0], unit=lu[1]),
+                names(),
+                type_exprs,
+                labels,
+            ),
+            max_size=5,
         )
     )
     paged = draw(st.none() | st.lists(paged_opts, min_size=1, max_size=3).map(tuple))

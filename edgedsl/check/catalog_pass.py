@@ -24,6 +24,7 @@ from typing import TypeVar
 
 from ..core.catalog import Catalog, Paging, Param, Platform, Tool
 from ..core.diagnostics import Diagnostic, diag, suggestion_hint
+from ..core.labels import is_korean_label, is_unit
 from ..core.source import Span
 from ..core.sqlquote import ident_key
 from ..core.types import (
@@ -44,6 +45,7 @@ from ..core.types import (
     ScalarType,
 )
 from ..syntax import nodes as n
+from ..syntax.printer import format_string
 from .context import UNKNOWN, CheckContext, ModuleInfo
 
 PAGING_KEYS = ("page", "size", "total")
@@ -244,7 +246,8 @@ class _Builder:
         unique = list(self.unique("field", decl.fields))
         self.column_names(unique)
         fields = tuple(
-            FieldSpec(f.name, self.resolve(f.type, mod, platform), f.type.optional)
+            FieldSpec(f.name, self.resolve(f.type, mod, platform), f.type.optional,
+                      *self.label(f))
             for f in unique
         )
         self.cat.records[qname] = RecordType(qname, fields)
@@ -276,6 +279,29 @@ class _Builder:
                     hints=["the records are held in DuckDB, whose column names ignore ASCII "
                            "case; declare one of them"],
                 ))
+
+    def label(self, m: n.FieldDecl | n.ParamDecl) -> tuple[str | None, str | None]:
+        """The label and unit of a field or parameter, each checked: a label is one line
+        holding a Hangul syllable (``E122``), a unit one line of at most 12 characters with no
+        space at either end (``E123``); a bad one is reported and left out."""
+        label, unit = m.label, m.unit
+        if label is not None and not is_korean_label(label):
+            self.ctx.diags.add(diag(
+                "E122", f"the label of `{m.name}` is not Korean text",
+                self.ctx.part(m.span, m.label_at, format_string(label)), "this label",
+                hints=["write the Korean name the service gives it, e.g. "
+                       '`dealAmount: int "거래금액"`'],
+            ))
+            label = None
+        if unit is not None and not is_unit(unit):
+            self.ctx.diags.add(diag(
+                "E123", f"the unit of `{m.name}` cannot be a unit",
+                self.ctx.part(m.span, m.unit_at, format_string(unit)), "this unit",
+                hints=["one line of at most 12 characters, as the service states it: "
+                       "`원`, `만원`, `주`, `%`, `Kcal`"],
+            ))
+            unit = None
+        return label, unit
 
     # ------------------------------------------------------------ pass 3: platforms and tools
     def build_platform(self, mod: ModuleInfo, decl: n.PlatformDecl) -> None:
@@ -334,7 +360,8 @@ class _Builder:
 
     def build_tool(self, mod: ModuleInfo, platform: str, decl: n.ToolDecl) -> Tool | None:
         params = [
-            Param(p.name, self.resolve(p.type, mod, platform), p.type.optional, span=p.span)
+            Param(p.name, self.resolve(p.type, mod, platform), p.type.optional, p.span,
+                  *self.label(p))
             for p in self.unique("parameter", decl.params)
         ]
         ret_span = self.ctx.part(decl.span, decl.returns_at, decl.returns)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..core.catalog import Param, Tool
 from ..core.diagnostics import did_you_mean, suggestion_hint
+from ..core.labels import named
 from ..core.source import Span
 from ..core.types import CodeType
 from ..reduce.registry import REDUCERS
@@ -198,7 +199,7 @@ class _Typer(ExprTyper):
         if fit == "ok":
             return
         ref = f"{info.rel.id}.{info.field}"
-        label = f"`{info.field}` is {type_phrase(src)}"
+        label = f"{self.field_name(info.rel, info.field)} is {type_phrase(src)}"
         secondary = [(info.rel.span, f"`{info.rel.id}` comes from here")]
         if fit == "code":
             assert isinstance(src, CodeType) and isinstance(dst, CodeType)
@@ -253,6 +254,12 @@ class _Typer(ExprTyper):
             )
         return hints
 
+    def field_name(self, rel: Rel, name: str) -> str:
+        """A field as a diagnostic names it, with its catalog label: `` `rcept_dt` (접수일자)``."""
+        record = self.ctx.catalog.records.get(rel.record)
+        spec = record.field(name) if record is not None else None
+        return named(name, spec.label if spec is not None else None)
+
     # ------------------------------------------------------------ drv and compare
     def drv(self, drv: n.Drv, at: At) -> None:
         src = self.t.drv_sources.get(at)
@@ -277,7 +284,7 @@ class _Typer(ExprTyper):
                     "E204",
                     f"reducer `{red.surface}` needs {rule}",
                     self.ctx.part(step.span, step.field_at, step.field),
-                    f"`{step.field}` is {type_phrase(ft)}",
+                    f"{self.field_name(src, step.field)} is {type_phrase(ft)}",
                     secondary=[(src.span, f"`{src.id}` comes from here")],
                     hints=[hint],
                 )
@@ -290,7 +297,7 @@ class _Typer(ExprTyper):
                         "E205",
                         f"bad pivot for `{red.surface}` on `{step.field}`: {why}",
                         step.pivot.span,
-                        f"`{step.field}` is {type_phrase(ft)}",
+                        f"{self.field_name(src, step.field)} is {type_phrase(ft)}",
                         hints=hints,
                     )
 

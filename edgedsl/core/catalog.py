@@ -19,12 +19,15 @@ from .types import CodeType, FieldType, RecordType, type_to_json
 
 @dataclass(frozen=True, slots=True)
 class Param:
-    """One tool parameter: name, type, and whether it may be left out (``?``)."""
+    """One tool parameter: name, type, and whether it may be left out (``?``); its Korean
+    ``label`` and ``unit`` when declared (documentation: not part of equality)."""
 
     name: str
     type: FieldType
     optional: bool = False
     span: Span = field(default=NO_SPAN, compare=False)
+    label: str | None = field(default=None, compare=False)
+    unit: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -403,6 +403,34 @@ the same DuckDB column: DuckDB's column names ignore ASCII case. Exact repetitio
 Fix: declare one of them (or rename one).
 """,
     ),
+    "E122": _c(
+        "a label that is not Korean text",
+        """
+A field's or parameter's label is the Korean noun a reader knows it by (the service's own column
+name: `거래금액`, `접수일자`); synthesized questions, tool schemas and diagnostics use it instead
+of the API name. It must be one line of text holding at least one Hangul syllable.
+
+    record Trade {
+      dealAmount: int "dealAmount"
+    }
+
+Fix: write the Korean label (`dealAmount: int "거래금액" unit "만원"`), or leave the label out.
+""",
+    ),
+    "E123": _c(
+        "a unit that cannot be a unit",
+        """
+A unit follows a label (`dealAmount: int "거래금액" unit "만원"`) and is free text — the
+unit as the service states it (`원`, `백만원`, `만원`, `주`, `%`, `Kcal`, `㎡`, `초`, `원/㎡`) —
+but it must be one line of at most 12 characters with no space at either end.
+
+    record Trade {
+      dealAmount: int "거래금액" unit ""
+    }
+
+Fix: write the unit as the service states it, or leave it out.
+""",
+    ),
     # ------------------------------------------------------------ E2xx: types and reducers
     "E201": _c(
         "literal does not fit the parameter type",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 import re2
@@ -179,11 +179,14 @@ def storage_kind(t: FieldType) -> Literal["text", "integer", "double", "date", "
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
-    """One field of a record type: its name, type and whether it may be missing (``?``)."""
+    """One field of a record type: its name, type and whether it may be missing (``?``); its
+    Korean ``label`` and ``unit`` when declared (documentation: not part of equality)."""
 
     name: str
     type: FieldType
     optional: bool = False
+    label: str | None = field(default=None, compare=False)
+    unit: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

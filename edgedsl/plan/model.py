@@ -115,12 +115,14 @@ class SpanInfo:
 @fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParamSpec:
-    """One tool parameter: name, JSON type, optional."""
+    """One tool parameter: name, JSON type, optional; its Korean label and unit if declared."""
 
     __pydantic_config__ = _cfg
     name: str
     type: Any
     optional: bool = False
+    label: str | None = None
+    unit: str | None = None
 
 
 @fast_frozen_init
@@ -157,6 +159,9 @@ class ToolSpec:
     at: str | None = None
     paging: PagingSpec | None = None
     declaration_hash: str
+    #: record field name → its Korean label / unit, for the fields that declare one
+    labels: dict[str, str] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
 
     @property
     def has_http(self) -> bool:
@@ -197,14 +202,16 @@ class ToolSpec:
             "doc": tool.doc, "method": tool.method, "path": tool.path,
             "base": plat.base if plat else None, "envelope": plat.envelope if plat else None,
             "secret": plat.secret if plat else None,
-            "params": [{"name": p.name, "type": type_to_json(p.type), "optional": p.optional}
-                       for p in tool.params],
+            "params": [{"name": p.name, "type": type_to_json(p.type), "optional": p.optional,
+                        "label": p.label, "unit": p.unit} for p in tool.params],
             "record": tool.record.name,
             "fields": {f.name: type_to_json(f.type) for f in tool.record.fields},
             "many": tool.many, "at": tool.at,
             "paging": None if pg is None else {"page": pg.page, "size": pg.size,
                                                "size_limit": pg.size_limit, "total": pg.total},
             "declaration_hash": tool.declaration_hash(),
+            "labels": {f.name: f.label for f in tool.record.fields if f.label},
+            "units": {f.name: f.unit for f in tool.record.fields if f.unit},
         }
 
 

@@ -97,6 +97,17 @@ class _Returns:
 
 
 @dataclasses.dataclass(frozen=True)
+class _Label:
+    label: str | None
+    unit: str | None
+    label_at: int
+    unit_at: int
+
+
+_NO_LABEL = _Label(None, None, -1, -1)
+
+
+@dataclasses.dataclass(frozen=True)
 class _Paged:
     opts: tuple[n.PagedOpt, ...]
     at: int  # where the word `paged` starts
@@ -173,9 +184,16 @@ class _ToAst(ExprBuilder):
                            name_at=name.start_pos)
 
     def field_decl(self, children: list[Any]) -> n.FieldDecl:
-        name, texpr = children
-        return _FieldDecl(name=str(name), type=texpr, span=self._span(),
-                          name_at=name.start_pos)
+        name, texpr, lab = children
+        lab = lab or _NO_LABEL
+        return _FieldDecl(name=str(name), type=texpr, label=lab.label, unit=lab.unit,
+                          span=self._span(), name_at=name.start_pos, label_at=lab.label_at,
+                          unit_at=lab.unit_at)
+
+    def label(self, children: list[Any]) -> _Label:
+        text, unit = children
+        return _Label(self._unquote(text), None if unit is None else self._unquote(unit),
+                      text.start_pos, -1 if unit is None else unit.start_pos)
 
     def type_expr(self, children: list[Any]) -> n.TypeExpr:
         base, optional = children
@@ -251,9 +269,11 @@ class _ToAst(ExprBuilder):
         return str(children[0])
 
     def param_decl(self, children: list[Any]) -> n.ParamDecl:
-        name, texpr = children
-        return _ParamDecl(name=str(name), type=texpr, span=self._span(),
-                          name_at=name.start_pos)
+        name, texpr, lab = children
+        lab = lab or _NO_LABEL
+        return _ParamDecl(name=str(name), type=texpr, label=lab.label, unit=lab.unit,
+                          span=self._span(), name_at=name.start_pos, label_at=lab.label_at,
+                          unit_at=lab.unit_at)
 
     def returns_many(self, children: list[Any]) -> _Returns:
         return _Returns(str(children[0]), True, children[0].start_pos)

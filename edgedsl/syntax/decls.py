@@ -96,14 +96,20 @@ class TypeDecl:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FieldDecl:
-    """One field of a record declaration, ``rcept_dt: date``."""
+    """One field of a record declaration, ``rcept_dt: date "접수일자"``: its name, type and,
+    when declared, its Korean ``label`` and ``unit``
+    (``dealAmount: int "거래금액" unit "만원"``)."""
 
     name: str
     type: TypeExpr
     comments: tuple[str, ...] = ()
     trailing: str | None = None
+    label: str | None = None
+    unit: str | None = None
     span: Span = _span()
     name_at: int = _part()
+    label_at: int = _part()
+    unit_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,12 +127,17 @@ class RecordDecl:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParamDecl:
-    """One parameter of a tool, ``corp_code: CorpCode?``."""
+    """One parameter of a tool, ``corp_code: CorpCode? "고유번호"``: its name, type and, when
+    declared, its Korean ``label`` and ``unit``."""
 
     name: str
     type: TypeExpr
+    label: str | None = None
+    unit: str | None = None
     span: Span = _span()
     name_at: int = _part()
+    label_at: int = _part()
+    unit_at: int = _part()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -314,7 +314,7 @@ class _Printer:
         if isinstance(item, n.RecordDecl):
             body: list[str] = []
             for f in item.fields:
-                body += self.stmt(f, depth, lambda f, i: [f"{i}{f.name}: {format_type(f.type)}"])
+                body += self.stmt(f, depth, lambda f, i: [f"{i}{_member(f)}"])
             body += [_IND * depth + c for c in item.end_comments]
             return _braced([f"{indent}record {item.name}"], body, indent)
         if isinstance(item, n.PlatformDecl):
@@ -373,6 +373,17 @@ def _same_group(a: n.PlatformItem, b: n.PlatformItem) -> bool:
     return isinstance(a, n.TypeDecl) and isinstance(b, n.TypeDecl)
 
 
+def _member(m: n.FieldDecl | n.ParamDecl) -> str:
+    """A record field or tool parameter: ``name: type``, then its label and unit if declared
+    (a unit is written only after a label, as the grammar has it)."""
+    text = f"{m.name}: {format_type(m.type)}"
+    if m.label is not None:
+        text += " " + format_string(m.label)
+        if m.unit is not None:
+            text += " unit " + format_string(m.unit)
+    return text
+
+
 def _tool(t: n.ToolDecl, indent: str) -> list[str]:
     head = f"tool {t.name}"
     if t.doc is not None:
@@ -382,7 +393,7 @@ def _tool(t: n.ToolDecl, indent: str) -> list[str]:
     tail = " -> " + (f"[{t.returns}]" if t.many else t.returns)
     if t.at is not None:
         tail += " at " + format_string(t.at)
-    params = [f"{p.name}: {format_type(p.type)}" for p in t.params]
+    params = [_member(p) for p in t.params]
     opts = [
         f"{o.key}: {o.name}" + ("" if o.limit is None else f" <= {o.limit}")
         for o in (t.paged or ())

@@ -21,7 +21,7 @@ from edgedsl.core.diagnostics import CompileError
 from edgedsl.core.source import Source
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
-from edgedsl.syntax.printer import format_module
+from edgedsl.syntax.printer import format_module, format_string
 from tests.ast_strategies import modules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +42,8 @@ def _expected(node: Any, name: str) -> str | tuple[str, ...]:
         "param_at": lambda: node.param,
         "returns_at": lambda: node.returns,
         "key_at": lambda: node.key,
+        "label_at": lambda: format_string(node.label),  # the label's string, quotes included
+        "unit_at": lambda: format_string(node.unit),
     }[name]()
 
 
@@ -73,7 +75,7 @@ def _check(value: Any, src: Source, seen: set[str]) -> None:
                 assert src.text[v:v + len(want)] == want, (type(value).__name__, f.name)
                 assert v >= value.span.start and v + len(want) <= value.span.end
             else:  # only the optional keywords are absent
-                assert f.name in ("pages_at", "paged_at")
+                assert f.name in ("pages_at", "paged_at", "label_at", "unit_at")
     elif isinstance(value, tuple | list):
         for v in value:
             _check(v, src, seen)

@@ -9,13 +9,17 @@ import contextlib
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from .templates import Glossary, load_glossary
 
 __all__ = [
+    "FALLBACKS",
+    "fallbacks_in",
+    "final_sound",
+    "identifiers_in",
     "join_ko",
     "josa",
     "korean_date",
@@ -25,62 +29,124 @@ __all__ = [
     "pattern_of",
     "period_text",
     "tidy",
+    "with_unit",
 ]
 
 _PAIRS: dict[str, tuple[str, str]] = {}
 
 
 for _a, _b in (("을", "를"), ("이", "가"), ("은", "는"), ("과", "와"), ("으로", "로"),
-               ("이나", "나"), ("이고", "고"), ("이면", "면"), ("이며", "며")):
+               ("이나", "나"), ("이고", "고"), ("이면", "면"), ("이며", "며"), ("이랑", "랑"),
+               ("이라", "라"), ("이다", "다"), ("아", "야")):
     _PAIRS[_a] = _PAIRS[_b] = (_a, _b)
 
 
-_UNKNOWN = {"으로": "(으)로", "이고": "(이)고", "이면": "(이)면", "이며": "(이)며",
-            "이나": "(이)나"}
+NONE, RIEUL = 0, 8
+"""Final consonant (jongseong) indices :func:`final_sound` returns: 0 none, 8 ㄹ (others 1–27)."""
+
+_DIGIT = {"0": 21, "1": 8, "2": 0, "3": 16, "4": 0, "5": 0, "6": 1, "7": 8, "8": 8, "9": 0}
+"""A digit read alone: 영 ㅇ, 일 ㄹ, 이, 삼 ㅁ, 사, 오, 육 ㄱ, 칠 ㄹ, 팔 ㄹ, 구."""
+
+_LETTER = dict.fromkeys("ABCDEFGHIJKOPQSTUVWXYZ", 0) | {"L": 8, "M": 16, "N": 4, "R": 8}
+"""A Latin letter read alone: 에이 … 엘 ㄹ, 엠 ㅁ, 엔 ㄴ, 알 ㄹ (every other letter ends in a
+vowel: 비, 씨, 에프, 에이치, 엑스, 제트 …)."""
+
+_WORDS = {"Kcal": 0, "kcal": 0, "km": 0, "m": 0, "cm": 0, "mm": 0, "kg": 0, "g": 0, "ppm": 16,
+          "km/h": 0, "㎍/㎥": 0, "DART": 0, "NEIS": 0, "KOSPI": 0, "KOSDAQ": 0, "KONEX": 0}
+"""Words read as a whole, not letter by letter (units, the services' names), exactly as
+written (``m`` is 미터, ``M`` 엠): 킬로칼로리, 킬로미터, 미터, 피피엠, 다트, 나이스, 코스피 … —
+all but ``ppm`` end in a vowel."""
+
+_SYMBOL = {"%": 0, "㎡": 0, "㎥": 0, "℃": 0, "㎞": 0, "㎏": 0, "㎍": 0}
+"""Symbols read as words: 퍼센트, 제곱미터, 세제곱미터, 도, 킬로미터, 킬로그램, 마이크로그램."""
+
+_CLOSING = " \t\n'\"’”」』》〉>)]}"
+_OPENING = {")": "(", "]": "[", "}": "{", "」": "「", "』": "『", "》": "《", "〉": "〈",
+            ">": "<"}
+_WORD_RE = re.compile(r"[A-Za-z/㎍㎥]+$")
+_NUMBER_RE = re.compile(r"[0-9][0-9,]*(\.[0-9]+)?$")
+# trailing zeros → the place word read last: 조, 억 ㄱ, 만 ㄴ, 천 ㄴ, 백 ㄱ, 십 ㅂ
+_POWERS = ((12, NONE), (8, 1), (4, 4), (3, 4), (2, 1), (1, 17))
 
 
-_DIGIT_CODA = {"0": 21, "1": 8, "2": 0, "3": 16, "4": 0, "5": 0, "6": 1, "7": 8, "8": 8, "9": 0}
+def _number_sound(run: str) -> int:
+    """The final consonant of a number read in Korean: its last non-zero digit, or the place
+    word of its trailing zeros (``10`` 십 ㅂ, ``100`` 백 ㄱ, ``1,000`` 천 ㄴ, ``20000`` 이만 ㄴ,
+    ``3억`` ㄱ, ``1조`` none); ``0`` is 영 ㅇ, a decimal ends in its last digit."""
+    whole, _, frac = run.replace(",", "").partition(".")
+    if frac:
+        return _DIGIT[frac[-1]]
+    digits = whole.lstrip("0") or "0"
+    zeros = len(digits) - len(digits.rstrip("0"))
+    if digits == "0" or zeros == 0:
+        return _DIGIT[digits[-1]]
+    return next(sound for power, sound in _POWERS if zeros >= power)
 
 
-_TENS_CODA = {1: 17, 2: 1, 3: 4}  # 십 ㅂ, 백 ㄱ, 천 ㄴ; 만 and beyond ㄴ
+def final_sound(word: Any) -> int:
+    """The final consonant (jongseong index, 0 for none, 8 for ㄹ) of ``word`` as it is read
+    aloud, which decides the particle after it.
+
+    Closing brackets and quotes are skipped, and a parenthesis closing the word is skipped with
+    what it holds (``학원교습소정보(서울특별시교육청)`` ends in 보); a Hangul syllable gives its
+    own final consonant; a number is read in Korean (``1`` 일, ``3`` 삼, ``10`` 십, ``1,000``
+    천, ``0`` 영); a Latin letter as its name (``A`` 에이, ``L`` 엘, ``M`` 엠, ``N`` 엔, ``R`` 알);
+    units and service names as words (``Kcal``, ``km``, ``ppm``, ``DART``); ``%`` 퍼센트.
+    Anything else (an emoji, a lone symbol) is skipped; a word with nothing readable counts as
+    ending in a vowel."""
+    w = str(word)
+    while w:
+        w = w.rstrip(_CLOSING)
+        if not w:
+            break
+        if w[-1] in _OPENING.values():
+            w = w[:-1]
+            continue
+        c = w[-1]
+        if "가" <= c <= "힣":
+            return (ord(c) - 0xAC00) % 28
+        num = _NUMBER_RE.search(w)
+        if num:
+            return _number_sound(num.group(0))
+        if (c.isascii() and c.isalpha()) or c == "㎥":
+            token = _WORD_RE.search(w)
+            text = token.group(0) if token else c
+            if text in _WORDS:
+                return _WORDS[text]
+            if c.isascii() and c.isalpha():
+                return _LETTER[c.upper()]
+        if c in _SYMBOL:
+            return _SYMBOL[c]
+        w = w[:-1]
+    return NONE
 
 
-def _coda(word: str) -> int | None:
-    """The final consonant index of ``word`` as read aloud (0: none, 8: ㄹ), None if unknown."""
-    w = word.rstrip(" '\"’”」』")
-    while w.endswith(")") and "(" in w:  # a particle attaches to the word before "(…)"
-        w = w[:w.rindex("(")].rstrip()
-    if not w:
-        return None
-    c = w[-1]
-    if "가" <= c <= "힣":
-        return (ord(c) - 0xAC00) % 28
-    if c.isdigit():
-        digits = re.search(r"[0-9]+$", w)
-        run = digits.group(0) if digits else c
-        zeros = len(run) - len(run.rstrip("0"))
-        if zeros and run.strip("0"):
-            return _TENS_CODA.get(zeros, 4)
-        return _DIGIT_CODA[c]
-    if c in "%":
-        return 0
-    return None
+def _strip_parenthetical(text: str) -> str:
+    """``text`` without a closing bracketed part (``X(…)`` → ``X``) when something precedes it."""
+    t = text.rstrip()
+    for close, open_ in _OPENING.items():
+        if t.endswith(close) and open_ in t:
+            head = t[:t.rindex(open_)].rstrip()
+            if head:
+                return head
+    return text
 
 
 def josa(word: Any, particle: str) -> str:
-    """``word`` followed by the Korean particle that fits it: ``josa("회사", "을")`` is
-    ``회사를``, ``josa("종가", "이")`` ``종가가``, ``josa("법률", "으로")`` ``법률로``. When the
-    word's final sound is unknown (Latin letters), both forms are written: ``을(를)``."""
+    """``word`` followed by the Korean particle that fits its final sound (:func:`final_sound`):
+    ``josa("회사", "을")`` is ``회사를``, ``josa("종가", "이")`` ``종가가``, ``josa("법률",
+    "으로")`` ``법률로`` (ㄹ takes 로), ``josa("LOAD", "이")`` ``LOAD가``, ``josa("2019년 3월
+    1일", "이")`` ``…1일이``, ``josa("학원정보(B10)", "을")`` ``학원정보(B10)를`` (the word
+    before a closing parenthetical decides). Either form of a pair may be asked for; never
+    both are written."""
     text = str(word)
     pair = _PAIRS.get(particle)
     if pair is None:
         return text + particle
     with_coda, without = pair
-    coda = _coda(text)
-    if coda is None:
-        return text + _UNKNOWN.get(with_coda, f"{with_coda}({without})")
+    coda = final_sound(_strip_parenthetical(text))
     if with_coda == "으로":
-        return text + ("로" if coda in (0, 8) else "으로")
+        return text + ("로" if coda in (NONE, RIEUL) else "으로")
     return text + (with_coda if coda else without)
 
 
@@ -237,3 +303,30 @@ def tidy(text: str) -> str:
     out = re.sub(r"\s+([,.?!)])", r"\1", out)
     out = re.sub(r"\(\s+", "(", out)
     return re.sub(r",(?=[^\s\d])", ", ", out)
+
+
+def with_unit(text: str, unit: str) -> str:
+    """A number's text with its unit as Korean writes it: glued when the unit is Hangul or a
+    sign (``82,500만원``, ``12%``, ``30㎡``), after a space when it is Latin (``652.3 Kcal``)."""
+    return f"{text} {unit}" if unit[:1].isascii() and unit[:1].isalpha() else text + unit
+
+
+FALLBACKS = ("이(가)", "가(이)", "을(를)", "를(을)", "은(는)", "는(은)", "와(과)", "과(와)",
+             "(으)로", "(이)나", "(이)고", "(이)면", "(이)며")
+"""Both forms of a particle written at once: what a query must never contain."""
+
+_IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])")
+
+
+def fallbacks_in(text: str) -> list[str]:
+    """The particle fallbacks (:data:`FALLBACKS`) in ``text``, in order of appearance."""
+    return sorted((f for f in FALLBACKS if f in text), key=text.index)
+
+
+def identifiers_in(text: str, names: Iterable[str] = ()) -> list[str]:
+    """ASCII identifiers in ``text`` that read as an API's field or parameter name: one of
+    ``names`` (the catalog's), or any with an underscore or a lower-to-upper case change
+    (``REG_YMD``, ``corpEnsnNm``). Words such as ``DART``, ``KOSPI``, ``Kcal`` are not."""
+    known = set(names)
+    return [w for w in _IDENT.findall(text)
+            if w in known or "_" in w or re.search(r"[a-z][A-Z]", w)]

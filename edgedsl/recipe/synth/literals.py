@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ...core.labels import label_of as catalog_label
 from ...syntax import nodes as n
 from .templates import Glossary
 
@@ -31,10 +32,15 @@ def _code_label(doc: str) -> str | None:
     return " ".join(words) or None
 
 
-def label_of(name: str, type_: Any, glossary: Glossary) -> str:
-    """The Korean label of a field or parameter: the glossary's, a code type's doc, the name."""
+def label_of(name: str, type_: Any, glossary: Glossary, declared: str | None = None) -> str:
+    """The Korean label of a field or parameter: a glossary's (a user's ``glossary.json``
+    overrides by name), the catalog's (``declared``: ``rcept_dt: date "접수일자"``; a name that
+    is itself Korean text is its own label), a code type's doc, and only then the name."""
     if name in glossary.labels:
         return glossary.labels[name]
+    catalog = catalog_label(name, declared)
+    if catalog is not None:
+        return catalog
     if isinstance(type_, dict) and type_.get("code") and type_.get("doc"):
         return _code_label(str(type_["doc"])) or name
     return name

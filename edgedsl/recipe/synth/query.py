@@ -35,7 +35,7 @@ from ...plan.model import Plan
 from ...reduce.registry import REDUCERS
 from ...syntax import nodes as n
 from .analyze import structure_of
-from .korean import join_ko, josa, korean_forms, period_text, tidy
+from .korean import join_ko, josa, korean_forms, period_text, tidy, with_unit
 from .literals import LiteralUse, items_of, label_of, pred_name, python_value, tool_title
 from .templates import (
     PACKAGE_TEMPLATES,
@@ -148,23 +148,36 @@ class _Builder:
             spec = self.plan.tools.get(qualname)
             platform, _, name = qualname.partition(".")
             doc = spec.doc if spec is not None else ""
-            params = [{"name": p.name, "label": label_of(p.name, p.type, self.gl),
-                       "optional": p.optional} for p in (spec.params if spec else [])]
+            params = [{"name": p.name, "label": label_of(p.name, p.type, self.gl, p.label),
+                       "unit": p.unit, "optional": p.optional}
+                      for p in (spec.params if spec else [])]
             self.tools[qualname] = {"qualname": qualname, "platform": platform, "name": name,
                                     "title": tool_title(doc, name), "doc": doc, "params": params}
             self.platforms.setdefault(platform, {
                 "name": platform, "label": self.gl.platforms.get(platform, platform)})
         return self.tools[qualname]
 
+    def pspec(self, qualname: str | None, param: str) -> Any:
+        spec = self.plan.tools.get(qualname) if qualname else None
+        return next((p for p in (spec.params if spec else []) if p.name == param), None)
+
     def plabel(self, qualname: str, param: str) -> str:
-        spec = self.plan.tools.get(qualname)
-        ptype = next((p.type for p in (spec.params if spec else []) if p.name == param), None)
-        return label_of(param, ptype, self.gl)
+        p = self.pspec(qualname, param)
+        return label_of(param, p.type if p else None, self.gl, p.label if p else None)
+
+    def origin_spec(self, relation: str) -> Any:
+        return self.plan.tools.get(self.origin.get(relation, ""))
 
     def flabel(self, relation: str, field: str) -> str:
         if field == "__arm":
             return self.arm.get(relation, label_of("__arm", None, self.gl))
-        return label_of(field, self.ftype(relation, field), self.gl)
+        spec = self.origin_spec(relation)
+        declared = spec.labels.get(field) if spec is not None else None
+        return label_of(field, self.ftype(relation, field), self.gl, declared)
+
+    def funit(self, relation: str, field: str) -> str | None:
+        spec = self.origin_spec(relation)
+        return spec.units.get(field) if spec is not None else None
 
     def ftype(self, relation: str, field: str) -> Any:
         flds = self.fields.get(relation)
@@ -173,11 +186,14 @@ class _Builder:
             flds = spec.fields if spec else None
         return (flds or {}).get(field)
 
-    def lit(self, use: LiteralUse, label: str) -> dict[str, Any]:
+    def lit(self, use: LiteralUse, label: str, unit: str | None = None) -> dict[str, Any]:
         forms = korean_forms(use.value, use.name, self.gl)
+        text = forms[0] if forms else ""
+        if unit and text and _kind(use.value) in ("int", "float"):
+            text = with_unit(text, unit)
         item = {"role": use.role, "step": use.step, "tool": use.tool, "name": use.name,
-                "label": label, "value": _json(use.value), "type": _kind(use.value),
-                "text": forms[0] if forms else "", "forms": forms}
+                "label": label, "unit": unit, "value": _json(use.value),
+                "type": _kind(use.value), "text": text, "forms": forms}
         self.literals.append(item)
         return item
 
@@ -197,8 +213,10 @@ class _Builder:
                 inputs.append({**got, "param": a.name, "label": label,
                                "short": got.get("short", got["text"])})
             else:
+                p = self.pspec(call.qualname, a.name)
                 args += [self.lit(LiteralUse("arg", step, call.qualname, a.name,
-                                             python_value(i)), label) for i in items_of(v)]
+                                             python_value(i)), label, p.unit if p else None)
+                         for i in items_of(v)]
         constraints = _constraints(args)
         text = tool["title"] + (f"({', '.join(c['phrase'] for c in constraints)})"
                                 if constraints else "")
@@ -250,7 +268,7 @@ class _Builder:
         pivot = None
         if r.pivot is not None:
             pivot = self.lit(LiteralUse("pivot", step, None, r.field, python_value(r.pivot)),
-                             label)
+                             label, self.funit(src, r.field))
         p = pivot["text"] if pivot else ""
         words = REDUCERS[r.op].synth
         word = words.word[is_date]
@@ -264,13 +282,17 @@ class _Builder:
         first = p.branches[0].call.qualname if p.branches else None
         for a in p.shared:
             v = a.value
-            label = self.plabel(first, a.name) if first else a.name
+            param = _shared_param(p, a.name)  # the parameter the first branch passes it to
+            label = self.plabel(first, param) if first else a.name
             if isinstance(v, n.SeqArg | n.FanArg):
                 shared[a.name] = self.junction(a.name, label, v)
             else:
+                spec = self.pspec(first, param)
                 items = [self.lit(LiteralUse("shared", name, first, a.name, python_value(i)),
-                                  label) for i in items_of(v)]
+                                  label, spec.unit if spec else None) for i in items_of(v)]
                 text = join_ko([i["text"] for i in items])
+                if items and not _plain(label, a.name, text, items[0]["type"]):
+                    text = f"{label} {text}"
                 shared[a.name] = {"kind": "literal", "param": a.name, "label": label,
                                   "text": text, "short": text}
         branches = []
@@ -324,6 +346,8 @@ class _Builder:
     # -- expressions and predicates -------------------------------------------------------
 
     def expr(self, e: n.Expr | None) -> str:
+        if isinstance(e, n.Ref) and ".".join(e.parts) in self.noun:  # a group's branch
+            return self.noun[".".join(e.parts)]
         if isinstance(e, n.Ref):
             rel = ".".join(e.parts[:-1])
             return f"{self.noun.get(rel, rel)}의 {self.flabel(rel, e.field)}"
@@ -442,9 +466,24 @@ def _constraints(args: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
         if not a["text"]:
             continue
         label, text = a["label"], a["text"]
-        plain = not label or label == a["name"] or label in text or a["type"] == "date"
+        plain = _plain(label, a["name"], text, a["type"])
         out.append({"label": label, "text": text, "phrase": text if plain else f"{label} {text}"})
     return out
+
+
+def _shared_param(p: n.Parallel, shared: str) -> str:
+    """The parameter of the first branch that takes the header value ``shared`` (the header's
+    name itself when no branch passes it)."""
+    for a in p.branches[0].call.args if p.branches else ():
+        if isinstance(a.value, n.SharedArg) and a.value.name == shared:
+            return a.name
+    return shared
+
+
+def _plain(label: str, name: str, text: str, kind: str) -> bool:
+    """True when a literal's text reads without its label before it: no label, the label is
+    in the text already (``2024학년도``), or a date."""
+    return not label or label == name or label in text or kind == "date"
 
 
 def _flatten(steps: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -29,14 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from ...core.catalog import Catalog
+from ...core.labels import label_of
 from ...core.types import CodeType, EnumType, FieldType, ListType, ScalarType, type_from_json
-from ...plan.model import ToolSpec
+from ...plan.model import ParamSpec, ToolSpec
 from .record import TaskRecord
 
 __all__ = [
     "OPENAI_NAME",
     "ExportError",
     "TaskTools",
+    "labelled_schema",
     "param_schema",
     "task_file",
     "tool_name",
@@ -127,10 +129,24 @@ def param_schema(t: FieldType | Any) -> dict[str, Any]:
                      "bool": "boolean"}[t.kind]}
 
 
+def labelled_schema(p: ParamSpec) -> dict[str, Any]:
+    """:func:`param_schema` of a parameter, its description led by the catalog's Korean label
+    and unit (``사업연도``, ``거래금액 (단위: 만원)``; a name that is Korean text is its own label),
+    then what the type says (``고유번호 — DART 고유번호 corp_code (8자리)``)."""
+    out = param_schema(p.type)
+    label = label_of(p.name, p.label)
+    if label is None:
+        return out
+    head = f"{label} (단위: {p.unit})" if p.unit else label
+    out["description"] = f"{head} — {out['description']}" if out.get("description") else head
+    return out
+
+
 def tool_schema(spec: ToolSpec) -> dict[str, Any]:
     """The OpenAI ``tools`` entry of a tool: ``{"type": "function", "function": {"name",
-    "description", "parameters"}}``; required parameters are the non-optional ones, the
-    description is the tool's doc (its qualified name when it has none)."""
+    "description", "parameters"}}``; required parameters are the non-optional ones, each
+    described by its Korean label (:func:`labelled_schema`), the description is the tool's doc
+    (its qualified name when it has none)."""
     return {
         "type": "function",
         "function": {
@@ -138,7 +154,7 @@ def tool_schema(spec: ToolSpec) -> dict[str, Any]:
             "description": spec.doc or spec.qualname,
             "parameters": {
                 "type": "object",
-                "properties": {p.name: param_schema(p.type) for p in spec.params},
+                "properties": {p.name: labelled_schema(p) for p in spec.params},
                 "required": [p.name for p in spec.params if not p.optional],
                 "additionalProperties": False,
             },

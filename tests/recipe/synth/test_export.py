@@ -12,7 +12,9 @@ import duckdb
 import orjson
 import pytest
 
+from edgedsl import api
 from edgedsl.core.types import CodeType, EnumType, ListType, ScalarType
+from edgedsl.plan.model import ParamSpec
 from edgedsl.recipe.synth.export import (
     DEFAULT_SYSTEM,
     ExportError,
@@ -26,9 +28,11 @@ from edgedsl.recipe.synth.record import CallRecord, TaskRecord, write_records
 from edgedsl.recipe.synth.tools_schema import (
     OPENAI_NAME,
     TaskTools,
+    labelled_schema,
     param_schema,
     tool_name,
     tool_qualname,
+    tool_schema,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "world"
@@ -149,6 +153,23 @@ def test_param_schema_types() -> None:
     assert code == {"type": "string", "pattern": "^[0-9]{8}$", "description": "DART 고유번호"}
     assert param_schema(ListType(ScalarType("str"))) == {"type": "array",
                                                          "items": {"type": "string"}}
+
+
+def test_tool_schemas_describe_parameters_by_their_catalog_labels() -> None:
+    plan = api.compile('use dart, region\ntrajectory t "q" {\n'
+                       '  a = dart.single_accounts(corp_code: "00126380", bsns_year: 2023,'
+                       ' reprt_code: "11011")\n'
+                       '  b = molit.getRTMSDataSvcAptTrade(LAWD_CD: "11680", DEAL_YMD: "202412")\n'
+                       '  answer count(a)\n}\n', "t.edge")
+    props = tool_schema(plan.tools["dart.single_accounts"])["function"]["parameters"][
+        "properties"]
+    assert props["bsns_year"] == {"type": "integer", "description": "사업연도"}
+    assert props["corp_code"]["description"].startswith("고유번호 — DART 고유번호")
+    spec = plan.tools["molit.getRTMSDataSvcAptTrade"]
+    assert spec.labels["dealAmount"] == "거래금액" and spec.units["dealAmount"] == "만원"
+    unit = ParamSpec(name="amount", type="int", label="거래금액", unit="만원")
+    assert labelled_schema(unit) == {"type": "integer", "description": "거래금액 (단위: 만원)"}
+    assert labelled_schema(ParamSpec(name="x", type="int")) == {"type": "integer"}
 
 
 # ---------------------------------------------------------------- sft

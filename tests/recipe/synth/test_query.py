@@ -20,11 +20,24 @@ from edgedsl.plan.model import Plan
 from edgedsl.recipe.llm import LLMClient, LLMConfig, LLMError
 from edgedsl.recipe.synth.analyze import structure_of
 from edgedsl.recipe.synth.filters import find_leaks, static_problems
-from edgedsl.recipe.synth.korean import join_ko, josa, korean_forms, mentioned, period_text
+from edgedsl.recipe.synth.korean import (
+    fallbacks_in,
+    identifiers_in,
+    join_ko,
+    josa,
+    korean_forms,
+    mentioned,
+    period_text,
+)
 from edgedsl.recipe.synth.literals import literal_uses, tool_title
 from edgedsl.recipe.synth.paraphrase import ParaphraseReport, paraphrase, paraphrase_messages
 from edgedsl.recipe.synth.query import query_context, render_query, template_names
-from edgedsl.recipe.synth.templates import PACKAGE_TEMPLATES, PROMPT_TEMPLATES, QueryTemplateError
+from edgedsl.recipe.synth.templates import (
+    PACKAGE_TEMPLATES,
+    PROMPT_TEMPLATES,
+    QueryTemplateError,
+    load_glossary,
+)
 from edgedsl.syntax import nodes as n
 from tests.recipe.graph.fake_llm import FakeLLM, fail, ok
 
@@ -146,7 +159,7 @@ def test_josa_picks_the_particle_by_final_sound() -> None:
     assert josa("2023", "와") == "2023과" and josa("12", "이") == "12가"
     assert josa("10", "을") == "10을" and josa("100", "을") == "100을"  # 십, 백
     assert josa("공시검색(2024년 12월)", "을") == "공시검색(2024년 12월)을"
-    assert josa("KOSPI", "을") == "KOSPI을(를)" and josa("ID", "으로") == "ID(으)로"
+    assert josa("KOSPI", "을") == "KOSPI를" and josa("ID", "으로") == "ID로"  # 코스피, 아이디
 
 
 def test_join_ko_and_periods() -> None:
@@ -217,8 +230,8 @@ def test_context_of_a_drv_chain(cases: dict[str, Case]) -> None:
     assert ctx["tools"][0]["title"] == "주식시세"
     assert ctx["tools"][0]["doc"].startswith("주식시세: ")
     ops = [(r["op"], r["label"], r["pivot_text"]) for r in ctx["reducers"]]
-    assert ops == [("ge", "시가총액", "12조"), ("max", "등락률", None)]
-    assert ctx["drvs"][0]["phrase"] == "시가총액이 12조 이상인 것 중 등락률이 가장 큰"
+    assert ops == [("ge", "시가총액", "12조원"), ("max", "등락률", None)]  # the catalog's unit
+    assert ctx["drvs"][0]["phrase"] == "시가총액이 12조원 이상인 것 중 등락률이 가장 큰"
     first = ctx["steps"][0]
     assert first["constraints"][1]["phrase"] == "시장구분 코스닥"
     assert ctx["steps"][2]["via"] == "그 단축코드"
@@ -249,6 +262,51 @@ def test_every_structure_renders_korean_mentioning_every_literal(cases: dict[str
             mismatch = [m for r, m in static_problems(case.traj, case.plan, q)
                         if r == "query_mismatch"]
             assert mismatch == [], (case.key, q)
+
+
+def test_queries_name_fields_by_their_catalog_labels(cases: dict[str, Case]) -> None:
+    """No API field or parameter name and no particle fallback (``이(가)``) in any query: the
+    labels come from the catalog, the particles from the words (issue 18 §3)."""
+    for case in cases.values():
+        names = {p.name for spec in case.plan.tools.values() for p in spec.params}
+        names |= {f for spec in case.plan.tools.values() for f in spec.fields}
+        for seed in range(8):
+            q = render_query(case.traj, case.plan, case.answer, rng_seed=seed)
+            assert identifiers_in(q, names) == [], (case.key, q)
+            assert fallbacks_in(q) == [], (case.key, q)
+
+
+def test_a_group_header_value_is_named_by_the_parameter_it_feeds() -> None:
+    text = """use ex
+trajectory t "q" {
+  both = parallel (routeno: "0150") {
+    rest_areas = ex.rest_areas(routeNo: routeno) pages 1
+    menus = ex.menus(routeCd: routeno) pages 1
+  }
+  answer { n: count(both.rest_areas) }
+}
+"""
+    plan, traj = api.compile(text, "p.edge"), api.parse(text, "p.edge").trajectories[0]
+    assert query_context(traj, plan, None)["parallels"][0]["via"] == "노선번호 0150"
+    q = render_query(traj, plan, None, rng_seed=1)
+    assert q.startswith("노선번호 0150으로 ") and "rest_areas" not in q
+    assert "휴게소 위치정보 건수" in q
+
+
+def test_identifiers_and_fallbacks_are_found() -> None:
+    text = "그중 LOAD_DTM이(가) 가장 이른 것, corpEnsnNm을(를) 법률(으)로, DART와 KOSPI, 12 Kcal"
+    assert identifiers_in(text, {"MST"}) == ["LOAD_DTM", "corpEnsnNm"]
+    assert identifiers_in("MST로 찾기", {"MST"}) == ["MST"]
+    assert fallbacks_in(text) == ["이(가)", "을(를)", "(으)로"]
+
+
+def test_a_user_glossary_label_overrides_the_catalog(cases: dict[str, Case],
+                                                     tmp_path: Path) -> None:
+    (tmp_path / "glossary.json").write_text('{"labels": {"fltRt": "주가 등락률"}}',
+                                            encoding="utf-8")
+    ctx = query_context(cases["Drv"].traj, cases["Drv"].plan, None,
+                        glossary=load_glossary(tmp_path))
+    assert [r["label"] for r in ctx["reducers"]] == ["시가총액", "주가 등락률"]
 
 
 def test_rendering_is_deterministic_per_seed(cases: dict[str, Case]) -> None:
