@@ -729,7 +729,8 @@ Fix: compile the trajectory again (`edgedsl compile FILE -o plan.json`).
     "E402": _c(
         "plan version mismatch",
         """
-The plan was written by a different plan-format version than this edgedsl reads.
+The plan was written by a different plan-format version than this edgedsl reads. (A plan of
+version 4, the one before, is still read: it is migrated on load.)
 
 Fix: recompile the source with the installed edgedsl.
 """,

@@ -11,7 +11,7 @@ are grouped into topological layers per scope (top level, each ``if`` branch). S
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Literal
+from typing import Any
 
 from ..check import ir
 from ..core.catalog import Catalog, Tool
@@ -148,14 +148,8 @@ def _span(span: Span) -> SpanInfo | None:
 
 def _answer_field(name: str | None, e: ir.ExprIR) -> AnswerField:
     t = expr_type(e)
-    query = value_query(e)
-    shape: Literal["values", "scalar"] = "values" if isinstance(e, ir.FieldE) else "scalar"
-    whole: Literal["field", "count"] | None = (
-        "field" if isinstance(e, ir.FieldE) else "count" if isinstance(e, ir.CountE) else None)
-    return _AnswerField(
-        name=name, query=answer.to_json(query), shape=shape,
-        type=None if t is None else type_to_json(t), span=_span(e.span),
-        reads=answer.reads(query), whole=whole)
+    return _AnswerField(name=name, query=answer.to_json(value_query(e)),
+                        type=None if t is None else type_to_json(t), span=_span(e.span))
 
 
 # ---------------------------------------------------------------- IR → plan
@@ -281,7 +275,7 @@ class _Compiler:
             cond_reads = answer.reads(cond)
             then, out1 = self.scope(s.then, f"{key}/then/")
             orelse, out2 = self.scope(s.orelse, f"{key}/else/")
-            predicate = _PredicateSpec(query=answer.to_json(cond), reads=cond_reads)
+            predicate = _PredicateSpec(query=answer.to_json(cond))
             self.steps[key] = _IfStep(id=key, relation=None, deps=[], span=span,
                                      predicate=predicate, then=then, orelse=orelse,
                                      binds=list(s.binds))

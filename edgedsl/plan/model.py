@@ -26,8 +26,15 @@ Reductions, ``if`` predicates and answers are typed queries stored as JSON, neve
 (:mod:`edgedsl.reduce.render`) over the relation tables of a run (see
 :mod:`edgedsl.runtime.duck` for the table layout). A predicate is one ``SELECT`` returning one
 boolean (NULL counts as false); an answer field is one ``SELECT`` returning either the distinct
-non-null values of a field in first-occurrence order (``shape="values"``) or one scalar
-(``shape="scalar"``).
+non-null values of a field in first-occurrence order (a field reference) or one scalar. The plan
+stores the query only: what it reads, the shape of its result and whether it is a whole
+relation's value are derived from it (:func:`edgedsl.reduce.answer.facts`), never stored beside
+it, so they cannot disagree.
+
+Versions: :data:`PLAN_VERSION` is 5. A version 4 plan is migrated on load (:func:`load_plan`):
+it differs only by storing ``reads`` / ``shape`` / ``whole`` beside each answer's query and
+``reads`` beside each predicate's, all derivable from the query, so they are dropped and the
+plan runs the same. Any other version is E402 (recompile the source).
 
 The compiler itself (IR → these models) lives in :mod:`edgedsl.plan.compile`.
 """
@@ -51,6 +58,7 @@ from ..reduce.answer import predicate_from_json, value_from_json_data
 from ..reduce.query import ReduceQuery
 
 __all__ = [
+    "MIGRATED_VERSION",
     "PLAN_VERSION",
     "AnswerField",
     "AnswerPlan",
@@ -70,13 +78,16 @@ __all__ = [
     "decode_value",
     "encode_value",
     "load_plan",
+    "migrate_v4",
     "plan_to_json",
     "to_data",
     "validated",
     "validated_json",
 ]
 
-PLAN_VERSION = 4
+PLAN_VERSION = 5
+#: The older version :func:`load_plan` migrates (see the module docstring).
+MIGRATED_VERSION = 4
 
 
 # ---------------------------------------------------------------- models
@@ -314,13 +325,11 @@ class CompareStep(_StepBase):
 class PredicateSpec:
     """An ``if`` predicate as its typed query (:func:`edgedsl.reduce.answer.to_json` of a
     :data:`~edgedsl.reduce.answer.Predicate`: its literals included, never SQL text; rendered by
-    :func:`edgedsl.reduce.render.render_predicate`), and ``reads``: the relations it names, each
-    with the fields it reads (``__row`` is always readable) — what the runtime binds when it
-    reads them inline."""
+    :func:`edgedsl.reduce.render.render_predicate`). The relations and fields it reads are
+    derived from the query (:func:`edgedsl.reduce.answer.facts`), not stored."""
 
     __pydantic_config__ = _cfg
     query: dict[str, Any]
-    reads: dict[str, list[str]] = field(default_factory=dict)
 
 
 @fast_frozen_init
@@ -344,22 +353,16 @@ StepPlan = Annotated[
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerField:
     """One answer value: its typed query (:func:`edgedsl.reduce.answer.to_json` of a
-    :data:`~edgedsl.reduce.answer.Value`, rendered by :func:`edgedsl.reduce.render.render_answer`),
-    shape (``values`` or ``scalar``) and JSON type.
-
-    ``reads`` names the relations the query reads, each with its fields (as
-    :class:`PredicateSpec`); ``whole`` says that the value is a whole relation's: ``field``,
-    the distinct values of its one field read (``values`` shape), or ``count``, its row count
-    — which the runtime reads from the relation's handle when it can."""
+    :data:`~edgedsl.reduce.answer.Value`, rendered by :func:`edgedsl.reduce.render.render_answer`)
+    and JSON type. What the query reads, the shape of its result (a field's distinct values or
+    one scalar) and whether it is a whole relation's value (read from the relation's handle when
+    it can be) are derived from the query (:func:`edgedsl.reduce.answer.facts`), not stored."""
 
     __pydantic_config__ = _cfg
     name: str | None = None
     query: dict[str, Any]
-    shape: Literal["values", "scalar"]
     type: Any = None
     span: SpanInfo | None = None
-    reads: dict[str, list[str]] = field(default_factory=dict)
-    whole: Literal["field", "count"] | None = None
 
 
 @fast_frozen_init
@@ -454,13 +457,15 @@ def _e401(message: str) -> CompileError:
 
 def load_plan(data: bytes | str | Path) -> Plan:
     """Read a plan from JSON bytes, JSON text, or a file path (``Path``, or a ``str`` not
-    starting with ``{``). Corrupt JSON or a schema violation → ``CompileError`` E401; another
-    plan version → E402."""
+    starting with ``{``). Corrupt JSON or a schema violation → ``CompileError`` E401; a version
+    4 plan is migrated (:func:`migrate_v4`); another plan version → E402."""
     raw = read_json_object(data, "plan", _e401)
     version = raw.get("version")
     if version is None:
         raise _e401("plan has no `version` field")
-    if version != PLAN_VERSION:
+    if version == MIGRATED_VERSION:
+        raw = migrate_v4(raw)
+    elif version != PLAN_VERSION:
         raise CompileError("plan", [diag(
             "E402", f"plan version {version}, this edgedsl reads version {PLAN_VERSION}; "
             "recompile the source")])
@@ -472,6 +477,43 @@ def load_plan(data: bytes | str | Path) -> Plan:
     if problems:
         raise _e401("plan is inconsistent: " + "; ".join(problems[:3]))
     return plan
+
+
+#: What a version 4 plan stored beside its queries (derived from them since version 5).
+_V4_ANSWER_KEYS = ("reads", "shape", "whole")
+_V4_PREDICATE_KEYS = ("reads",)
+
+
+def migrate_v4(raw: dict[str, Any]) -> dict[str, Any]:
+    """A version 4 plan's JSON data as version 5 data: the same plan without the ``reads`` /
+    ``shape`` / ``whole`` keys of its answer fields and the ``reads`` of its ``if`` predicates,
+    which version 5 derives from each query (a version 4 compiler wrote exactly those). Only
+    those keys change (a fresh copy; ``raw`` is left as it is); anything malformed is left for
+    the schema check to report."""
+    out = {**raw, "version": PLAN_VERSION}
+    trajectories = raw.get("trajectories")
+    if isinstance(trajectories, list):
+        out["trajectories"] = [_migrate_trajectory(t) if isinstance(t, dict) else t
+                               for t in trajectories]
+    return out
+
+
+def _without(node: object, keys: tuple[str, ...]) -> object:
+    return {k: v for k, v in node.items() if k not in keys} if isinstance(node, dict) else node
+
+
+def _migrate_trajectory(t: dict[str, Any]) -> dict[str, Any]:
+    t = dict(t)
+    answer = t.get("answer")
+    if isinstance(answer, dict) and isinstance(answer.get("fields"), list):
+        t["answer"] = {**answer, "fields": [_without(f, _V4_ANSWER_KEYS)
+                                            for f in answer["fields"]]}
+    steps = t.get("steps")
+    if isinstance(steps, dict):
+        t["steps"] = {k: {**s, "predicate": _without(s["predicate"], _V4_PREDICATE_KEYS)}
+                      if isinstance(s, dict) and s.get("kind") == "if" and "predicate" in s
+                      else s for k, s in steps.items()}
+    return t
 
 
 def _validate_refs(plan: Plan) -> list[str]:

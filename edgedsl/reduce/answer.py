@@ -17,13 +17,17 @@ a surface operator ``==`` ``!=`` ``<`` ``<=`` ``>`` ``>=``), :class:`Exists`, :c
 :class:`And`, :class:`Or`.
 
 The plan stores them as JSON (:func:`to_json`, :func:`value_from_json_data`,
-:func:`predicate_from_json`); :func:`reads` names the relations and fields a query reads.
+:func:`predicate_from_json`) and nothing derived from them: :func:`reads` names the relations and
+fields a query reads, and :func:`facts` derives everything the runtime needs to know about a
+query besides its text (what it reads, the shape of its result, whether it is a whole
+relation's value) — the one place these are worked out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from .query import value_from_json, value_to_json
@@ -41,8 +45,10 @@ __all__ = [
     "Not",
     "Or",
     "Predicate",
+    "QueryFacts",
     "Round",
     "Value",
+    "facts",
     "predicate_from_json",
     "reads",
     "to_json",
@@ -179,6 +185,31 @@ def _reads(q: Value | Predicate, out: dict[str, set[str]]) -> None:
     elif isinstance(q, And | Or):
         for o in q.operands:
             _reads(o, out)
+
+
+@dataclass(frozen=True, slots=True)
+class QueryFacts:
+    """What a query's typed form says besides its SQL (:func:`facts`).
+
+    ``reads``: the relations it reads, each with the fields it reads (as :func:`reads`; read-only,
+    tuples). ``shape``: ``values`` — rows of a field's distinct non-null values in
+    first-occurrence order (a field reference, :class:`Distinct`) — or ``scalar``, one row with
+    one value (every other value; a predicate's boolean). ``whole``: the value is a whole
+    relation's, so it can be read from the relation itself — ``field``, the distinct values of
+    its one field read, or ``count``, its row count — or None."""
+
+    reads: Mapping[str, tuple[str, ...]]
+    shape: Literal["values", "scalar"]
+    whole: Literal["field", "count"] | None
+
+
+def facts(q: Value | Predicate) -> QueryFacts:
+    """The :class:`QueryFacts` of an answer value or a predicate, derived from the query alone
+    (the plan stores only the query, so these cannot disagree with it)."""
+    read = MappingProxyType({src: tuple(fields) for src, fields in reads(q).items()})
+    if isinstance(q, Distinct):
+        return QueryFacts(read, "values", "field")
+    return QueryFacts(read, "scalar", "count" if isinstance(q, Count) else None)
 
 
 # ---------------------------------------------------------------- JSON

@@ -1,13 +1,16 @@
 """Answers and ``if`` predicates at run time: their statements and their values.
 
 The plan holds each answer field and each ``if`` predicate as a typed query
-(:mod:`edgedsl.reduce.answer`, JSON); :func:`answer_statement` / :func:`predicate_statement`
-render it (:mod:`edgedsl.reduce.render`) once per distinct query — keyed by its JSON text, so
-runs of one plan, and plans compiled from the same source, render each once. The statement runs
-through :func:`edgedsl.runtime.relations.query`, which reads the in-memory relations the plan's
-``reads`` name inline (a fallback to the tables is recorded in the trace). A whole relation's
-value (``whole``: a field's distinct values, a row count) is read from its handle when it can
-be. Values come out as JSON (:func:`format_value`).
+(:mod:`edgedsl.reduce.answer`, JSON) and nothing else about it. :func:`prepared` turns one into a
+:class:`Prepared`: its statement rendered (:mod:`edgedsl.reduce.render`) and its facts derived
+(:func:`edgedsl.reduce.answer.facts`: the relations and fields it reads, the shape of its result,
+whether it is a whole relation's value) — once per distinct query, keyed by its JSON text, so
+runs of one plan, and plans compiled from the same source, prepare each once; answers and
+predicates share that one cache. The statement runs through
+:func:`edgedsl.runtime.relations.query`, which reads the in-memory relations the query reads
+inline (a fallback to the tables is recorded in the trace). A whole relation's value (a field's
+distinct values, a row count) is read from its handle when it can be. Values come out as JSON
+(:func:`format_value`).
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ import datetime as _dt
 import decimal
 import functools
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import duckdb
 import orjson
 
 from ..core.types import FieldType, ListType, ScalarType, type_from_json
 from ..plan.model import AnswerField, PredicateSpec
-from ..reduce.answer import predicate_from_json, value_from_json_data
+from ..reduce.answer import QueryFacts, facts, predicate_from_json, value_from_json_data
 from ..reduce.coerce import decode_stored, is_json
 from ..reduce.render import render_answer, render_predicate
 from . import relations
@@ -31,12 +35,12 @@ from .duck import Relation
 from .trace import FallbackTrace
 
 __all__ = [
-    "answer_statement",
+    "Prepared",
     "answer_value",
     "format_value",
     "jsonable",
-    "predicate_statement",
     "predicate_value",
+    "prepared",
 ]
 
 
@@ -68,38 +72,68 @@ def format_value(v: Any, t: FieldType | None) -> Any:
     return jsonable(v)
 
 
-@functools.lru_cache(maxsize=4096)
-def _answer_text(key: bytes) -> tuple[str, tuple[object, ...]]:
-    text, params = render_answer(value_from_json_data(orjson.loads(key)))
-    return text, tuple(params)
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """An answer field's or an ``if`` predicate's query ready to run: its statement ``text``,
+    its parameters (shared: copy before binding, :meth:`statement`) and its
+    :class:`~edgedsl.reduce.answer.QueryFacts` (``facts.reads`` names what it reads)."""
+
+    text: str
+    params: tuple[object, ...]
+    facts: QueryFacts
+
+    def statement(self) -> tuple[str, list[object]]:
+        """The statement text and a fresh list of its parameters."""
+        return self.text, list(self.params)
 
 
 @functools.lru_cache(maxsize=4096)
-def _predicate_text(key: bytes) -> tuple[str, tuple[object, ...]]:
-    text, params = render_predicate(predicate_from_json(orjson.loads(key)))
-    return text, tuple(params)
+def _prepare(kind: Literal["answer", "predicate"], key: bytes) -> Prepared:
+    data = orjson.loads(key)
+    if kind == "answer":
+        value = value_from_json_data(data)
+        text, params = render_answer(value)
+        return Prepared(text, tuple(params), facts(value))
+    pred = predicate_from_json(data)
+    text, params = render_predicate(pred)
+    return Prepared(text, tuple(params), facts(pred))
 
 
-def answer_statement(f: AnswerField) -> tuple[str, list[object]]:
-    """The statement an answer field runs and its parameters (a fresh list)."""
-    text, params = _answer_text(orjson.dumps(f.query))
-    return text, list(params)
-
-
-def predicate_statement(p: PredicateSpec) -> tuple[str, list[object]]:
-    """The statement an ``if`` predicate runs and its parameters (a fresh list)."""
-    text, params = _predicate_text(orjson.dumps(p.query))
-    return text, list(params)
+def prepared(spec: AnswerField | PredicateSpec) -> Prepared:
+    """The :class:`Prepared` query of an answer field or an ``if`` predicate (rendered and
+    derived once per distinct query: keyed by its JSON text; shared, read-only)."""
+    kind: Literal["answer", "predicate"] = (
+        "answer" if isinstance(spec, AnswerField) else "predicate")
+    return _prepare(kind, orjson.dumps(spec.query))
 
 
 def predicate_value(con: duckdb.DuckDBPyConnection, rels: Mapping[str, Relation],
-                    p: PredicateSpec, text: str, params: list[object],
-                    fallbacks: list[FallbackTrace], step: str) -> bool:
-    """Whether predicate ``p`` (rendered as ``text`` with ``params``) holds; NULL is false.
-    Raises ``duckdb.Error`` when the statement fails."""
-    row = relations.query(con, rels, text, params, p.reads, fallbacks, statement="predicate",
-                          step=step).fetchone()
+                    prep: Prepared, params: list[object], fallbacks: list[FallbackTrace],
+                    step: str) -> bool:
+    """Whether the prepared predicate ``prep`` (bound to ``params``, a copy of its own) holds;
+    NULL is false. Raises ``duckdb.Error`` when the statement fails."""
+    row = relations.query(con, rels, prep.text, params, prep.facts.reads, fallbacks,
+                          statement="predicate", step=step).fetchone()
     return bool(row and row[0])
+
+
+#: :func:`_from_handle`'s "no": the value needs its statement.
+_NEEDS_SQL = object()
+
+
+def _from_handle(rels: Mapping[str, Relation], f: QueryFacts, t: FieldType | None) -> Any:
+    """A whole relation's value read from its handle (a row count; an in-memory relation's
+    distinct values of a field), or :data:`_NEEDS_SQL`."""
+    if f.whole is None:
+        return _NEEDS_SQL
+    ((source, fields),) = f.reads.items()
+    rel = rels.get(source)
+    if f.whole == "count" and rel is not None:
+        return format_value(rel.count(), t)
+    if f.whole == "field" and rel is not None and rel.in_memory:
+        values = [format_value(v, t) for v in rel.distinct(fields[0])]
+        return None if not values else values[0] if len(values) == 1 else values
+    return _NEEDS_SQL
 
 
 def answer_value(con: duckdb.DuckDBPyConnection, rels: Mapping[str, Relation], f: AnswerField,
@@ -107,18 +141,14 @@ def answer_value(con: duckdb.DuckDBPyConnection, rels: Mapping[str, Relation], f
     """The JSON value of answer field ``f``: a scalar, or a field's distinct values (one value
     bare, several as a list, none as null). Raises ``duckdb.Error`` when the statement fails."""
     t = None if f.type is None else type_from_json(f.type)
-    if f.whole is not None:
-        ((source, fields),) = f.reads.items()
-        rel = rels.get(source)
-        if f.whole == "count" and rel is not None:
-            return format_value(rel.count(), t)
-        if f.whole == "field" and rel is not None and rel.in_memory:
-            values = [format_value(v, t) for v in rel.distinct(fields[0])]
-            return None if not values else values[0] if len(values) == 1 else values
-    text, params = answer_statement(f)
-    rows = relations.query(con, rels, text, params, f.reads, fallbacks,
+    prep = prepared(f)
+    value = _from_handle(rels, prep.facts, t)
+    if value is not _NEEDS_SQL:
+        return value
+    text, params = prep.statement()
+    rows = relations.query(con, rels, text, params, prep.facts.reads, fallbacks,
                            statement="answer").fetchall()
-    if f.shape == "scalar":
+    if prep.facts.shape == "scalar":
         return format_value(rows[0][0] if rows else None, t)
     values = [format_value(r[0], t) for r in rows]
     return None if not values else values[0] if len(values) == 1 else values

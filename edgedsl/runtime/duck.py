@@ -569,8 +569,9 @@ def _inline_cte(table: str, names: tuple[str, ...], stypes: tuple[str, ...],
 def inline_query(sql: str, relations: Sequence[tuple[Relation, Sequence[str]]]
                  ) -> tuple[str, list[object]] | None:
     """``sql`` reading each of ``relations`` — in-memory relations it reads, each with the
-    fields it reads (the plan's ``reads``) — *inline*, and the parameters the inline copies
-    bind (before ``sql``'s own); None when a relation does not hold its columns in memory.
+    fields it reads (derived from the typed query) — *inline*, and the parameters the inline
+    copies bind (before ``sql``'s own); None when a relation does not hold its columns in
+    memory.
 
     Each relation becomes a leading CTE of its own name holding ``__row`` and the fields read,
     each one whole column bound as a list (BIGINT columns cast to BIGINT, as the table stores

@@ -13,7 +13,7 @@ columns are made when first read (:func:`~edgedsl.runtime.duck.lazy_columns`: a 
 or answer coerces only the fields it reads), and a stored response whose columns the store keeps in
 memory becomes a pending relation holding them; junctions and answers that read a field's distinct
 values read them from memory. An ``if`` predicate or an answer expression reads the in-memory
-relations it reads (the plan's ``reads``) inline (:func:`~edgedsl.runtime.duck.inline_query`: the
+relations it reads (its query's reads) inline (:func:`~edgedsl.runtime.duck.inline_query`: the
 columns it reads bound as lists in leading CTEs), so no table is written for it; the table is
 written (one statement) only when SQL needs one. A ``drv`` over an in-memory source runs its
 reduction in one statement that reads the source inline (its columns bound as lists, large ones
@@ -79,7 +79,7 @@ from ..plan.model import (
 )
 from ..reduce.query import ReduceQuery
 from . import relations
-from .answers import answer_value, jsonable, predicate_statement, predicate_value
+from .answers import answer_value, jsonable, predicate_value, prepared
 from .backends import Backend, make_backend, unsupported_reason
 from .calls import Caller, StepError, arm_text, junction_values, span_of
 from .duck import Relation, run_selection, shred
@@ -367,11 +367,12 @@ class _Run:
                           FailureInfo(kind="structural", code="R507", message=msg))
 
     async def if_step(self, s: IfStep, st: StepTrace, rank: tuple[int, ...]) -> None:
-        text, params = predicate_statement(s.predicate)
+        prep = prepared(s.predicate)
+        text, params = prep.statement()
         st.sql, st.params = text, [jsonable(p) for p in params]
         try:
-            taken = predicate_value(self.con, self.rels, s.predicate, text, params,
-                                    self.trace.fallbacks, s.id)
+            taken = predicate_value(self.con, self.rels, prep, params, self.trace.fallbacks,
+                                    s.id)
         except duckdb.Error as exc:
             raise self._sql_error("the `if` predicate", exc, s.span) from None
         st.branch = "then" if taken else "else"

@@ -368,7 +368,8 @@ def query(con: duckdb.DuckDBPyConnection, rels: Mapping[str, Relation], sql: str
           *, statement: Literal["answer", "predicate"], step: str | None = None
           ) -> duckdb.DuckDBPyConnection:
     """Run an answer's or a predicate's ``sql`` (its result ready to fetch); ``reads`` names
-    the relations it reads, each with the fields it reads (the plan's, never found in the text).
+    the relations it reads, each with the fields it reads (derived from the typed query, never
+    found in the text).
 
     The relations it reads that hold their columns in memory are read inline (no table is
     written for them); when all of them do, the statement runs on the scratch connection.

@@ -33,7 +33,7 @@ from .decl import WireResponse
 from .engine import World
 from .limits import Limits
 
-__all__ = ["make_app"]
+__all__ = ["lifespan", "make_app"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -128,18 +128,25 @@ def _params(query: dict[str, str], body: bytes, content_type: str,
     return params
 
 
+async def lifespan(receive: Receive, send: Send) -> None:
+    """Answer an ASGI server's lifespan messages (startup, shutdown) until shutdown: the whole
+    lifespan of an application that holds nothing to open or close."""
+    while True:
+        msg = await receive()
+        if msg["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif msg["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
 def make_app(world: World) -> ASGIApp:
     """An ASGI 3 application answering every request from ``world``."""
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            while True:
-                msg = await receive()
-                if msg["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif msg["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            await lifespan(receive, send)
+            return
         if scope["type"] != "http":
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")

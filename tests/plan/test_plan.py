@@ -23,6 +23,7 @@ from edgedsl.plan.model import (
     load_plan,
     plan_to_json,
 )
+from edgedsl.reduce.answer import facts, predicate_from_json, value_from_json_data
 from edgedsl.reduce.query import ReduceQuery
 from edgedsl.reduce.registry import ReduceStep
 from edgedsl.runtime import PythonBackend, run
@@ -89,7 +90,7 @@ def test_plan_shape() -> None:
     assert recent.query["filters"][0]["value"] == {"$date": "2024-12-10"}
     assert tp.steps["corp"].span.line == 1
     ans = tp.answer.fields[0]
-    assert ans.shape == "values" and ans.type == "str"
+    assert ans.type == "str" and facts(value_from_json_data(ans.query)).shape == "values"
 
 
 def test_round_trip_is_equal_and_runs_without_the_source(tmp_path: Path) -> None:
@@ -145,7 +146,7 @@ def test_if_steps_are_keyed_per_branch() -> None:
     assert tp.steps["if1/then/y"].deps == ["if1/then/x"]
     # the predicate is its typed query (JSON), not SQL text
     assert step.predicate.query == {"kind": "exists", "source": "corp"}
-    assert step.predicate.reads == {"corp": []}
+    assert facts(predicate_from_json(step.predicate.query)).reads == {"corp": ()}
 
 
 @pytest.mark.parametrize(
@@ -211,10 +212,10 @@ def test_other_version_is_e402() -> None:
     assert d.message == (f"plan version 7, this edgedsl reads version {PLAN_VERSION}; "
                          "recompile the source")
     raw["version"] = 2  # before reductions were stored as typed queries
-    with pytest.raises(CompileError, match="plan version 2, this edgedsl reads version 4"):
+    with pytest.raises(CompileError, match="plan version 2, this edgedsl reads version 5"):
         load_plan(orjson.dumps(raw))
     raw["version"] = 3  # before answers and predicates were stored as typed queries
-    with pytest.raises(CompileError, match="plan version 3, this edgedsl reads version 4"):
+    with pytest.raises(CompileError, match="plan version 3, this edgedsl reads version 5"):
         load_plan(orjson.dumps(raw))
 
 

@@ -27,6 +27,7 @@ from edgedsl.reduce.answer import (
     Predicate,
     Round,
     Value,
+    facts,
     predicate_from_json,
     reads,
     to_json,
@@ -80,6 +81,34 @@ def test_reads_names_each_relation_with_its_fields() -> None:
              Not(Exists("u")), Cmp("==", Count("v"), Lit(0))))
     assert reads(p) == {"t": ["x", "y"], "u": [], "v": []}
     assert reads(Round(Neg(Lit(1)), 2)) == {}
+
+
+def test_facts_by_example() -> None:
+    """A field reference's value is its distinct values, a whole relation's field; a count is a
+    whole relation's scalar; anything else, and any predicate, is a scalar of no relation's."""
+    f = facts(Distinct("t", "x"))
+    assert (dict(f.reads), f.shape, f.whole) == ({"t": ("x",)}, "values", "field")
+    f = facts(Count("t"))
+    assert (dict(f.reads), f.shape, f.whole) == ({"t": ()}, "scalar", "count")
+    f = facts(Arith("+", Count("t"), Distinct("u", "y")))
+    assert (dict(f.reads), f.shape, f.whole) == ({"t": (), "u": ("y",)}, "scalar", None)
+    f = facts(Exists("t"))
+    assert (dict(f.reads), f.shape, f.whole) == ({"t": ()}, "scalar", None)
+    with pytest.raises(TypeError):  # shared between runs: read-only
+        f.reads["u"] = ()  # type: ignore[index]
+
+
+@settings(max_examples=100, deadline=None)
+@given(_values | _preds)
+def test_facts_reads_are_reads(q: Value | Predicate) -> None:
+    f = facts(q)
+    assert {k: list(v) for k, v in f.reads.items()} == reads(q)
+    assert (f.shape == "values") == isinstance(q, Distinct)
+    assert f.whole == ("field" if isinstance(q, Distinct) else
+                       "count" if isinstance(q, Count) else None)
+    if f.whole is not None:  # a whole relation's value reads one relation, at most one field
+        ((_, fields),) = f.reads.items()
+        assert len(fields) == (f.whole == "field")
 
 
 def test_texts_by_example() -> None:

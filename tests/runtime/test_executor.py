@@ -14,8 +14,10 @@ import pytest
 from edgedsl.check import ir
 from edgedsl.core.types import DATE, FLOAT, INT, STR
 from edgedsl.plan.compile import compile_program
+from edgedsl.plan.model import PredicateSpec
 from edgedsl.reduce.registry import ReduceStep
-from edgedsl.runtime import PythonBackend, load_python_tools, run, trace_summary
+from edgedsl.runtime import PythonBackend, answers, load_python_tools, run, trace_summary
+from edgedsl.runtime.answers import prepared
 from edgedsl.runtime.executor import run_plan_sync
 from tests.plan_fixtures import (
     CORP_CODE,
@@ -75,7 +77,7 @@ def test_seq_chain_drv_and_answer_formatting() -> None:
 
 
 def test_a_count_answer_field_is_read_from_the_relation(
-        statements: list[tuple[object, str]]) -> None:
+        statements: list[tuple[object, str]], monkeypatch: pytest.MonkeyPatch) -> None:
     """``count(x)`` as a whole answer field is the relation's row count, with no statement; a
     count inside an expression still runs as SQL. The answer is the same either way."""
     res = go(latest_filing())
@@ -88,13 +90,38 @@ def test_a_count_answer_field_is_read_from_the_relation(
 
     assert not any(counts(q, "filings") for q in ran)
     assert any(counts(q, "latest") for q in ran)  # inside `twice`
-    # the same plan with no field marked whole: every answer field runs as SQL
+    # the same plan with no value read from a handle: every answer field runs as SQL
     t = latest_filing()
     plan = compile_program(program(t))
     answer = plan.trajectory(t.name).answer
-    assert answer is not None and {f.whole for f in answer.fields} >= {"count", "field"}
-    answer.fields[:] = [dataclasses.replace(f, whole=None) for f in answer.fields]
+    assert answer is not None
+    assert {prepared(f).facts.whole for f in answer.fields} >= {"count", "field"}
+    monkeypatch.setattr(answers, "_from_handle", lambda *_: answers._NEEDS_SQL)
     assert run(plan, t.name, PythonBackend(TOOLS)).answer == res.answer
+
+
+def test_answers_and_predicates_are_prepared_once_per_distinct_query() -> None:
+    """An answer field's and a predicate's statement and facts come from one cache keyed by the
+    query's JSON: a second run of the plan, or another plan compiled from the same source,
+    prepares nothing again."""
+    t = latest_filing()
+    plan = compile_program(program(t))
+    answers._prepare.cache_clear()
+    first = run(plan, t.name, PythonBackend(TOOLS))
+    misses = answers._prepare.cache_info().misses
+    answer = plan.trajectory(t.name).answer
+    assert answer is not None
+    assert misses == len({orjson.dumps(f.query) for f in answer.fields}) > 1
+    again = compile_program(program(latest_filing()))
+    assert run(again, t.name, PythonBackend(TOOLS)).answer == first.answer
+    assert answers._prepare.cache_info().misses == misses
+    f = answer.fields[0]
+    assert prepared(dataclasses.replace(f)) is prepared(f)
+    # one cache for both kinds: a predicate prepared next to the answers
+    pred = PredicateSpec(query={"kind": "exists", "source": "filings"})
+    assert prepared(pred).text == 'SELECT (EXISTS (SELECT 1 FROM "filings")) AS value'
+    assert prepared(pred).facts.reads == {"filings": ()}
+    assert answers._prepare.cache_info().misses == misses + 1
 
 
 @pytest.mark.parametrize(("pages", "read", "records"), [(None, 1, 3), (2, 2, 6), ("all", 3, 7)])

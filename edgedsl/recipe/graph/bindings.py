@@ -275,17 +275,7 @@ def propose(
                 why=_why(c, source.fields[c.field], target.params[c.param]))
         for c in chosen
     )
-    bound = {b.param for b in bindings}
-    defaults: dict[str, list[Scalar]] = {}
-    missing: list[str] = []
-    for name in target.required:
-        if name in bound:
-            continue
-        values = target.defaults.get(name)
-        if values:
-            defaults[name] = list(values)
-        else:
-            missing.append(name)
+    defaults, missing = target.unbound({b.param for b in bindings})
     reason = None
     if not bindings:
         reason = (REJECT_NO_PARAMS if not target.params else REJECT_NAMES_DISAGREE

@@ -86,16 +86,8 @@ def score_parts(candidate: Candidate) -> tuple[ScoreParts, dict[str, list[Scalar
         bound.add(p.name)
         fills_required = fills_required or not p.optional
     required = dst.required
-    defaults: dict[str, list[Scalar]] = {}
-    missing = 0
-    for name in required:
-        if name in bound:
-            continue
-        values = dst.defaults.get(name)
-        if values:
-            defaults[name] = list(values)
-        else:
-            missing += 1
+    defaults, missing_names = dst.unbound(bound)
+    missing = len(missing_names)
     c = max(kinds, default=0.0)
     n = sum(names) / len(names) if names else 0.0
     s = _clip(candidate.similarity)

@@ -21,6 +21,7 @@ a corrupt file or one of another version is a :class:`GraphFileError` with a cle
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Literal
 
@@ -82,6 +83,22 @@ class ToolNode(BaseModel):
     def required(self) -> list[str]:
         """Names of the required parameters, in declaration order."""
         return [p.name for p in self.params if not p.optional]
+
+    def unbound(self, bound: Collection[str]) -> tuple[dict[str, list[Scalar]], list[str]]:
+        """The required parameters that ``bound`` leaves open: those with observed
+        :attr:`defaults` (name → a fresh list of them), and the names of those with none, in
+        declaration order — what a binding plan fills from defaults and what it misses."""
+        defaults: dict[str, list[Scalar]] = {}
+        missing: list[str] = []
+        for name in self.required:
+            if name in bound:
+                continue
+            values = self.defaults.get(name)
+            if values:
+                defaults[name] = list(values)
+            else:
+                missing.append(name)
+        return defaults, missing
 
 
 class Binding(BaseModel):

@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from edgedsl.world.app import lifespan
 from tests.loopback import serve_asgi
 
 PATH = "/v1/chat/completions"
@@ -115,13 +116,8 @@ class FakeLLM:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            while True:
-                msg = await receive()
-                if msg["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif msg["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            await lifespan(receive, send)
+            return
         if scope["type"] != "http":
             return
         raw = b""

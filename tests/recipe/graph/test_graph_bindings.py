@@ -119,3 +119,16 @@ def test_required_first_one_to_one_and_optional_rule() -> None:
     nothing = ToolNode(name="p.none", domain="p", params=[P("q", "str", optional=True)])
     assert propose(src, nothing).reason == "names_disagree"
     assert propose(src, ToolNode(name="p.z", domain="p")).reason == "target_takes_no_parameters"
+
+
+def test_unbound_splits_open_required_parameters_by_defaults() -> None:
+    """What a binding plan and the heuristic scorer both read: the required parameters left
+    open, filled from observed defaults (a fresh list each) or missing, in declaration order."""
+    dst = ToolNode(name="p.dst", domain="p", params=[
+        P("z", "str"), P("a", "str"), P("opt", "str", optional=True), P("mode", "enum[X, Y]"),
+        P("k", "K", "p.K")], defaults={"mode": ["X", "Y"], "opt": ["o"], "a": []})
+    defaults, missing = dst.unbound({"k"})
+    assert defaults == {"mode": ["X", "Y"]} and missing == ["z", "a"]
+    defaults["mode"].append("W")
+    assert dst.defaults["mode"] == ["X", "Y"]
+    assert dst.unbound({"z", "a", "mode", "k"}) == ({}, [])
