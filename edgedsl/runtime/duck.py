@@ -81,7 +81,7 @@ import os
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import duckdb
 import orjson
@@ -119,6 +119,7 @@ __all__ = [
     "RESERVED_COLUMNS",
     "LazyColumns",
     "Relation",
+    "Selection",
     "aggregate_sql",
     "create_table_as",
     "execute_cached",
@@ -335,7 +336,7 @@ class Relation:
 
     def _select_kept(self, name: str, types: Mapping[str, FieldType], query: ReduceQuery,
                      form: Form, con: duckdb.DuckDBPyConnection
-                     ) -> tuple[Relation, str, list[object]] | None:
+                     ) -> Selection | None:
         """See :func:`select_relation`: the kept rows of ``query`` (a reduction of this
         in-memory relation) as a pending relation built from this one's columns, with the text
         and parameters that ran; None when this relation's columns do not cover ``types``.
@@ -357,6 +358,7 @@ class Relation:
         stored = cols if isinstance(cols, StoredColumns) else None
         key = (text, tuple((type(v), v) for v in values))
         ids = None if stored is None else stored.kept.get(key)
+        remembered = ids is not None
         if ids is None:
             rows = execute_cached(con, text, params).fetchall()
             ids = sorted([r[0] for r in rows])
@@ -372,7 +374,8 @@ class Relation:
             kept = cols.rows(idx, types)
         else:
             kept = {k: take(cols[k], idx) for k in ("__row", "__arm", *types, "__raw")}
-        return Relation(self.con, name, types, len(idx), columns=kept, pending=True), text, params
+        return Selection(Relation(self.con, name, types, len(idx), columns=kept, pending=True),
+                         text, params, remembered)
 
     def __repr__(self) -> str:
         return f"Relation({qualified(self.table)}, {self.row_count} rows, {list(self.types)})"
@@ -510,6 +513,18 @@ class Relation:
         self.con.execute(f"DROP {'VIEW' if self._view else 'TABLE'} IF EXISTS {self.sql_name}")
 
 
+class Selection(NamedTuple):
+    """What :func:`run_selection` returns: the kept relation, the statement's text and
+    parameters, and ``remembered`` — True when the kept rows were the remembered result of that
+    same statement over the same stored response (:class:`~edgedsl.runtime.columns.StoredColumns`),
+    so that DuckDB did not execute it again in this run."""
+
+    relation: Relation
+    sql: str
+    params: list[object]
+    remembered: bool = False
+
+
 def select_relation(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str, FieldType],
                     query: ReduceQuery, *, form: Form = "window",
                     source: Relation | None = None,
@@ -525,7 +540,7 @@ def run_selection(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str,
                   query: ReduceQuery, *, form: Form = "window",
                   source: Relation | None = None,
                   inline_on: duckdb.DuckDBPyConnection | None = None
-                  ) -> tuple[Relation, str, list[object]]:
+                  ) -> Selection:
     """:func:`select_relation`, with the exact SQL text DuckDB executed and its parameters.
 
     With ``source`` — the relation ``query`` reduces — holding its columns in memory, the
@@ -550,7 +565,8 @@ def run_selection(con: duckdb.DuckDBPyConnection, name: str, types: Mapping[str,
     names = [d[0] for d in cur.description or ()]
     rows = cur.fetchall()
     cols = {n: [r[i] for r in rows] for i, n in enumerate(names)}
-    return Relation(con, name, types, len(rows), columns=cols, pending=True), sql, params
+    return Selection(Relation(con, name, types, len(rows), columns=cols, pending=True), sql,
+                     params)
 
 
 #: SQL types that a list of Python values would not be typed as by itself (ints → INTEGER when

@@ -343,8 +343,9 @@ class _Run:
             # until needed; the trace records the text that ran
             form = relations.reduction_form(src.row_count)
             on = relations.inline_connection(src.row_count, window=query.has_window(form))
-            rel, st.sql, _ = run_selection(self.con, name, types, query, form=form, source=src,
-                                           inline_on=relations.connection(on, self.con))
+            sel = run_selection(self.con, name, types, query, form=form, source=src,
+                                inline_on=relations.connection(on, self.con))
+            rel, st.sql, st.remembered = sel.relation, sel.sql, sel.remembered
         else:
             if src is not None:
                 src.ensure()

@@ -96,6 +96,9 @@ class StepTrace(BaseModel):
     total_reported: int | None = None
     sql: str | None = None
     params: list[Any] | None = None
+    #: the kept rows of a ``drv`` were the remembered result of ``sql`` over the same stored
+    #: response (replay: :class:`~edgedsl.runtime.columns.StoredColumns`), not executed again
+    remembered: bool = False
     branch: Literal["then", "else"] | None = None
     start_ms: float = 0.0
     duration_ms: float = 0.0

@@ -240,6 +240,8 @@ def test_a_replayed_drv_over_a_stored_response_runs_its_statement_once(
             assert res.ok and res.answer == recorded.answer
         a, b = first.trace.step("latest"), second.trace.step("latest")
         assert (a.sql, a.params, a.records) == (b.sql, b.params, b.records)
+        # the trace says which run executed the statement and which reused its result
+        assert (a.remembered, b.remembered) == (False, True)
         # the page recorded again, its latest filing another one: reduced anew
         tool = plan.tools["demo.filings"]
         (call,) = first.trace.step("filings").calls
@@ -250,6 +252,7 @@ def test_a_replayed_drv_over_a_stored_response_runs_its_statement_once(
         store.put(tool, args, page, Response(records=again, total=hit.total))
         third = run(plan, "latest_filing", backend)
         assert ran.count(sql) == 2
+        assert not third.trace.step("latest").remembered
         assert third.answer["report"] != first.answer["report"]
 
 
