@@ -511,15 +511,16 @@ async def run_plan(
     max_pages: int = DEFAULT_MAX_PAGES,
     concurrency: int = DEFAULT_CONCURRENCY,
     keep: Collection[str] = (),
+    tie_break: TieBreak = "smallest",
 ) -> list[RunResult]:
-    """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently (``keep``: see
-    :func:`run_trajectory`)."""
+    """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently (``keep`` and
+    ``tie_break``: see :func:`run_trajectory`)."""
     at_least_one(phi=phi, max_pages=max_pages)
     be = _backend(backend)
     names = [trajectory] if trajectory is not None else [t.name for t in plan.trajectories]
     return list(await asyncio.gather(*(
         run_trajectory(plan, n, be, phi=phi, max_pages=max_pages, concurrency=concurrency,
-                       keep=keep)
+                       keep=keep, tie_break=tie_break)
         for n in names)))
 
 
