@@ -597,12 +597,12 @@ def _check_facts(res: Any, ref: Any) -> None:
     assert res.trace is not None
     ties: dict[str, list[tuple[str, str, int]]] = {}
     complete: dict[str, bool | None] = {}
-    for st in res.trace.steps:
-        rel = st.relation or st.id
-        if st.ties:
-            ties[rel] = [(t.op, t.field, t.tied) for t in st.ties]
-        if st.kind in ("call", "compare"):
-            complete[rel] = st.complete
+    for step in res.trace.steps:
+        rel = step.relation or step.id
+        if step.ties:
+            ties[rel] = [(t.op, t.field, t.tied) for t in step.ties]
+        if step.kind in ("call", "compare"):
+            complete[rel] = step.complete
     sides = [("ties", ties, ref.ties), ("complete reads", complete, ref.complete),
              ("determined", res.determined, ref.determined())]
     for what, mine, theirs in sides:
