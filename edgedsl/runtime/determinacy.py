@@ -184,8 +184,11 @@ def determinacy(tp: TrajectoryPlan, trace: Trace) -> Determinacy:
 
 def _what(fields: Sequence[str]) -> str:
     named = [f for f in fields if f]
-    return "the answer" if not named else "answer field" + ("s " if len(named) > 1 else " ") \
-        + ", ".join(f"`{f}`" for f in named)
+    if not named:
+        return "the answer is"
+    if len(named) == 1:
+        return f"answer field `{named[0]}` is"
+    return "answer fields " + ", ".join(f"`{f}`" for f in named) + " are"
 
 
 def undetermined_warnings(tp: TrajectoryPlan, det: Determinacy) -> list[Diagnostic]:
@@ -196,7 +199,7 @@ def undetermined_warnings(tp: TrajectoryPlan, det: Determinacy) -> list[Diagnost
         span = None if s is None or s.span is None else s.span.to_span()
         what = _what(c.fields)
         if c.kind == "tie":
-            msg = (f"{what} is not determined: `most_frequent {c.field}` in `{c.step}` found "
+            msg = (f"{what} not determined: `most_frequent {c.field}` in `{c.step}` found "
                    f"{c.tied} values sharing the top count and kept the smallest")
             label = f"{c.tied} values tied"
             hints = [f"narrow `{c.step}`'s input first by something meaningful (a `drv … | "
@@ -205,7 +208,7 @@ def undetermined_warnings(tp: TrajectoryPlan, det: Determinacy) -> list[Diagnost
         else:
             left = "an unknown number of records" if c.unread is None \
                 else f"{c.unread:,} records"
-            msg = (f"{what} is not determined: `{c.step}` read {c.read:,} records in "
+            msg = (f"{what} not determined: `{c.step}` read {c.read:,} records in "
                    f"{c.pages} page{'s' if c.pages != 1 else ''} and left {left} unread")
             label = "partial read"
             hints = [f"read every page: `… ) pages all` on `{c.step}`",

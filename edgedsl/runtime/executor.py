@@ -94,7 +94,7 @@ from .trace import (
     Trace,
 )
 
-__all__ = ["TieBreak", "run", "run_plan", "run_plan_sync", "run_trajectory"]
+__all__ = ["TieBreak", "run", "run_plan", "run_plan_sync", "run_sync", "run_trajectory"]
 
 TieBreak = Literal["smallest", "largest"]
 """Which value a ``most_frequent`` tie goes to: the language's rule, or its opposite."""
@@ -569,3 +569,9 @@ def run(plan: Plan, name: str, backend: Backend | str, **options: Any) -> RunRes
 def run_plan_sync(plan: Plan, backend: Backend | str, **options: Any) -> list[RunResult]:
     """Synchronous :func:`run_plan`."""
     return _sync(run_plan(plan, backend, **options))
+
+
+def run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` to completion from synchronous code, on the loop the synchronous runs use
+    (works inside a running event loop too)."""
+    return _sync(coro)
