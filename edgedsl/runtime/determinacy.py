@@ -24,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import duckdb
-from pydantic import BaseModel, Field
 
 from ..core.diagnostics import Diagnostic, diag
 from ..plan.model import (
@@ -38,33 +37,9 @@ from ..plan.model import (
 from ..reduce.query import Extreme, Mode, ReduceQuery
 from ..reduce.render import render_ties, tie_filters
 from .duck import Relation, execute_cached, inline_query
-from .trace import StepTrace, TieTrace, Trace
+from .trace import Cause, Determinacy, StepTrace, TieTrace, Trace
 
 __all__ = ["Cause", "Determinacy", "determinacy", "tie_facts", "undetermined_warnings"]
-
-
-class Cause(BaseModel):
-    """One step whose fact leaves the answer undetermined: ``kind`` ``tie`` (a ``most_frequent``
-    whose tie-break chose among ``tied`` values) or ``partial`` (a call that left ``unread``
-    records unread, or an unknown number when the service reported no total); ``fields`` the
-    answer fields it reaches (``""`` for a single-expression answer)."""
-
-    step: str
-    kind: Literal["tie", "partial"]
-    fields: list[str] = Field(default_factory=list)
-    field: str | None = None
-    tied: int | None = None
-    read: int | None = None
-    unread: int | None = None
-    pages: int | None = None
-
-
-class Determinacy(BaseModel):
-    """Whether a run's answer is determined, and the causes when it is not (empty when it
-    is)."""
-
-    determined: bool
-    causes: list[Cause] = Field(default_factory=list)
 
 
 # ------------------------------------------------------------------------- tie facts

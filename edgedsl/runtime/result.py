@@ -8,8 +8,7 @@ from typing import Any
 import orjson
 
 from ..core.diagnostics import Diagnostic
-from .determinacy import Determinacy
-from .trace import Trace
+from .trace import Determinacy, Trace
 
 __all__ = ["RunResult"]
 

@@ -34,6 +34,8 @@ from pydantic import BaseModel, Field, PrivateAttr, SerializerFunctionWrapHandle
 
 __all__ = [
     "MAX_SHOWN",
+    "Cause",
+    "Determinacy",
     "CallTrace",
     "FailureInfo",
     "FallbackTrace",
@@ -197,6 +199,30 @@ class Trace(BaseModel):
             if s.id == step_id:
                 return s
         raise KeyError(step_id)
+
+
+class Cause(BaseModel):
+    """One step whose fact leaves the answer undetermined: ``kind`` ``tie`` (a ``most_frequent``
+    whose tie-break chose among ``tied`` values) or ``partial`` (a call that left ``unread``
+    records unread, or an unknown number when the service reported no total); ``fields`` the
+    answer fields it reaches (``""`` for a single-expression answer)."""
+
+    step: str
+    kind: Literal["tie", "partial"]
+    fields: list[str] = Field(default_factory=list)
+    field: str | None = None
+    tied: int | None = None
+    read: int | None = None
+    unread: int | None = None
+    pages: int | None = None
+
+
+class Determinacy(BaseModel):
+    """Whether a run's answer is determined, and the causes when it is not (empty when it
+    is)."""
+
+    determined: bool
+    causes: list[Cause] = Field(default_factory=list)
 
 
 def trace_summary(trace: Trace) -> str:
