@@ -34,9 +34,9 @@ from pydantic import BaseModel, Field, PrivateAttr, SerializerFunctionWrapHandle
 
 __all__ = [
     "MAX_SHOWN",
+    "CallTrace",
     "Cause",
     "Determinacy",
-    "CallTrace",
     "FailureInfo",
     "FallbackTrace",
     "JunctionTrace",
