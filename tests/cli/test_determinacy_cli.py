@@ -56,7 +56,7 @@ def tied(tmp_path: Path) -> tuple[str, str]:
 
 def test_run_warns_with_code_span_and_hints(capsys: pytest.CaptureFixture[str],
                                             tied: tuple[str, str]) -> None:
-    code, out, err = run(capsys, "run", tied[0], "--tools", tied[1])
+    code, _, err = run(capsys, "run", tied[0], "--tools", tied[1])
     assert code == 0  # a warning, not an error
     assert "warning[W006]" in err and "most_frequent k" in err and "3 values tied" in err
     assert "t.edge:12:" in err  # the drv step's span
