@@ -226,7 +226,8 @@ class Determinacy(BaseModel):
 
 
 def trace_summary(trace: Trace) -> str:
-    """A readable summary: one line per step (id, tool, records, junction kind, ms, store)."""
+    """A readable summary: one line per step (id, tool, records, junction kind, ms, pages,
+    a broken tie's count of tied values, a partial read's unread records, store)."""
     lines = [f"trajectory {trace.trajectory} ({trace.backend}, φ={trace.phi}, "
              f"{trace.duration_ms:.1f} ms)"]
     width = max((len(s.id) for s in trace.steps), default=2)
@@ -238,6 +239,9 @@ def trace_summary(trace: Trace) -> str:
         junc = ", ".join(f"{j.kind}:{j.cardinality}→{j.would_be}" for j in s.junctions) or "-"
         store = {None: "", True: " store:hit", False: " store:miss"}[s.store_hit]
         pages = f" pages:{s.pages_read}" if s.pages_read > 1 else ""
+        pages += "".join(f" tie:{t.tied}" for t in s.ties if t.broken)
+        pages += f" partial:{s.unread if s.unread is not None else '?'} unread" \
+            if s.complete is False else ""
         fail = f"  FAILED {s.failure.code}: {s.failure.message}" if s.failure else ""
         lines.append(f"  {s.id:<{width}}  {what:<24} {recs:>6} rec  {junc:<16} "
                      f"{s.duration_ms:8.1f} ms{pages}{store}{fail}")
