@@ -50,18 +50,18 @@ def tie_facts(con: duckdb.DuckDBPyConnection, scratch: duckdb.DuckDBPyConnection
     """Record in ``st.ties`` the tie facts of ``query`` (the query the step ran) over its
     source: one statement, inline on ``scratch`` when ``src`` holds its columns in memory,
     else over the tables on ``con`` (``src`` written first)."""
+    inline_src = src is not None and src.in_memory and isinstance(src.table, str)
+    if inline_src and src is not None and query.source != src.table:
+        query = ReduceQuery(src.table, query.filters)  # the inline copy is named like ``src``
     got = render_ties(query)
     if got is None:
         return
     sql, params = got
     cur: duckdb.DuckDBPyConnection | None = None
-    if src is not None and src.in_memory and isinstance(src.table, str):
-        q = query if query.source == src.table else ReduceQuery(src.table, query.filters)
-        got = render_ties(q)
-        assert got is not None
-        inline = inline_query(got[0], [(src, q.fields())])
+    if inline_src and src is not None:
+        inline = inline_query(sql, [(src, query.fields())])
         if inline is not None:
-            cur = execute_cached(scratch, inline[0], [*inline[1], *got[1]])
+            cur = execute_cached(scratch, inline[0], [*inline[1], *params])
     if cur is None:
         if src is not None:
             src.ensure()

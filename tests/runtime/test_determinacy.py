@@ -187,3 +187,18 @@ def test_the_opposite_tie_break_changes_the_answer_exactly_when_undetermined(
     other = run(plan, "a", PythonBackend(_tools(rows)), tie_break="largest")
     assert base.ok and other.ok
     assert (base.answer != other.answer) == (base.determined is False)
+
+
+def test_the_tie_policy_is_plan_data_only_when_perturbed() -> None:
+    from edgedsl.reduce.query import Compare, Extreme, Mode, ReduceQuery
+    from edgedsl.reduce.render import render, render_ties
+
+    q = ReduceQuery("r", (Compare("v", ">=", "HUGEINT", 1), Mode("k"), Extreme("v", "max")))
+    assert q.to_json()["filters"][1] == {"kind": "mode", "field": "k"}  # plans unchanged
+    big = q.ties_to("largest")
+    assert big.to_json()["filters"][1] == {"kind": "mode", "field": "k", "ties": "largest"}
+    assert ReduceQuery.from_json(big.to_json()) == big and big.ties_to("smallest") == q
+    assert '"k" DESC' in render(big, "table") and '"k" ASC' in render(q, "table")
+    _, params = render_ties(q) or ("", [])
+    assert params == [1, 1]  # the prefix entering each of the two tie filters binds the pivot
+    assert render_ties(ReduceQuery("r", (Compare("v", ">=", "HUGEINT", 1),))) is None
