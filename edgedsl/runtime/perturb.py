@@ -10,7 +10,9 @@ time:
 * ``page_size`` — every paged tool the trajectory calls reads pages of half its page size (so a
   page limit covers other records);
 * ``pages_all`` — every call of a paged tool without a ``pages`` clause (an implicit limit of one
-  page) reads all pages; not applied when the trajectory has no such call.
+  page) reads all pages; not applied when the trajectory has no such call. With
+  ``lift="every"`` every page limit is lifted, ``pages N`` too: synthesis uses it, since the
+  generator, not the question, chose its ``pages 1``.
 
 Each perturbation is ``same``, ``changed`` (another answer), ``failed`` (the perturbed run failed:
 the answer held only because of what was perturbed — a ``seq`` that sees more values once more
@@ -36,6 +38,8 @@ __all__ = ["PERTURBATIONS", "DeterminacyCheck", "PerturbationResult", "check_det
            "same_answer"]
 
 PerturbationName = Literal["tie_break", "page_size", "pages_all"]
+Lift = Literal["implicit", "every"]
+"""Which page limits the ``pages_all`` perturbation lifts."""
 PERTURBATIONS: tuple[PerturbationName, ...] = ("tie_break", "page_size", "pages_all")
 """The perturbations, in the order they run."""
 
@@ -110,12 +114,14 @@ def _half_pages(plan: Plan, tp: TrajectoryPlan) -> tuple[Plan, str] | None:
     return dataclasses.replace(plan, tools=tools), detail
 
 
-def _all_pages(plan: Plan, tp: TrajectoryPlan) -> tuple[Plan, str] | None:
-    """``plan`` with every call of a paged tool without ``pages`` in ``tp`` reading all pages."""
+def _all_pages(plan: Plan, tp: TrajectoryPlan, lift: Lift) -> tuple[Plan, str] | None:
+    """``plan`` with every call of a paged tool in ``tp`` without ``pages`` (``lift="every"``:
+    with any limit) reading all pages."""
     steps = dict(tp.steps)
     changed: list[str] = []
     for key, s in _requests(tp):
-        if s.request.pages is None and plan.tools[s.request.tool].paging is not None:
+        limited = s.request.pages is None or (lift == "every" and s.request.pages != "all")
+        if limited and plan.tools[s.request.tool].paging is not None:
             steps[key] = dataclasses.replace(
                 s, request=dataclasses.replace(s.request, pages="all"))
             changed.append(key)
@@ -129,9 +135,12 @@ def _all_pages(plan: Plan, tp: TrajectoryPlan) -> tuple[Plan, str] | None:
 
 async def check_determinacy(plan: Plan, name: str, backend: Backend, *, phi: int = 5,
                             max_pages: int = DEFAULT_MAX_PAGES,
-                            baseline: RunResult | None = None) -> DeterminacyCheck:
+                            baseline: RunResult | None = None,
+                            lift: Lift = "implicit") -> DeterminacyCheck:
     """The perturbation check of trajectory ``name`` of ``plan`` on ``backend`` (see the module
-    docstring); ``baseline`` is the run as written when the caller already has it."""
+    docstring); ``baseline`` is the run as written when the caller already has it; ``lift``
+    which page limits ``pages_all`` lifts (``"implicit"``: calls without ``pages``;
+    ``"every"``: ``pages N`` too)."""
     base = baseline or await run_trajectory(plan, name, backend, phi=phi, max_pages=max_pages)
     out = DeterminacyCheck(trajectory=name, ok=base.ok, answer=base.answer,
                            determined=base.determined)
@@ -145,7 +154,8 @@ async def check_determinacy(plan: Plan, name: str, backend: Backend, *, phi: int
                                        tie_break="largest")
             detail = "most_frequent ties to the largest value"
         else:
-            got = _half_pages(plan, tp) if which == "page_size" else _all_pages(plan, tp)
+            got = _half_pages(plan, tp) if which == "page_size" else \
+                _all_pages(plan, tp, lift)
             if got is None:
                 out.perturbations.append(PerturbationResult(name=which, outcome="not_applied"))
                 continue

@@ -14,7 +14,8 @@ synthesis applies before it extends a draft.
 the emitted text afresh (nothing of the synthesis run is reused), runs it on another backend (a
 fresh world) — the answer must equal the synthesized one — and then runs the perturbation check
 of :func:`edgedsl.runtime.perturb.check_determinacy` on that run: the opposite ``most_frequent``
-tie-break, half the page size, ``pages all`` where the page limit was implicit. Each
+tie-break, half the page size, ``pages all`` in place of every page limit (the generator
+wrote ``pages 1``; no question states it, so every limit is implicit here). Each
 perturbation that changes or breaks the answer is a rejection (``perturbed_tie_break``,
 ``perturbed_page_size``, ``perturbed_pages_all``). Re-running the same program on the same data
 alone (the re-solve this replaces) could never fail.
@@ -142,7 +143,8 @@ async def resolve(text: str, name: str, expected: Any, backend: Backend, *,
         return ["resolve_failed"]
     if answer_key(result.answer) != answer_key(expected):
         return ["resolve_mismatch"]
-    check = await check_determinacy(plan, name, backend, phi=phi, baseline=result)
+    # every page limit of a synthesized program is the generator's, not the question's
+    check = await check_determinacy(plan, name, backend, phi=phi, baseline=result, lift="every")
     return [PERTURBED[p] for p in check.changed_by]
 
 
