@@ -78,8 +78,8 @@ class DeterminacyCheck(BaseModel):
 
 def same_answer(a: Any, b: Any, rel: float = 1e-9) -> bool:
     """Structural equality of two answers, numbers within a relative ``rel``."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a == b
+    if isinstance(a, bool) or isinstance(b, bool):  # `true` is not `1`
+        return type(a) is type(b) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
         return math.isclose(a, b, rel_tol=rel, abs_tol=rel)
     if isinstance(a, list) and isinstance(b, list):
