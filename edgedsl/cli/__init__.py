@@ -108,6 +108,12 @@ def _parser() -> argparse.ArgumentParser:
         "The platform's key goes there too",
     )
     common(sp)
+    sp.add_argument(
+        "--determinacy", action="store_true",
+        help="also re-run each trajectory with the opposite most_frequent tie-break, half the "
+        "page size and `pages all` where the page limit was implicit; exit 1 when one of them "
+        "changes or breaks the answer",
+    )
     sp.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("world", help="the simulated world of the ten platforms")

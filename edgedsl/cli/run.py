@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -20,6 +21,12 @@ from .common import (
     print_diagnostics,
 )
 
+if TYPE_CHECKING:
+    from ..plan.model import Plan
+    from ..runtime.backends import Backend
+    from ..runtime.perturb import DeterminacyCheck
+    from ..runtime.result import RunResult
+
 
 def cmd_world_serve(args: argparse.Namespace) -> int:
     """``edgedsl world serve``: the simulated platforms as an HTTP server on 127.0.0.1."""
@@ -29,6 +36,29 @@ def cmd_world_serve(args: argparse.Namespace) -> int:
     serve(host=args.host, port=args.port, seed=args.seed, faults=fault_plan(args.faults),
           limits=Limits(body_bytes=args.max_body))
     return EXIT_OK
+
+
+def _determinacy_checks(plan: Plan, args: argparse.Namespace, results: list[RunResult],
+                        backend: Backend) -> dict[str, DeterminacyCheck]:
+    """The perturbation check of every trajectory that ran (its run as the baseline)."""
+    from ..runtime.executor import run_sync
+    from ..runtime.perturb import check_determinacy
+
+    return {res.trajectory: run_sync(check_determinacy(
+        plan, res.trajectory, backend, phi=args.phi, max_pages=args.max_pages, baseline=res))
+        for res in results}
+
+
+def _check_text(check: DeterminacyCheck) -> str:
+    """One line per perturbation: its outcome, what it changed, the answer it gave."""
+    lines = ["determinacy: " + ("stable" if check.stable else
+                                "CHANGED by " + ", ".join(check.changed_by))]
+    for p in check.perturbations:
+        what = f" ({p.detail})" if p.detail else ""
+        got = f": {dump_json(p.answer, indent=False)}" if p.outcome == "changed" else \
+            f": {p.code}" if p.outcome == "failed" else ""
+        lines.append(f"  {p.name:<10} {p.outcome}{what}{got}")
+    return "\n".join(lines)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -54,9 +84,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = run_plan_sync(
             plan, backend, trajectory=args.trajectory, phi=args.phi, max_pages=args.max_pages
         )
+        checks = _determinacy_checks(plan, args, results, backend) if args.determinacy else {}
     finally:  # also on failure or Ctrl-C: what was recorded is written
         close_error = close_backend(backend)
     status = EXIT_OK
+    if any(not c.stable for c in checks.values() if c.ok):
+        status = EXIT_ERRORS
     if close_error:
         sys.stderr.write(f"edgedsl: error: closing the backend: {close_error}\n")
         status = EXIT_ERRORS
@@ -66,8 +99,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             traces.append(res.trace.model_dump(mode="json"))
         if not res.ok:
             status = EXIT_ERRORS
+        check = checks.get(res.trajectory)
         if args.json:
-            sys.stdout.write(dump_json(res.to_json(), indent=False) + "\n")
+            out = res.to_json()
+            if check is not None:
+                out["perturbations"] = [p.model_dump(mode="json", exclude_none=True)
+                                        for p in check.perturbations]
+                out["stable"] = check.stable
+            sys.stdout.write(dump_json(out, indent=False) + "\n")
             continue
         mark = "ok" if res.ok else "FAILED"
         sys.stdout.write(f"== {res.trajectory} [{mark}]\n")
@@ -77,8 +116,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 sys.stdout.write(res.say + "\n")
         if res.trace is not None:
             sys.stdout.write(trace_summary(res.trace) + "\n")
-        if res.diagnostics:
-            print_diagnostics(res.diagnostics, sources, as_json=False)
+        if check is not None and check.ok:
+            sys.stdout.write(_check_text(check) + "\n")
+        if res.diagnostics or res.warnings:
+            print_diagnostics([*res.diagnostics, *res.warnings], sources, as_json=False)
     if args.trace:
         Path(args.trace).write_bytes(
             orjson.dumps(traces if len(traces) != 1 else traces[0], option=orjson.OPT_INDENT_2)

@@ -931,6 +931,28 @@ single-expression answer); rendering will fail (`R508`).
 Fix: use one of the answer's names.
 """,
     ),
+    "W006": _c(
+        "the answer is not determined",
+        """
+The run's answer depends on something the program does not state: a `most_frequent` whose top
+count was shared by several values (the tie went to the smallest, a rule the question does not
+mention), or a call that read only part of its result (`pages 1` of 6,750 records). Reported by
+`edgedsl run` after a run that succeeded, at the step that caused it, only when the tie or the
+partial read reaches an answer field through the dataflow (a `drv` source, a junction, a
+`parallel`'s shared argument, an `if` predicate); one in a branch not taken, or in a relation no
+answer reads, does not count. `max` / `min` keep every tied row, so their ties never cause it.
+`edgedsl run --json` carries `determined: false`, the causes and these warnings;
+`edgedsl run --determinacy` re-runs with the opposite tie-break, another page size and
+`pages all` to show which one changes the answer.
+
+    schools = neis.academies(ATPT_OFCDC_SC_CODE: "B10")        # 1 page of 6,750 records
+    code = drv schools | most_frequent ACA_ASNUM               # 1,000 values appear once each
+
+Fix: `pages all` on the call; narrow the input of `most_frequent` by something meaningful
+(`drv … | where …` the question states) so that one value is the most frequent; or say in the
+question that only the first records are meant.
+""",
+    ),
 }
 
 

@@ -10,7 +10,8 @@ module reads structure back out of SQL text. Each reducer of the registry
 * :class:`KeepNone` — no row at all (a pivot that does not coerce to the field's type);
 * :class:`Extreme` — rows whose field equals the relation's ``max`` / ``min`` (a window in the
   window form, a scalar subquery in the table form);
-* :class:`Mode` — rows holding the most frequent non-null value (ties: the smallest).
+* :class:`Mode` — rows holding the most frequent non-null value (ties: the smallest; the
+  perturbation check of :mod:`edgedsl.runtime.perturb` runs it with ``ties="largest"``).
 
 The query is plain data: :meth:`ReduceQuery.to_json` / :meth:`ReduceQuery.from_json` are what the
 plan stores, and :meth:`ReduceQuery.params` are the values bound, in filter order.
@@ -69,9 +70,12 @@ class Extreme:
 
 @dataclass(frozen=True, slots=True)
 class Mode:
-    """Keep the rows whose ``field`` holds the most frequent non-null value (ties: smallest)."""
+    """Keep the rows whose ``field`` holds the most frequent non-null value; among values tied
+    at the top count, ``ties`` picks the smallest (the language's rule) or, as a run-time
+    perturbation only, the largest."""
 
     field: str
+    ties: Literal["smallest", "largest"] = "smallest"
 
 
 Filter = Compare | KeepNone | Extreme | Mode
@@ -106,6 +110,14 @@ class ReduceQuery:
             Compare(f.field, f.op, f.cast, None) if isinstance(f, Compare) else f
             for f in self.filters))
 
+    def ties_to(self, ties: Literal["smallest", "largest"]) -> ReduceQuery:
+        """The query with every :class:`Mode` breaking its ties toward ``ties`` (the
+        opposite policy is a perturbation of :mod:`edgedsl.runtime.perturb`)."""
+        if not any(isinstance(f, Mode) and f.ties != ties for f in self.filters):
+            return self
+        return ReduceQuery(self.source, tuple(
+            Mode(f.field, ties) if isinstance(f, Mode) else f for f in self.filters))
+
     def has_window(self, form: str) -> bool:
         """True when the rendering in ``form`` holds a whole-relation window (an
         :class:`Extreme` in the window form)."""
@@ -137,6 +149,8 @@ def _filter_json(f: Filter) -> dict[str, Any]:
     if isinstance(f, Extreme):
         return {"kind": "extreme", "field": f.field, "fn": f.fn}
     if isinstance(f, Mode):
+        if f.ties == "largest":
+            return {"kind": "mode", "field": f.field, "ties": "largest"}
         return {"kind": "mode", "field": f.field}
     return {"kind": "none"}
 
@@ -174,7 +188,10 @@ def _filter_of(data: object) -> Filter:
     if not isinstance(field, str):
         raise ValueError(f"a {kind} filter names its field")
     if kind == "mode":
-        return Mode(field)
+        ties = data.get("ties", "smallest")
+        if ties not in ("smallest", "largest"):
+            raise ValueError(f"a mode filter's ties go to the smallest or largest, not {ties!r}")
+        return Mode(field, ties)
     if kind == "extreme":
         fn = data.get("fn")
         if fn not in ("max", "min"):

@@ -70,7 +70,7 @@ from .query import Compare, Extreme, Filter, KeepNone, Mode, ReduceQuery
 from .registry import ReduceStep, build_query
 
 __all__ = ["Form", "reduce_sql", "render", "render_answer", "render_counts", "render_kept",
-           "render_predicate"]
+           "render_predicate", "render_ties", "tie_filters"]
 
 #: Where a reduction runs: ``"window"`` over a source read inline, ``"table"`` over a stored one.
 Form = Literal["window", "table"]
@@ -119,8 +119,9 @@ def _whole_sql(f: Filter, prev: str, select: str) -> str:
     if isinstance(f, Extreme):
         return f"SELECT {select} FROM {prev} WHERE {col} = (SELECT {f.fn}({col}) FROM {prev})"
     assert isinstance(f, Mode)
+    order = "DESC" if f.ties == "largest" else "ASC"
     winner = (f"SELECT {col} FROM {prev} WHERE {col} IS NOT NULL GROUP BY {col} "
-              f"ORDER BY count(*) DESC, {col} ASC LIMIT 1")
+              f"ORDER BY count(*) DESC, {col} {order} LIMIT 1")
     return f"SELECT {select} FROM {prev} WHERE {col} = ({winner})"
 
 
@@ -210,6 +211,51 @@ def render_kept(q: ReduceQuery, form: Form, inline: str) -> str:
     read inline as the ``SELECT`` text ``inline`` (bound columns; its parameters come first).
     Same rows as :func:`render` in the same form."""
     return _render_kept(q.skeleton(), form, inline)
+
+
+def tie_filters(q: ReduceQuery) -> tuple[int, ...]:
+    """The positions of the filters of ``q`` that can meet a tie: ``most_frequent``
+    (:class:`~edgedsl.reduce.query.Mode`) and ``max`` / ``min``
+    (:class:`~edgedsl.reduce.query.Extreme`)."""
+    return tuple(i for i, f in enumerate(q.filters) if isinstance(f, Mode | Extreme))
+
+
+@functools.lru_cache(maxsize=1024)
+def _render_ties(q: ReduceQuery) -> str:
+    facts = []
+    for i in tie_filters(q):
+        f = q.filters[i]
+        assert isinstance(f, Mode | Extreme)
+        col, into = quote_ident(f.field), quote_ident("__in")
+        # the relation entering filter i: the query's prefix, in the table form (no window)
+        entering = _render(ReduceQuery(q.source, q.filters[:i]), "table")
+        if isinstance(f, Mode):  # values sharing the top count
+            n, grouped = quote_ident("__n"), quote_ident("__g")
+            fact = (f"WITH {into} AS ({entering}), {grouped} AS (SELECT count(*) AS {n} "
+                    f"FROM {into} WHERE {col} IS NOT NULL GROUP BY {col}) "
+                    f"SELECT count(*) FROM {grouped} WHERE {n} = (SELECT max({n}) "
+                    f"FROM {grouped})")
+        else:  # rows at the extreme
+            fact = (f"WITH {into} AS ({entering}) SELECT count(*) FROM {into} "
+                    f"WHERE {col} = (SELECT {f.fn}({col}) FROM {into})")
+        facts.append(f"({fact}) AS {quote_ident(f'__tie_{i}')}")
+    return "SELECT " + ",\n       ".join(facts)
+
+
+def render_ties(q: ReduceQuery) -> tuple[str, list[object]] | None:
+    """One statement holding the tie facts of ``q`` (None when it has no ``most_frequent``,
+    ``max`` or ``min``), and its parameters: one row, one column per filter of
+    :func:`tie_filters` in order — for ``most_frequent``, how many distinct values share the
+    top count among the rows entering it; for ``max`` / ``min``, how many rows hold the
+    extreme. Each fact reads the relation entering its filter (the query's prefix, rendered in
+    the table form over ``q.source``), so every one is a count DuckDB makes, not Python."""
+    at = tie_filters(q)
+    if not at:
+        return None
+    params: list[object] = []
+    for i in at:
+        params += ReduceQuery(q.source, q.filters[:i]).params()
+    return _render_ties(q.skeleton()), params
 
 
 def reduce_sql(source: str | tuple[str, ...], steps: Sequence[ReduceStep],

@@ -106,6 +106,20 @@ def junction_values(rels: Mapping[str, Relation], tp: TrajectoryPlan, phi: int, 
     raise StepError(d, FailureInfo(kind="structural", code=code, message=msg))
 
 
+def read_fact(st: StepTrace, got: int, total: int | None, *, done: bool | None) -> None:
+    """Fold one arm's read into the step's facts: ``complete`` is False when some arm stopped
+    short, else None when some arm cannot be told, else True; ``unread`` adds what a reported
+    ``total`` says the arm left."""
+    if not st.arms_read:
+        st.complete = done
+    elif st.complete is not False:
+        st.complete = False if done is False else None if done is None or st.complete is None \
+            else True
+    st.arms_read += 1
+    if total is not None and total > got:
+        st.unread = (st.unread or 0) + total - got
+
+
 class Caller:
     """Calls a run's tools: at most ``sem``'s count of calls in flight on ``backend``, each
     recorded in its step's trace (arguments redacted; times from ``ms``), pages read up to
@@ -161,6 +175,8 @@ class Caller:
         if pg is None:
             resp = await self.one_call(tool, args, None, st, arm, span)
             st.pages_read += 1
+            read_fact(st, len(resp), resp.total, done=resp.total is None
+                      or len(resp) >= resp.total)
             return [resp]
         size = pg.size_limit if pg.size else None
         limit = 1 if pages is None else self.max_pages if pages == "all" else int(pages)
@@ -180,6 +196,10 @@ class Caller:
             if done or page >= limit:
                 break
             page += 1
+        # the arm's read fact: whole (done), or stopped at its page limit with records left
+        # (a total not reached, or a full last page) — None when it cannot be told
+        read_fact(st, got, total, done=True if done else False if total is not None
+                  or size is not None else None)
         if pages == "all" and not done:
             msg = (f"`{tool.qualname}` still had records after {limit} pages (max_pages) "
                    f"— read {got}" + ("" if total is None else f" of {total}"))

@@ -55,7 +55,7 @@ import functools
 import threading
 import time
 from collections.abc import Collection, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import duckdb
 import orjson
@@ -82,6 +82,7 @@ from . import relations
 from .answers import answer_value, jsonable, predicate_value, prepared
 from .backends import Backend, make_backend, unsupported_reason
 from .calls import Caller, StepError, arm_text, junction_values, span_of
+from .determinacy import determinacy, tie_facts, undetermined_warnings
 from .duck import Relation, run_selection, shred
 from .redact import scrub
 from .result import RunResult
@@ -94,7 +95,10 @@ from .trace import (
     Trace,
 )
 
-__all__ = ["run", "run_plan", "run_plan_sync", "run_trajectory"]
+__all__ = ["TieBreak", "run", "run_plan", "run_plan_sync", "run_sync", "run_trajectory"]
+
+TieBreak = Literal["smallest", "largest"]
+"""Which value a ``most_frequent`` tie goes to: the language's rule, or its opposite."""
 
 DEFAULT_MAX_PAGES = 100
 DEFAULT_CONCURRENCY = 16
@@ -149,8 +153,10 @@ async def _gather(aws: list[Coroutine[Any, Any, Any]]) -> list[Any]:
 
 class _Run:
     def __init__(self, plan: Plan, tp: TrajectoryPlan, backend: Backend, phi: int,
-                 max_pages: int, concurrency: int, keep: Collection[str] = ()) -> None:
+                 max_pages: int, concurrency: int, keep: Collection[str] = (),
+                 tie_break: TieBreak = "smallest") -> None:
         self.plan, self.tp, self.backend = plan, tp, backend
+        self.tie_break = tie_break
         self.keep = tuple(dict.fromkeys(keep))
         self.phi, self.max_pages = phi, max_pages
         self.sem = asyncio.Semaphore(max(1, concurrency))
@@ -332,7 +338,7 @@ class _Run:
 
     def drv_step(self, s: DrvStep, st: StepTrace) -> None:
         types = _types_of(s.fields)
-        query = ReduceQuery.from_json(s.query)
+        query = ReduceQuery.from_json(s.query).ties_to(self.tie_break)
         st.params = [jsonable(p) for p in query.params()]
         name = s.relation or s.id
         src = self.rels.get(s.source)
@@ -356,6 +362,7 @@ class _Run:
                                                      relations.handoff_field(self.tp, name))
         self.rels[name] = rel
         st.records = rel.count()
+        tie_facts(self.con, relations.scratch_cursor(), src, query, st)
 
     def _sql_error(self, what: str, exc: Exception, span: SpanInfo | None) -> StepError:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -457,9 +464,11 @@ class _Run:
             if self.keep:
                 kept = self.kept()
             self.con.close()
+        det = None if diags else determinacy(self.tp, self.trace)
         return RunResult(trajectory=self.tp.name, ok=not diags, answer=answer,
                          say=say if not diags else None, trace=self.trace, diagnostics=diags,
-                         relations=kept)
+                         relations=kept, determinacy=det,
+                         warnings=[] if det is None else undetermined_warnings(self.tp, det))
 
 
 def _backend(backend: Backend | str) -> Backend:
@@ -475,14 +484,18 @@ async def run_trajectory(
     max_pages: int = DEFAULT_MAX_PAGES,
     concurrency: int = DEFAULT_CONCURRENCY,
     keep: Collection[str] = (),
+    tie_break: TieBreak = "smallest",
 ) -> RunResult:
     """Run trajectory ``name`` of ``plan`` on ``backend``; never raises for run-time failures.
 
     ``keep`` names relations (binding ids such as ``filings`` or ``day.meals``) whose records
-    are returned in ``RunResult.relations`` (opt-in: reading them back costs time)."""
+    are returned in ``RunResult.relations`` (opt-in: reading them back costs time).
+    ``tie_break`` is the language's rule (``"smallest"``: a ``most_frequent`` tie goes to the
+    smallest value) or its opposite (``"largest"``), a perturbation of
+    :mod:`edgedsl.runtime.perturb`."""
     at_least_one(phi=phi, max_pages=max_pages)
     return await _Run(plan, plan.trajectory(name), _backend(backend), phi, max_pages,
-                      concurrency, keep).run()
+                      concurrency, keep, tie_break).run()
 
 
 def at_least_one(**bounds: int) -> None:
@@ -502,15 +515,16 @@ async def run_plan(
     max_pages: int = DEFAULT_MAX_PAGES,
     concurrency: int = DEFAULT_CONCURRENCY,
     keep: Collection[str] = (),
+    tie_break: TieBreak = "smallest",
 ) -> list[RunResult]:
-    """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently (``keep``: see
-    :func:`run_trajectory`)."""
+    """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently (``keep`` and
+    ``tie_break``: see :func:`run_trajectory`)."""
     at_least_one(phi=phi, max_pages=max_pages)
     be = _backend(backend)
     names = [trajectory] if trajectory is not None else [t.name for t in plan.trajectories]
     return list(await asyncio.gather(*(
         run_trajectory(plan, n, be, phi=phi, max_pages=max_pages, concurrency=concurrency,
-                       keep=keep)
+                       keep=keep, tie_break=tie_break)
         for n in names)))
 
 
@@ -559,3 +573,9 @@ def run(plan: Plan, name: str, backend: Backend | str, **options: Any) -> RunRes
 def run_plan_sync(plan: Plan, backend: Backend | str, **options: Any) -> list[RunResult]:
     """Synchronous :func:`run_plan`."""
     return _sync(run_plan(plan, backend, **options))
+
+
+def run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` to completion from synchronous code, on the loop the synchronous runs use
+    (works inside a running event loop too)."""
+    return _sync(coro)

@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from ..core.diagnostics import Diagnostic
-from .trace import Trace
+from .trace import Determinacy, Trace
 
 __all__ = ["RunResult"]
 
@@ -19,6 +19,10 @@ class RunResult:
 
     ``relations`` holds the records of the relations a run was asked to keep (``keep=`` of
     :func:`~edgedsl.runtime.executor.run_trajectory`); it is never part of :meth:`to_json`.
+
+    ``determinacy`` (a run that succeeded) says whether the answer is determined and, if not,
+    why (:mod:`edgedsl.runtime.determinacy`); ``warnings`` holds its ``W006`` diagnostics —
+    warnings, apart from ``diagnostics``, so they never make a run fail.
     """
 
     trajectory: str
@@ -28,15 +32,28 @@ class RunResult:
     trace: Trace | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     relations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    determinacy: Determinacy | None = None
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def determined(self) -> bool | None:
+        """True when the answer is determined, False when not, None when the run failed."""
+        return None if self.determinacy is None else self.determinacy.determined
 
     def to_json(self, *, with_trace: bool = False) -> dict[str, Any]:
-        """``trajectory``, ``ok``, ``answer`` (+ ``say``, ``diagnostics``, ``trace`` if any)."""
+        """``trajectory``, ``ok``, ``answer`` (+ ``say``, ``diagnostics``, ``trace`` if any;
+        ``determined`` false with its ``causes`` and ``warnings`` for an undetermined answer)."""
         out: dict[str, Any] = {"trajectory": self.trajectory, "ok": self.ok,
                                "answer": self.answer}
         if self.say is not None:
             out["say"] = self.say
         if self.diagnostics:
             out["diagnostics"] = [d.to_json() for d in self.diagnostics]
+        if self.determinacy is not None and not self.determinacy.determined:
+            out["determined"] = False
+            out["causes"] = [c.model_dump(mode="json", exclude_none=True)
+                             for c in self.determinacy.causes]
+            out["warnings"] = [d.to_json() for d in self.warnings]
         if with_trace and self.trace is not None:
             out["trace"] = self.trace.model_dump(mode="json")
         return out

@@ -11,21 +11,37 @@ The trace also records every *fallback* (:class:`FallbackTrace`): an inline stat
 or an ``if`` predicate that failed, after which the run wrote its relations and ran the statement
 on the tables (see :mod:`edgedsl.runtime.relations`). ``fallbacks`` is left out of the JSON form
 when empty, so a trace without one reads as before.
+
+Determinacy facts (issue 18 §1), read by :mod:`edgedsl.runtime.determinacy`:
+
+* ``StepTrace.ties`` — on a ``drv`` step, one :class:`TieTrace` per ``most_frequent``, ``max``
+  or ``min`` filter: how many values shared the top count (``most_frequent``; ``broken`` when
+  more than one did, so the tie-break chose) or how many rows held the extreme (``max`` /
+  ``min`` keep them all: a fact, never ``broken``);
+* ``StepTrace.complete`` — on a call or ``compare`` step, whether every arm read its whole
+  result: False when an arm stopped at its page limit before the total the service reported
+  (or, without a total, on a full page); None when the step calls nothing or it cannot be told;
+  ``StepTrace.unread`` — the records reported but not read, summed over the arms with a total.
+
+Each is left out of a step's JSON form when empty or None.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
 
 __all__ = [
     "MAX_SHOWN",
     "CallTrace",
+    "Cause",
+    "Determinacy",
     "FailureInfo",
     "FallbackTrace",
     "JunctionTrace",
     "StepTrace",
+    "TieTrace",
     "Trace",
     "trace_summary",
     "would_be",
@@ -80,6 +96,22 @@ class CallTrace(BaseModel):
     failure: FailureInfo | None = None
 
 
+class TieTrace(BaseModel):
+    """A tie at one filter of a reduction: ``filter`` is its position among the step's reducers;
+    ``tied`` how many distinct values share the top count (``most_frequent``) or how many rows
+    hold the extreme (``max`` / ``min``, which keep them all); ``broken`` is True when the
+    outcome depended on the tie-break (a ``most_frequent`` with ``tied`` > 1)."""
+
+    filter: int
+    op: Literal["most_frequent", "max", "min"]
+    field: str
+    tied: int
+    broken: bool = False
+
+
+_OMITTED_WHEN_EMPTY = ("ties", "complete", "unread")
+
+
 class StepTrace(BaseModel):
     """One step of the run."""
 
@@ -105,6 +137,28 @@ class StepTrace(BaseModel):
     store_hits: int = 0
     store_misses: int = 0
     failure: FailureInfo | None = None
+    ties: list[TieTrace] = Field(default_factory=list)
+    complete: bool | None = None
+    unread: int | None = None
+    _arms_read: int = PrivateAttr(default=0)
+
+    @property
+    def arms_read(self) -> int:
+        """How many arms' reads :func:`edgedsl.runtime.calls.read_fact` folded in (not
+        serialised)."""
+        return self._arms_read
+
+    @arms_read.setter
+    def arms_read(self, n: int) -> None:
+        self._arms_read = n
+
+    @model_serializer(mode="wrap")
+    def _without_empty_facts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for k in _OMITTED_WHEN_EMPTY:
+            if k in data and data[k] in (None, []):
+                del data[k]
+        return data
 
     @property
     def store_hit(self) -> bool | None:
@@ -150,8 +204,33 @@ class Trace(BaseModel):
         raise KeyError(step_id)
 
 
+class Cause(BaseModel):
+    """One step whose fact leaves the answer undetermined: ``kind`` ``tie`` (a ``most_frequent``
+    whose tie-break chose among ``tied`` values) or ``partial`` (a call that left ``unread``
+    records unread, or an unknown number when the service reported no total); ``fields`` the
+    answer fields it reaches (``""`` for a single-expression answer)."""
+
+    step: str
+    kind: Literal["tie", "partial"]
+    fields: list[str] = Field(default_factory=list)
+    field: str | None = None
+    tied: int | None = None
+    read: int | None = None
+    unread: int | None = None
+    pages: int | None = None
+
+
+class Determinacy(BaseModel):
+    """Whether a run's answer is determined, and the causes when it is not (empty when it
+    is)."""
+
+    determined: bool
+    causes: list[Cause] = Field(default_factory=list)
+
+
 def trace_summary(trace: Trace) -> str:
-    """A readable summary: one line per step (id, tool, records, junction kind, ms, store)."""
+    """A readable summary: one line per step (id, tool, records, junction kind, ms, pages,
+    a broken tie's count of tied values, a partial read's unread records, store)."""
     lines = [f"trajectory {trace.trajectory} ({trace.backend}, φ={trace.phi}, "
              f"{trace.duration_ms:.1f} ms)"]
     width = max((len(s.id) for s in trace.steps), default=2)
@@ -163,6 +242,9 @@ def trace_summary(trace: Trace) -> str:
         junc = ", ".join(f"{j.kind}:{j.cardinality}→{j.would_be}" for j in s.junctions) or "-"
         store = {None: "", True: " store:hit", False: " store:miss"}[s.store_hit]
         pages = f" pages:{s.pages_read}" if s.pages_read > 1 else ""
+        pages += "".join(f" tie:{t.tied}" for t in s.ties if t.broken)
+        pages += f" partial:{s.unread if s.unread is not None else '?'} unread" \
+            if s.complete is False else ""
         fail = f"  FAILED {s.failure.code}: {s.failure.message}" if s.failure else ""
         lines.append(f"  {s.id:<{width}}  {what:<24} {recs:>6} rec  {junc:<16} "
                      f"{s.duration_ms:8.1f} ms{pages}{store}{fail}")

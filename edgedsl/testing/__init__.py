@@ -51,7 +51,7 @@ import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import duckdb
 from hypothesis import strategies as st
@@ -525,6 +525,8 @@ def check_trajectory(
     search_paths: Sequence[Path] = (),
     phi: int = 5,
     max_pages: int = 100,
+    require_determined: bool = False,
+    tie_break: Literal["smallest", "largest"] = "smallest",
 ) -> dict[str, Any]:
     """Run trajectories on the ``python`` backend and by the reference semantics; compare.
 
@@ -533,22 +535,32 @@ def check_trajectory(
     concurrency) and the pure-Python reference interpreter (:mod:`edgedsl.testing.reference`) run
     every trajectory (or only ``trajectory``). They must agree: the same answer (numbers within a
     relative 1e-9), or the same structural failure code (R501 no value at a junction, R502 too
-    many values, R506 page bound, R507 multi-valued field in arithmetic). Raises AssertionError
-    with both sides otherwise; returns trajectory name → answer.
+    many values, R506 page bound, R507 multi-valued field in arithmetic) — and the same
+    determinacy facts: each reduction's ties (values sharing the top count of a
+    ``most_frequent``, rows at a ``max`` / ``min``), whether each call read its whole result,
+    and whether the answer is determined. With ``require_determined``, an answer that is not
+    determined (a ``most_frequent`` tie-break or a partial read reaches it, see
+    :mod:`edgedsl.runtime.determinacy`) fails with the executor's ``W006`` messages.
+    ``tie_break`` runs both sides with that policy. Raises AssertionError with both sides
+    otherwise; returns trajectory name → answer.
     """
     from ..api import check
     from ..plan.compile import compile_program
     from ..runtime.executor import run_plan_sync
     from ..runtime.python_backend import PythonBackend
-    from .reference import ReferenceFailure, reference_answers
+    from .reference import ReferenceFailure, reference_runs
 
     src: Any = Path(source) if isinstance(source, Path) else Source(name, source)
     program = check(src, search_paths=search_paths, phi=phi).program
     plan = compile_program(program)
-    results = run_plan_sync(
-        plan, PythonBackend(dict(tools)), trajectory=trajectory, phi=phi, max_pages=max_pages
-    )
-    expected = reference_answers(program, tools, trajectory=trajectory, max_pages=max_pages)
+    be = PythonBackend(dict(tools))
+    if trajectory is None:
+        results = run_plan_sync(plan, be, phi=phi, max_pages=max_pages, tie_break=tie_break)
+    else:
+        results = run_plan_sync(plan, be, trajectory=trajectory, phi=phi,
+                                max_pages=max_pages, tie_break=tie_break)
+    expected = reference_runs(program, tools, trajectory=trajectory, max_pages=max_pages,
+                              tie_break=tie_break)
     out: dict[str, Any] = {}
     for res in results:
         want = expected[res.trajectory]
@@ -565,12 +577,35 @@ def check_trajectory(
             msgs = "; ".join(f"{d.code} {d.message}" for d in res.diagnostics)
             raise AssertionError(
                 f"trajectory `{res.trajectory}`: the executor failed ({msgs}) but the reference "
-                f"answers {want!r}"
+                f"answers {want.answer!r}"
             )
-        if not _close(res.answer, want):
+        if not _close(res.answer, want.answer):
             raise AssertionError(
                 f"trajectory `{res.trajectory}`: answers differ\n"
-                f"  executor:  {res.answer!r}\n  reference: {want!r}"
+                f"  executor:  {res.answer!r}\n  reference: {want.answer!r}"
             )
+        _check_facts(res, want.run)
+        if require_determined and not res.determined:
+            msgs = "; ".join(d.message for d in res.warnings)
+            raise AssertionError(f"trajectory `{res.trajectory}`: {msgs}")
         out[res.trajectory] = res.answer
     return out
+
+
+def _check_facts(res: Any, ref: Any) -> None:
+    """The executor's determinacy facts (trace) against the reference's; AssertionError."""
+    assert res.trace is not None
+    ties: dict[str, list[tuple[str, str, int]]] = {}
+    complete: dict[str, bool | None] = {}
+    for step in res.trace.steps:
+        rel = step.relation or step.id
+        if step.ties:
+            ties[rel] = [(t.op, t.field, t.tied) for t in step.ties]
+        if step.kind in ("call", "compare"):
+            complete[rel] = step.complete
+    sides = [("ties", ties, ref.ties), ("complete reads", complete, ref.complete),
+             ("determined", res.determined, ref.determined())]
+    for what, mine, theirs in sides:
+        if mine != theirs:
+            raise AssertionError(f"trajectory `{res.trajectory}`: {what} differ\n"
+                                 f"  executor:  {mine!r}\n  reference: {theirs!r}")

@@ -16,6 +16,14 @@ Semantics restated:
 - answers: a bare field reference gives None / the value / the list of values; arithmetic needs
   single values (R507); ``/`` divides as floats; ``round`` rounds half away from zero;
   aggregates skip nulls; a null operand makes the result null.
+- determinacy facts (:class:`ReferenceRun` ``ties``, ``complete``, :meth:`ReferenceRun.determined`):
+  a ``most_frequent`` counts the values sharing the top count (the tie-break chose when more
+  than one did; ``tie_break="largest"`` takes the largest of them instead of the smallest),
+  ``max`` / ``min`` the rows holding the extreme; a call is complete when every arm stopped
+  because it was done, not at its page limit (unknown without a total or a page size); the
+  answer is determined when no broken tie and no partial read reaches it — through a ``drv``
+  source, a junction, a ``parallel``'s shared argument or an ``if`` predicate (the branch
+  taken).
 """
 
 from __future__ import annotations
@@ -25,13 +33,13 @@ import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..check import ir
 from ..core.catalog import Tool
 from ..core.types import FieldType, ScalarType, storage_kind
 from ..reduce.coerce import coerce, json_text
-from ..reduce.registry import REDUCERS
+from ..reduce.registry import REDUCERS, coerced_column
 
 ARM = "__arm"
 
@@ -99,12 +107,21 @@ class ReferenceRun:
     """Runs one TrajectoryIR over plain Python tools (``{"platform.tool": callable}``)."""
 
     def __init__(
-        self, traj: ir.TrajectoryIR, tools: Mapping[str, Callable[..., Any]], *, max_pages: int
+        self, traj: ir.TrajectoryIR, tools: Mapping[str, Callable[..., Any]], *, max_pages: int,
+        tie_break: Literal["smallest", "largest"] = "smallest",
     ) -> None:
         self.traj = traj
         self.tools = tools
         self.max_pages = max_pages
+        self.tie_break = tie_break
         self.rels: dict[str, _Rel] = {}
+        #: relation → (op, field, tied) of each most_frequent / max / min of its drv
+        self.ties: dict[str, list[tuple[str, str, int]]] = {}
+        #: relation → whether every arm of its call read the whole result (None: unknown)
+        self.complete: dict[str, bool | None] = {}
+        #: relation → the relations whose broken tie or partial read reaches it
+        self.taint: dict[str, frozenset[str]] = {}
+        self._arms: list[bool | None] = []
 
     # ------------------------------------------------------------ calls
     def _invoke(
@@ -135,9 +152,12 @@ class ReferenceRun:
     def _fetch(self, call: ir.CallIR, args: dict[str, object]) -> list[dict[str, Any]]:
         tool, pg = call.tool, call.tool.paging
         if pg is None:
-            return self._invoke(tool, args)[0]
+            got, total = self._invoke(tool, args)
+            self._arms.append(total is None or len(got) >= total)
+            return got
         limit = 1 if call.pages is None else self.max_pages if call.pages == "all" else call.pages
         rows: list[dict[str, Any]] = []
+        seen_total: int | None = None
         page = 1
         while True:
             kw = dict(args)
@@ -147,16 +167,21 @@ class ReferenceRun:
                 kw[pg.size] = pg.size_limit
             got, total = self._invoke(tool, kw)
             rows += got
+            if total is not None:
+                seen_total = total
             last = (
                 not got
                 or (total is not None and len(rows) >= total)
                 or (pg.size_limit is not None and len(got) < pg.size_limit)
             )
             if last:
+                self._arms.append(True)
                 return rows
             if page >= limit:
                 if call.pages == "all":
                     raise ReferenceFailure("R506", f"`pages all` hit the bound of {limit} pages")
+                known = seen_total is not None or bool(pg.size and pg.size_limit)
+                self._arms.append(False if known else None)
                 return rows
             page += 1
 
@@ -189,6 +214,22 @@ class ReferenceRun:
                 else:
                     fan = (a.name, values)
         types = dict(self.traj.relations.get(call.id, call.tool.record.field_types()))
+        self._arms = []
+        try:
+            return self._call_arms(call, base, fan, types, extra)
+        finally:
+            arms = self._arms
+            self.complete[call.id] = (False if False in arms else None if None in arms
+                                      else True) if arms else None
+
+    def _call_arms(
+        self,
+        call: ir.CallIR,
+        base: dict[str, object],
+        fan: tuple[str, list[Any]] | None,
+        types: dict[str, FieldType],
+        extra: Sequence[tuple[object, dict[str, object]]] | None,
+    ) -> _Rel:
         if extra is not None:
             arms = [(arm, {**base, **kw}) for arm, kw in extra]
         elif fan is not None:
@@ -204,33 +245,88 @@ class ReferenceRun:
         return rel
 
     # ------------------------------------------------------------ steps
-    def step(self, s: ir.StepIR, shared: Mapping[str, object] | None = None) -> None:
+    def _reduce(self, rows: list[dict[str, Any]], red: Any, ftype: FieldType,
+                facts: list[tuple[str, str, int]]) -> list[int]:
+        """The rows ``red`` keeps, recording its tie fact in ``facts``."""
+        if red.op == "most_frequent":
+            col = coerced_column(rows, red.field, ftype)
+            counts: dict[Any, int] = {}
+            for v in col:
+                if v is not None:
+                    counts[v] = counts.get(v, 0) + 1
+            top = max(counts.values(), default=0)
+            tied = sorted(v for v, c in counts.items() if c == top)
+            facts.append(("most_frequent", red.field, len(tied)))
+            if not tied:
+                return []
+            best = tied[-1] if self.tie_break == "largest" else tied[0]
+            return [i for i, v in enumerate(col) if v is not None and v == best]
+        kept = REDUCERS[red.op].reference(rows, red.field, red.pivot, ftype)
+        if red.op in ("max", "min"):
+            facts.append((red.op, red.field, len(kept)))
+        return kept
+
+    def _tainted(self, names: Sequence[str]) -> frozenset[str]:
+        out: frozenset[str] = frozenset()
+        for n in names:
+            out |= self.taint.get(n, frozenset())
+        return out
+
+    def step(self, s: ir.StepIR, shared: Mapping[str, object] | None = None,
+             ctx: frozenset[str] = frozenset()) -> None:
         if isinstance(s, ir.CallIR):
             self.rels[s.id] = self._call(s, shared or {})
+            reads = [a.junction.source for a in s.args if a.junction is not None]
+            own = {s.id} if self.complete.get(s.id) is False else set()
+            self.taint[s.id] = ctx | self._tainted(reads) | own
         elif isinstance(s, ir.DrvIR):
             src = self.rels[s.source]
             view, idx = src.view(), list(range(len(src.rows)))
+            facts: list[tuple[str, str, int]] = []
             for red in s.steps:
                 ftype = s.field_types[red.field]
-                kept = REDUCERS[red.op].reference(
-                    [view[i] for i in idx], red.field, red.pivot, ftype
-                )
+                kept = self._reduce([view[i] for i in idx], red, ftype, facts)
                 idx = [idx[k] for k in kept]
             kept_arms = [src.arms[i] for i in idx] if src.arms else []
             self.rels[s.id] = _Rel([src.rows[i] for i in idx], dict(src.types), kept_arms)
+            if facts:
+                self.ties[s.id] = facts
+            broken = any(op == "most_frequent" and n > 1 for op, _, n in facts)
+            self.taint[s.id] = ctx | self.taint.get(s.source, frozenset()) | (
+                {s.id} if broken else set())
         elif isinstance(s, ir.ParallelIR):
             values: dict[str, object] = {}
             for a in s.shared:
                 values[a.name] = a.literal if a.junction is None else self._junction(a.junction)[0]
+            inner = ctx | self._tainted([a.junction.source for a in s.shared
+                                         if a.junction is not None])
             for b in s.branches:
-                self.step(b, values)
+                self.step(b, values, inner)
+            self.taint[s.id] = inner | self._tainted([b.id for b in s.branches])
         elif isinstance(s, ir.CompareIR):
             arms: list[tuple[object, dict[str, object]]] = [(v, {s.param: v}) for v in s.values]
             self.rels[s.id] = self._call(s.call, {}, arms)
+            self.complete[s.id] = self.complete.pop(s.call.id, None)
+            reads = [a.junction.source for a in s.call.args if a.junction is not None]
+            own = {s.id} if self.complete.get(s.id) is False else set()
+            self.taint[s.id] = ctx | self._tainted(reads) | own
         else:
             taken = self.pred(s.cond)
-            for inner in s.then if taken else s.orelse:
-                self.step(inner)
+            inner = ctx | self._tainted(sorted(_pred_sources(s.cond)))
+            for step in s.then if taken else s.orelse:
+                self.step(step, None, inner)
+
+    def determined(self) -> bool:
+        """True when no broken tie and no partial read reaches the answer (after :meth:`run`)."""
+        a = self.traj.answer
+        if a is None:
+            return True
+        exprs = [e for _, e in a.fields] if a.fields is not None else [a.expr]
+        names: set[str] = set()
+        for e in exprs:
+            if e is not None:
+                _expr_sources(e, names)
+        return not self._tainted(sorted(names))
 
     # ------------------------------------------------------------ expressions
     def scalar(self, e: ir.ExprIR) -> Any:
@@ -308,6 +404,31 @@ class ReferenceRun:
         return self.value(a.expr)
 
 
+def _expr_sources(e: ir.ExprIR, out: set[str]) -> None:
+    if isinstance(e, ir.FieldE | ir.CountE | ir.AggE):
+        out.add(e.source)
+    elif isinstance(e, ir.BinE):
+        _expr_sources(e.left, out)
+        _expr_sources(e.right, out)
+    elif isinstance(e, ir.NegE | ir.RoundE):
+        _expr_sources(e.operand, out)
+
+
+def _pred_sources(p: ir.PredIR) -> set[str]:
+    out: set[str] = set()
+    if isinstance(p, ir.ExistsP):
+        out.add(p.source)
+    elif isinstance(p, ir.NotP):
+        out |= _pred_sources(p.operand)
+    elif isinstance(p, ir.AndP | ir.OrP):
+        for q in p.operands:
+            out |= _pred_sources(q)
+    else:
+        _expr_sources(p.left, out)
+        _expr_sources(p.right, out)
+    return out
+
+
 def _arm_value(v: object) -> object:
     return v.isoformat() if isinstance(v, dt.date) else v
 
@@ -335,12 +456,37 @@ def reference_answers(
     max_pages: int = 100,
 ) -> dict[str, Any]:
     """Trajectory name → reference answer, or the ReferenceFailure it ended with."""
-    out: dict[str, Any] = {}
+    return {name: got if isinstance(got, ReferenceFailure) else got.answer
+            for name, got in reference_runs(program, tools, trajectory=trajectory,
+                                            max_pages=max_pages).items()}
+
+
+@dataclass
+class ReferenceResult:
+    """A reference run that succeeded: its answer and the run (its facts: ``ties``,
+    ``complete``, :meth:`ReferenceRun.determined`)."""
+
+    answer: Any
+    run: ReferenceRun
+
+
+def reference_runs(
+    program: ir.ProgramIR,
+    tools: Mapping[str, Callable[..., Any]],
+    *,
+    trajectory: str | None = None,
+    max_pages: int = 100,
+    tie_break: Literal["smallest", "largest"] = "smallest",
+) -> dict[str, ReferenceResult | ReferenceFailure]:
+    """Trajectory name → its reference result (answer and facts), or the ReferenceFailure it
+    ended with; ``tie_break`` as for :func:`edgedsl.runtime.executor.run_trajectory`."""
+    out: dict[str, ReferenceResult | ReferenceFailure] = {}
     for t in program.trajectories:
         if trajectory is not None and t.name != trajectory:
             continue
+        ref = ReferenceRun(t, tools, max_pages=max_pages, tie_break=tie_break)
         try:
-            out[t.name] = ReferenceRun(t, tools, max_pages=max_pages).run()
+            out[t.name] = ReferenceResult(ref.run(), ref)
         except ReferenceFailure as f:
             out[t.name] = f
     return out

@@ -78,6 +78,7 @@ Rejection = Literal[
     "format", "leak", "ungradable",                                        # rules
     "query_mismatch", "unused_step", "tool_incoherent", "model_rejected",  # static
     "decorative", "resolve_mismatch", "resolve_failed",                    # resolve (execution)
+    "perturbed_tie_break", "perturbed_page_size", "perturbed_pages_all",   # resolve (perturbed)
 ]
 REJECTIONS: tuple[Rejection, ...] = get_args(Rejection)
 """Every rejection reason, in stage order."""
@@ -87,10 +88,15 @@ STAGE_OF: dict[Rejection, Stage] = {
     "query_mismatch": "static", "unused_step": "static", "tool_incoherent": "static",
     "model_rejected": "static",
     "decorative": "resolve", "resolve_mismatch": "resolve", "resolve_failed": "resolve",
+    "perturbed_tie_break": "resolve", "perturbed_page_size": "resolve",
+    "perturbed_pages_all": "resolve",
 }
 """The stage that finds each reason. ``decorative`` (a call that changes nothing) needs
 execution, so it runs with the re-solve; ``resolve_mismatch`` is a re-solve that gives another
-answer, ``resolve_failed`` one that does not compile or run."""
+answer, ``resolve_failed`` one that does not compile or run; ``perturbed_*`` an answer that the
+perturbation check (:func:`edgedsl.recipe.synth.resolve.resolve`) changed by the opposite
+``most_frequent`` tie-break, half the page size, or ``pages all`` where the limit was
+implicit."""
 
 PHI = 5
 """The fan-out budget φ: an answer list longer than this is ungradable."""

@@ -27,6 +27,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ...runtime.trace import Determinacy
+
 __all__ = [
     "RECORD_VERSION",
     "RESULT_HEAD",
@@ -108,6 +110,7 @@ class TaskRecord(BaseModel):
     edges: list[EdgeUse] = Field(default_factory=list)
     source_sha: str = ""
     seed: int | None = None
+    determinacy: Determinacy | None = None
 
     @property
     def turns(self) -> int:

@@ -1,4 +1,4 @@
-"""The execution-grounded filters: decorative chains and the independent re-solve.
+"""The execution-grounded filters: decorative chains and the perturbation check.
 
 **Decorative chain.** A call is decorative when removing it would leave the answer unchanged:
 the answer does not read it, every junction reads it directly (no ``drv`` chooses among its
@@ -10,9 +10,15 @@ narrowed to the code with the largest value). :func:`decorative_steps` finds the
 trace, comparing values as text; :func:`hands_on_only_inputs` is the value rule, which
 synthesis applies before it extends a draft.
 
-**Re-solve.** :func:`resolve` parses and compiles the emitted text afresh (nothing of the
-synthesis run is reused) and runs it on another backend (a fresh world); the answer must equal
-the synthesized one. It returns the rejection reason, or None.
+**Perturbation check** (config ``resolve``, issue 18 §1). :func:`resolve` parses and compiles
+the emitted text afresh (nothing of the synthesis run is reused), runs it on another backend (a
+fresh world) — the answer must equal the synthesized one — and then runs the perturbation check
+of :func:`edgedsl.runtime.perturb.check_determinacy` on that run: the opposite ``most_frequent``
+tie-break, half the page size, ``pages all`` in place of every page limit (the generator
+wrote ``pages 1``; no question states it, so every limit is implicit here). Each
+perturbation that changes or breaks the answer is a rejection (``perturbed_tie_break``,
+``perturbed_page_size``, ``perturbed_pages_all``). Re-running the same program on the same data
+alone (the re-solve this replaces) could never fail.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from ...runtime.result import RunResult
 from ...syntax import nodes as n
 from .filters import Rejection
 
-__all__ = ["answer_key", "decorative_steps", "hands_on_only_inputs", "resolve", "value_texts"]
+__all__ = ["PERTURBED", "answer_key", "decorative_steps", "hands_on_only_inputs", "resolve",
+           "value_texts"]
 
 
 def answer_key(answer: Any) -> bytes:
@@ -118,20 +125,31 @@ def decorative_steps(traj: n.Trajectory, result: RunResult) -> list[str]:
 
 
 async def resolve(text: str, name: str, expected: Any, backend: Backend, *,
-                  search_paths: Sequence[Path] = (), phi: int = 5) -> Rejection | None:
-    """Recompile ``text`` and run trajectory ``name`` on ``backend``; the rejection reason —
-    ``resolve_failed`` (it does not compile or does not run) or ``resolve_mismatch`` (another
-    answer) — or None when the answer is reproduced."""
+                  search_paths: Sequence[Path] = (), phi: int = 5) -> list[Rejection]:
+    """Recompile ``text``, run trajectory ``name`` on ``backend`` and check its determinacy;
+    the rejection reasons — ``resolve_failed`` (it does not compile or does not run),
+    ``resolve_mismatch`` (another answer), ``perturbed_*`` (a perturbation changed or broke the
+    answer) — or an empty list."""
     from ...api import compile as compile_source
     from ...runtime.executor import run_trajectory
+    from ...runtime.perturb import check_determinacy
 
     try:
         plan = compile_source(Source(f"{name}.edge", text), search_paths=search_paths)
     except CompileError:
-        return "resolve_failed"
+        return ["resolve_failed"]
     result = await run_trajectory(plan, name, backend, phi=phi)
     if not result.ok:
-        return "resolve_failed"
+        return ["resolve_failed"]
     if answer_key(result.answer) != answer_key(expected):
-        return "resolve_mismatch"
-    return None
+        return ["resolve_mismatch"]
+    # every page limit of a synthesized program is the generator's, not the question's
+    check = await check_determinacy(plan, name, backend, phi=phi, baseline=result, lift="every")
+    return [PERTURBED[p] for p in check.changed_by]
+
+
+PERTURBED: dict[str, Rejection] = {"tie_break": "perturbed_tie_break",
+                                   "page_size": "perturbed_page_size",
+                                   "pages_all": "perturbed_pages_all"}
+"""The rejection of each perturbation of :mod:`edgedsl.runtime.perturb` that changed the
+answer."""

@@ -238,4 +238,5 @@ def task_record(
         name=traj.name, file=file, query=traj.query if query is None else query,
         answer=result.answer, structure=structure_of(traj), features=features(traj),
         tools=tools_of(traj), calls=calls, junctions=[j for j in junctions if j is not None],
-        edges=list(edges), source_sha="" if text is None else source_sha(text), seed=seed)
+        edges=list(edges), source_sha="" if text is None else source_sha(text), seed=seed,
+        determinacy=result.determinacy)

@@ -15,7 +15,7 @@ so attempts can run in any process and any order: :func:`run_attempts` takes a l
 4. the filter stages run in order, stopping at the first that rejects: ``rules``
    (:func:`~edgedsl.recipe.synth.filters.rule_filter`), ``static``
    (:func:`~edgedsl.recipe.synth.filters.astatic_check`), ``resolve`` (the decorative-chain check of
-   :func:`~edgedsl.recipe.synth.resolve.decorative_steps`, then the re-solve of
+   :func:`~edgedsl.recipe.synth.resolve.decorative_steps`, then the perturbation check of
    :func:`~edgedsl.recipe.synth.resolve.resolve` on a fresh world);
 5. an accepted attempt carries its file text and its task record.
 
@@ -159,9 +159,8 @@ async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
         return Outcome(i, structure, stages=tuple(stages))
     late: list[Rejection] = ["decorative"] if decorative_steps(traj, ex.result) else []
     if not late and st.verifier is not None:
-        why = await resolve(text, name, answer, st.verifier, search_paths=eng.search_paths,
-                            phi=st.phi)
-        late += [why] if why is not None else []
+        late += await resolve(text, name, answer, st.verifier, search_paths=eng.search_paths,
+                              phi=st.phi)
     if stop("resolve", late):
         return Outcome(i, structure, stages=tuple(stages))
     edges = [EdgeUse(source=e.source, target=e.target, alpha=e.alpha, beta=e.beta)

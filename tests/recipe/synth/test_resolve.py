@@ -1,5 +1,6 @@
-"""The execution-grounded filters: decorative chains found in a run's trace, and the re-solve
-that recompiles the emitted text and reruns it on a fresh world."""
+"""The execution-grounded filters: decorative chains found in a run's trace, and the
+perturbation check that recompiles the emitted text, reruns it on a fresh world and perturbs
+what the program leaves to the runtime."""
 
 from __future__ import annotations
 
@@ -84,15 +85,35 @@ def test_resolve_reproduces_or_names_the_reason(world) -> None:
     _, res = _run(PASS_THROUGH, world)
     fresh = make_backend("world", seed=0)
 
-    async def go(text: str, expected: object) -> str | None:
+    async def go(text: str, expected: object) -> list[str]:
         return await resolve(text, "t", expected, fresh)
 
-    assert asyncio.run(go(PASS_THROUGH, res.answer)) is None
-    assert asyncio.run(go(PASS_THROUGH, (res.answer or 0) + 1)) == "resolve_mismatch"
+    assert asyncio.run(go(PASS_THROUGH, res.answer)) == []
+    assert asyncio.run(go(PASS_THROUGH, (res.answer or 0) + 1)) == ["resolve_mismatch"]
     assert asyncio.run(go(PASS_THROUGH.replace("nec.gusigun", "nec.nope"), res.answer)) \
-        == "resolve_failed"
+        == ["resolve_failed"]
     broken = PASS_THROUGH.replace("pages 1\n  latest", "pages 1\n  latest = 1\n  latest")
-    assert asyncio.run(go(broken, res.answer)) == "resolve_failed"
+    assert asyncio.run(go(broken, res.answer)) == ["resolve_failed"]
+
+
+TIED = """use nec
+
+trajectory t "q" {
+  elections = nec.elections() pages all
+  pick = drv elections | most_frequent sgId
+  answer pick.sgId
+}
+"""
+
+
+def test_resolve_rejects_what_a_perturbation_changes(world) -> None:
+    # every election has its own sgId: the most frequent is a tie of all of them, broken by the
+    # smallest; the opposite tie-break answers another one, which the re-solve alone never saw
+    _, res = _run(TIED, world)
+    assert res.determined is False and res.determinacy.causes[0].kind == "tie"
+    fresh = make_backend("world", seed=0)
+    why = asyncio.run(resolve(TIED, "t", res.answer, fresh))
+    assert why == ["perturbed_tie_break"]
 
 
 def test_answer_keys_ignore_key_order_only() -> None:
