@@ -347,7 +347,9 @@ class StoredColumns(dict[str, list[Any]]):
     while cached (a response re-recorded under its key is a new object), so the ``__row`` ids
     each reduction of them keeps are kept beside them in :attr:`kept`, by the statement's text
     and the query's values (:meth:`~edgedsl.runtime.duck.Relation._select_kept`): a replayed
-    ``drv`` over the same stored response does not run the same statement again."""
+    ``drv`` over the same stored response does not run the same statement again (nor the
+    statement counting its ties, :func:`edgedsl.runtime.determinacy.tie_facts`, kept under a key
+    led by ``"ties"``)."""
 
     __slots__ = ("kept",)
 

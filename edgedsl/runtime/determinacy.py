@@ -58,16 +58,23 @@ def tie_facts(con: duckdb.DuckDBPyConnection, scratch: duckdb.DuckDBPyConnection
     if got is None:
         return
     sql, params = got
-    cur: duckdb.DuckDBPyConnection | None = None
+    row: Sequence[object] | None = None
     if inline_src and src is not None:
         inline = inline_query(sql, [(src, query.fields())])
         if inline is not None:
-            cur = execute_cached(scratch, inline[0], [*inline[1], *params])
-    if cur is None:
+            # over a stored response's cached columns the counts are remembered, as the kept
+            # ids are (a replayed drv runs neither statement again)
+            memo = src.stored_memo()
+            key = ("ties", inline[0], *((type(v), v) for v in params))
+            row = None if memo is None else memo.kept.get(key)
+            if row is None:
+                row = execute_cached(scratch, inline[0], [*inline[1], *params]).fetchone()
+                if memo is not None and row is not None:
+                    memo.remember(key, [int(v) for v in row])
+    if row is None:
         if src is not None:
             src.ensure()
-        cur = execute_cached(con, sql, params)
-    row = cur.fetchone()
+        row = execute_cached(con, sql, params).fetchone()
     assert row is not None
     for i, tied in zip(tie_filters(query), row, strict=True):
         f = query.filters[i]

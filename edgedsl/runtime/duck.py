@@ -334,6 +334,13 @@ class Relation:
                 type(v) is int and v == i for i, v in enumerate(cols["__row"]))
         return self._ordinal
 
+    def stored_memo(self) -> StoredColumns | None:
+        """The memo kept with this relation's columns when they are a stored response's as the
+        store caches them (:class:`~edgedsl.runtime.columns.StoredColumns`: they never change
+        while cached, so a statement's result over them may be remembered), else None."""
+        cols = self._columns
+        return cols if isinstance(cols, StoredColumns) else None
+
     def _select_kept(self, name: str, types: Mapping[str, FieldType], query: ReduceQuery,
                      form: Form, con: duckdb.DuckDBPyConnection
                      ) -> Selection | None:
