@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 
+from ..core.runsettings import RunSettings
 from .common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -31,6 +32,34 @@ def cmd_world_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def apply_run_settings(args: argparse.Namespace, stated: RunSettings) -> dict[str, int]:
+    """The file's ``run { … }`` settings under the command's options: an option given wins (with
+    a ``W010`` warning on stderr when it contradicts the file); a setting not given takes the
+    file's value, else the default. Sets ``args.seed`` for the world backend; returns the
+    runtime's ``phi`` and ``max_pages``."""
+    from ..runtime.executor import DEFAULT_MAX_PAGES
+
+    on_world = (args.backend or ("python" if args.tools else "store" if args.store
+                                 else "world")) == "world"
+    out: dict[str, int] = {}
+    for name, option, default in (("seed", "--seed", 0), ("phi", "--phi", 5),
+                                  ("max_pages", "--max-pages", DEFAULT_MAX_PAGES)):
+        given, filed = getattr(args, name), getattr(stated, name)
+        if name == "seed" and not on_world:
+            filed = None  # only the world has a seed
+        if given is not None and filed is not None and given != filed:
+            sys.stderr.write(
+                f"edgedsl: warning: W010: {option} {given} overrides the file's "
+                f"`run {{ {name}: {filed} }}`; the answers may differ from the ones it was "
+                "written with\n")
+        value = given if given is not None else filed if filed is not None else default
+        if name == "seed":
+            args.seed = value
+        else:
+            out[name] = value
+    return out
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """``edgedsl run FILE|PLAN.json``: run trajectories, print answers and a trace summary."""
     from ..runtime.executor import run_plan_sync
@@ -49,11 +78,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"no trajectory `{args.trajectory}`"
             + (f"; did you mean `{hint[0]}`?" if hint else f"; the file has: {', '.join(names)}")
         )
+    settings = apply_run_settings(args, plan.run)
     backend = make_backend(args)
     try:
-        results = run_plan_sync(
-            plan, backend, trajectory=args.trajectory, phi=args.phi, max_pages=args.max_pages
-        )
+        results = run_plan_sync(plan, backend, trajectory=args.trajectory, **settings)
     finally:  # also on failure or Ctrl-C: what was recorded is written
         close_error = close_backend(backend)
     status = EXIT_OK

@@ -44,6 +44,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from ..core.catalog import Catalog, Platform, Tool
 from ..core.diagnostics import CompileError, diag
 from ..core.jsonfile import read_json_object, schema_problems
+from ..core.runsettings import RunSettings
 from ..core.source import NO_SPAN, Span, fast_frozen_init
 from ..core.types import FieldType, type_from_json, type_to_json
 from ..core.values import decode_value, encode_value
@@ -76,7 +77,7 @@ __all__ = [
     "validated_json",
 ]
 
-PLAN_VERSION = 4
+PLAN_VERSION = 5
 
 
 # ---------------------------------------------------------------- models
@@ -390,6 +391,8 @@ class Plan:
     source_name: str = ""
     tools: dict[str, ToolSpec] = field(default_factory=dict)
     trajectories: list[TrajectoryPlan] = field(default_factory=list)
+    run: RunSettings = field(default_factory=RunSettings)
+    """The file's ``run { … }`` settings (the world's seed, φ, ``max_pages``; plan version 5)."""
 
     def trajectory(self, name: str) -> TrajectoryPlan:
         """The trajectory called ``name`` (KeyError naming the known ones otherwise)."""

@@ -211,10 +211,13 @@ def test_other_version_is_e402() -> None:
     assert d.message == (f"plan version 7, this edgedsl reads version {PLAN_VERSION}; "
                          "recompile the source")
     raw["version"] = 2  # before reductions were stored as typed queries
-    with pytest.raises(CompileError, match="plan version 2, this edgedsl reads version 4"):
+    with pytest.raises(CompileError, match="plan version 2, this edgedsl reads version 5"):
         load_plan(orjson.dumps(raw))
     raw["version"] = 3  # before answers and predicates were stored as typed queries
-    with pytest.raises(CompileError, match="plan version 3, this edgedsl reads version 4"):
+    with pytest.raises(CompileError, match="plan version 3, this edgedsl reads version 5"):
+        load_plan(orjson.dumps(raw))
+    raw["version"] = 4  # before plans carried the file's run settings
+    with pytest.raises(CompileError, match="plan version 4, this edgedsl reads version 5"):
         load_plan(orjson.dumps(raw))
 
 

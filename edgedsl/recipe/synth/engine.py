@@ -30,6 +30,7 @@ from typing import Any, TypeGuard
 
 from ...core.catalog import Catalog, Tool
 from ...core.diagnostics import CompileError
+from ...core.runsettings import RunSettings
 from ...core.source import Source
 from ...core.types import FieldType
 from ...plan.model import Plan
@@ -116,12 +117,17 @@ class Executed:
         return out
 
 
-def emit_module(traj: n.Trajectory) -> str:
-    """The formatted file of one trajectory: ``use`` of the platforms it calls, then it."""
+def emit_module(traj: n.Trajectory, settings: RunSettings | None = None) -> str:
+    """The formatted file of one trajectory: ``use`` of the platforms it calls, the ``run``
+    block of ``settings`` (what it states), then the trajectory."""
     from .analyze import tools_of
 
     modules = tuple(sorted({t.partition(".")[0] for t in tools_of(traj)}))
     items: list[n.Item] = [n.UseDecl(names=modules)] if modules else []
+    if settings is not None and settings.stated():
+        items.append(n.RunDecl(settings=tuple(
+            n.RunSetting(name=k, value=n.NumberLit(value=v)) for k, v in settings.stated().items()
+        )))
     return format_module(n.Module(items=(*items, traj)))
 
 
