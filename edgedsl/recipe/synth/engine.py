@@ -117,12 +117,19 @@ class Executed:
         return out
 
 
-def emit_module(traj: n.Trajectory, settings: RunSettings | None = None) -> str:
-    """The formatted file of one trajectory: ``use`` of the platforms it calls, the ``run``
-    block of ``settings`` (what it states), then the trajectory."""
+def emit_module(traj: n.Trajectory, settings: RunSettings | None = None, *,
+                catalog: Catalog | None = None) -> str:
+    """The formatted file of one trajectory: ``use`` of the modules declaring the platforms it
+    calls (from ``catalog``: platform ``tago`` is declared by module ``bus``; without a
+    catalog, modules named like the platforms), the ``run`` block of ``settings`` (what it
+    states), then the trajectory."""
     from .analyze import tools_of
 
-    modules = tuple(sorted({t.partition(".")[0] for t in tools_of(traj)}))
+    def module(platform: str) -> str:
+        p = None if catalog is None else catalog.platforms.get(platform)
+        return p.module if p is not None and p.module else platform
+
+    modules = tuple(sorted({module(t.partition(".")[0]) for t in tools_of(traj)}))
     items: list[n.Item] = [n.UseDecl(names=modules)] if modules else []
     if settings is not None and settings.stated():
         items.append(n.RunDecl(settings=tuple(
@@ -226,7 +233,7 @@ class Engine:
 
     def text(self, traj: n.Trajectory) -> str:
         """The formatted module holding ``traj`` (:func:`emit_module`)."""
-        return emit_module(traj)
+        return emit_module(traj, catalog=self.catalog)
 
     async def execute(self, body: Sequence[n.Stmt], answer: n.AnswerStmt, *,
                       name: str = "draft", query: str = "draft",

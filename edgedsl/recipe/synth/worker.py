@@ -168,7 +168,7 @@ async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
                                  answer=answer)
     traj = n.Trajectory(name=name, query=query, body=bare.body,
                         comments=provenance(i, structure, built.edges))
-    text = emit_module(traj, run_settings(st.world_seed, st.phi))
+    text = emit_module(traj, run_settings(st.world_seed, st.phi), catalog=eng.catalog)
     stages: list[tuple[Stage, tuple[Rejection, ...]]] = []
 
     def stop(stage: Stage, reasons: Sequence[Rejection]) -> bool:
