@@ -46,3 +46,32 @@ def test_bus_and_region_roots_run_in_the_engine() -> None:
     for tool in ("tago.cities", "mois.getStanReginCdList"):
         assert tool in eng.roots()
         assert asyncio.run(rows(tool)) > 0, tool
+
+
+def test_drafts_start_on_every_platform_alike() -> None:
+    """Roots are drawn platform first: drawn among all roots at once, DART's 19 roots started
+    ten times as many drafts as the region's 3 or Seoul's 2 (a corpus of 200 had 3 region and
+    2 Seoul tasks)."""
+    from collections import Counter
+
+    from edgedsl.recipe.synth.chains import start
+
+    graph = load_graph(default_graph_path())
+    catalog = load_catalog(graph.catalog.modules, [])
+    eng = Engine(graph, catalog, make_world_backend(seed=1))
+    groups = eng.roots_by_platform()
+    assert set(groups) == {"assembly", "bus", "dart", "ex", "fsc", "law", "nec", "neis",
+                           "region", "seoul"}  # the ten platforms; std starts nothing
+    assert sorted(t for ts in groups.values() for t in ts) == sorted(
+        t for t in eng.roots() if not t.startswith("std."))
+    drawn: Counter[str] = Counter()
+
+    async def never(tool: str, rng: random.Random) -> None:  # record the draw, run nothing
+        drawn[catalog.platforms[tool.partition(".")[0]].module] += 1
+
+    eng.root = never  # type: ignore[method-assign,assignment]
+    for seed in range(400):
+        assert asyncio.run(start(eng, random.Random(seed))) is None
+    total = sum(drawn.values())
+    assert total == 1600
+    assert all(0.06 <= drawn[p] / total <= 0.14 for p in groups), drawn
