@@ -77,9 +77,10 @@ def check(
     name: str = "<string>",
     *,
     search_paths: Sequence[Path] = (),
-    phi: int = 5,
+    phi: int | None = None,
 ) -> CheckResult:
-    """Stages up to `check`: text → IR, with every warning. Raises CompileError on errors."""
+    """Stages up to `check`: text → IR, with every warning. Raises CompileError on errors.
+    ``phi`` None: the φ of the file's ``run`` block, else 5."""
     source = _as_source(src, name)
     return _checker()(parse_module(source), source, search_paths=search_paths, phi=phi)
 
@@ -89,7 +90,7 @@ def compile(
     name: str = "<string>",
     *,
     search_paths: Sequence[Path] = (),
-    phi: int = 5,
+    phi: int | None = None,
 ) -> Plan:
     """Stages up to `plan`: text → Plan (parse + check + plan)."""
     return _planner()(check(src, name, search_paths=search_paths, phi=phi).program)
@@ -100,9 +101,19 @@ def run(
     backend: Backend | str,
     *,
     trajectory: str | None = None,
-    phi: int = 5,
+    phi: int | None = None,
 ) -> list[RunResult]:
-    """Stage `run`: Plan + backend → one RunResult (answer, trace, diagnostics) per trajectory."""
+    """Stage `run`: Plan + backend → one RunResult (answer, trace, diagnostics) per trajectory.
+    ``phi`` None: the plan's ``run`` setting, else 5; ``max_pages`` is the plan's or the
+    runtime's default. (The world's seed of ``run { seed: … }`` is the caller's to apply when
+    it makes the backend: :func:`edgedsl.runtime.http.make_world_backend`.)"""
     from .runtime.executor import run_plan_sync
 
-    return run_plan_sync(plan, backend, trajectory=trajectory, phi=phi)
+    if backend == "world" and plan.run.seed is not None:  # the world the file was written on
+        from .runtime.http import make_world_backend
+
+        backend = make_world_backend(seed=plan.run.seed)
+    options: dict[str, int] = {"phi": phi if phi is not None else plan.run.phi or 5}
+    if plan.run.max_pages is not None:
+        options["max_pages"] = plan.run.max_pages
+    return run_plan_sync(plan, backend, trajectory=trajectory, **options)

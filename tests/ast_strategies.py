@@ -62,6 +62,7 @@ PROBES: dict[str, tuple[str, ...]] = {
     ),
     "answer_field": (_t("answer { @: 1 }"), _t("answer { a: 1, @: 2 }")),
     "enum_member": ("record R { f: enum[@] }", "record R { f: enum[a, @]? }"),
+    "run_setting": ("run { @: 1 }", "run { a: 1, @: 2 }", "run { a: \"s\" @: 2 }"),
 }
 """Probe texts per name position; ``@`` stands for the name."""
 
@@ -467,9 +468,25 @@ trajectories = st.builds(
     trailing,
     leading,
 )
+run_decls = st.builds(
+    lambda ss, c, t, end: n.RunDecl(settings=tuple(ss), comments=c, trailing=t, end_comments=end),
+    st.lists(
+        st.builds(
+            lambda k, v, c, t: n.RunSetting(name=k, value=v, comments=c, trailing=t),
+            names("run_setting"),
+            literals,
+            leading,
+            trailing,
+        ),
+        max_size=3,
+    ),
+    leading,
+    trailing,
+    leading,
+)
 modules = st.builds(
     lambda items, end: n.Module(items=tuple(items), end_comments=end),
-    st.lists(st.one_of(uses, type_decls, records, platforms, trajectories), max_size=4),
+    st.lists(st.one_of(uses, type_decls, records, platforms, trajectories, run_decls), max_size=4),
     leading,
 )
 """Whole modules: imports, catalog declarations and trajectories with comments."""

@@ -10,6 +10,7 @@ of every module it points into); otherwise :class:`CheckResult` holds the IR and
 pass                      does
 ========================  =====================================================================
 ``load_modules``          ``use`` resolution: find, parse and load every used module once
+``check_run_settings``    the file's ``run { … }`` block → ``RunSettings`` (and φ, see below)
 ``build_catalog``         catalog declarations of all loaded modules → :class:`Catalog`
 ``resolve_names``         every name in a trajectory → tool, parameter, binding, field
 ``check_types``           literals, junctions (nominal code types), reducers, expressions
@@ -35,12 +36,14 @@ from .ir import ProgramIR
 from .lower import lower_program
 from .modules import load_modules
 from .resolve import resolve_names
+from .settings import check_run_settings
 from .typing_pass import check_types
 
 Pass = Callable[[CheckContext], None]
 
 PASSES: tuple[Pass, ...] = (
     load_modules,
+    check_run_settings,
     build_catalog,
     resolve_names,
     check_types,
@@ -94,19 +97,20 @@ def check(
     source: Source,
     *,
     search_paths: Sequence[Path] = (),
-    phi: int = 5,
+    phi: int | None = None,
 ) -> CheckResult:
     """Check a parsed module against its catalogs and lower it to IR.
 
     Used modules are looked up in the module's directory, then ``search_paths``, then the
     standard library. Raises :class:`CheckError` (a CompileError with stage ``"check"``) holding
-    every diagnostic, warnings included, when any error was found. ValueError when ``phi`` is
-    not a whole number of at least 1.
+    every diagnostic, warnings included, when any error was found. ``phi`` None: the φ of the
+    file's ``run`` block, else 5. ValueError when ``phi`` is not a whole number of at least 1.
     """
-    if isinstance(phi, bool) or not isinstance(phi, int) or phi < 1:
+    if phi is not None and (isinstance(phi, bool) or not isinstance(phi, int) or phi < 1):
         raise ValueError(f"phi must be a whole number of at least 1, not {phi!r}")
     ctx = CheckContext(
-        module=module, source=source, search_paths=tuple(Path(p) for p in search_paths), phi=phi
+        module=module, source=source, search_paths=tuple(Path(p) for p in search_paths),
+        phi=5 if phi is None else phi, phi_given=phi is not None,
     )
     run_passes(ctx)
     diags = sorted(ctx.diags, key=_sort_key(source.name))

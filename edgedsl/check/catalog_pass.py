@@ -356,6 +356,7 @@ class _Builder:
             quota=quota,
             tools=tools,
             span=decl.span,
+            module=mod.name,
         )
 
     def build_tool(self, mod: ModuleInfo, platform: str, decl: n.ToolDecl) -> Tool | None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..core.catalog import Catalog, Param, Tool
 from ..core.diagnostics import Diagnostics, diag
+from ..core.runsettings import RunSettings
 from ..core.source import Source, Span
 from ..core.types import FieldType
 from ..syntax import nodes as n
@@ -180,6 +181,8 @@ class CheckContext:
     sources: dict[str, Source] = field(default_factory=dict)
     program: ProgramIR | None = None
     check_trajectories: bool = True
+    settings: RunSettings = field(default_factory=RunSettings)
+    phi_given: bool = True
 
     def extent(self, whole: Span, start: int, end: int) -> Span:
         """The span of ``start``..``end`` in the file of ``whole`` (a sub-part of the node

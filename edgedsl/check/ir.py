@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from ..core.catalog import Catalog, Tool
+from ..core.runsettings import RunSettings
 from ..core.source import NO_SPAN, Span, fast_frozen_init
 from ..core.types import FieldType
 from ..reduce.registry import ReduceStep
@@ -267,6 +268,7 @@ class ProgramIR:
     catalog: Catalog
     trajectories: tuple[TrajectoryIR, ...]
     source_name: str = ""
+    settings: RunSettings = RunSettings()
 
 
 for _cls in list(globals().values()):  # faster constructors, same signatures (see source.py)

@@ -315,4 +315,5 @@ def lower_program(ctx: CheckContext) -> None:
     if ctx.diags.has_errors():
         return
     trajs = tuple(_Lower(ctx, t).trajectory() for t in ctx.trajs)
-    ctx.program = _ProgramIR(catalog=ctx.catalog, trajectories=trajs, source_name=ctx.source.name)
+    ctx.program = _ProgramIR(catalog=ctx.catalog, trajectories=trajs, source_name=ctx.source.name,
+                             settings=ctx.settings)

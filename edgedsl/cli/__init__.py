@@ -43,8 +43,8 @@ def _parser() -> argparse.ArgumentParser:
             metavar="DIR",
             help="extra directory searched by `use` (after the file's own directory)",
         )
-        sp.add_argument("--phi", type=positive_int, default=5,
-                        help="fan-out budget φ (default 5)")
+        sp.add_argument("--phi", type=positive_int, default=None,
+                        help="fan-out budget φ (default: the file's `run { phi: … }`, else 5)")
 
     sp = sub.add_parser("parse", help="parse a file and print its AST as JSON")
     sp.add_argument("file")
@@ -86,15 +86,17 @@ def _parser() -> argparse.ArgumentParser:
         help="world | http | python | store (default: world; python with --tools, "
         "store with --store)",
     )
-    sp.add_argument("--seed", type=int, default=0, help="world backend: the world's seed")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="world backend: the world's seed (default: the file's "
+                    "`run { seed: … }`, else 0)")
     sp.add_argument("--faults", metavar="PLAN.json", help="world backend: a fault plan")
     sp.add_argument("--tools", metavar="PATH.py", help="python backend: file defining TOOLS")
     sp.add_argument("--store", metavar="FILE", help="store backend: the recorded responses")
     sp.add_argument("--no-strict", action="store_true", help="store backend: tolerate misses")
     sp.add_argument("--record", metavar="STORE", help="record every response into STORE")
     sp.add_argument(
-        "--max-pages", type=positive_int, default=100,
-        help="bound for `pages all` (default 100)"
+        "--max-pages", type=positive_int, default=None,
+        help="bound for `pages all` (default: the file's `run { max_pages: … }`, else 100)"
     )
     sp.add_argument(
         "--timeout", type=seconds, metavar="SECONDS",

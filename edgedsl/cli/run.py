@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from ..core.runsettings import RunSettings
 from .common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -38,14 +39,16 @@ def cmd_world_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _determinacy_checks(plan: Plan, args: argparse.Namespace, results: list[RunResult],
-                        backend: Backend) -> dict[str, DeterminacyCheck]:
-    """The perturbation check of every trajectory that ran (its run as the baseline)."""
+def _determinacy_checks(plan: Plan, results: list[RunResult], backend: Backend,
+                        settings: dict[str, int]) -> dict[str, DeterminacyCheck]:
+    """The perturbation check of every trajectory that ran (its run as the baseline), under
+    the run's ``phi`` and ``max_pages`` (:func:`apply_run_settings`)."""
     from ..runtime.executor import run_sync
     from ..runtime.perturb import check_determinacy
 
     return {res.trajectory: run_sync(check_determinacy(
-        plan, res.trajectory, backend, phi=args.phi, max_pages=args.max_pages, baseline=res))
+        plan, res.trajectory, backend, baseline=res, phi=settings["phi"],
+        max_pages=settings["max_pages"]))
         for res in results}
 
 
@@ -59,6 +62,34 @@ def _check_text(check: DeterminacyCheck) -> str:
             f": {p.code}" if p.outcome == "failed" else ""
         lines.append(f"  {p.name:<10} {p.outcome}{what}{got}")
     return "\n".join(lines)
+
+
+def apply_run_settings(args: argparse.Namespace, stated: RunSettings) -> dict[str, int]:
+    """The file's ``run { … }`` settings under the command's options: an option given wins (with
+    a ``W010`` warning on stderr when it contradicts the file); a setting not given takes the
+    file's value, else the default. Sets ``args.seed`` for the world backend; returns the
+    runtime's ``phi`` and ``max_pages``."""
+    from ..runtime.executor import DEFAULT_MAX_PAGES
+
+    on_world = (args.backend or ("python" if args.tools else "store" if args.store
+                                 else "world")) == "world"
+    out: dict[str, int] = {}
+    for name, option, default in (("seed", "--seed", 0), ("phi", "--phi", 5),
+                                  ("max_pages", "--max-pages", DEFAULT_MAX_PAGES)):
+        given, filed = getattr(args, name), getattr(stated, name)
+        if name == "seed" and not on_world:
+            filed = None  # only the world has a seed
+        if given is not None and filed is not None and given != filed:
+            sys.stderr.write(
+                f"edgedsl: warning: W010: {option} {given} overrides the file's "
+                f"`run {{ {name}: {filed} }}`; the answers may differ from the ones it was "
+                "written with\n")
+        value = given if given is not None else filed if filed is not None else default
+        if name == "seed":
+            args.seed = value
+        else:
+            out[name] = value
+    return out
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -79,12 +110,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"no trajectory `{args.trajectory}`"
             + (f"; did you mean `{hint[0]}`?" if hint else f"; the file has: {', '.join(names)}")
         )
+    settings = apply_run_settings(args, plan.run)
     backend = make_backend(args)
     try:
-        results = run_plan_sync(
-            plan, backend, trajectory=args.trajectory, phi=args.phi, max_pages=args.max_pages
-        )
-        checks = _determinacy_checks(plan, args, results, backend) if args.determinacy else {}
+        results = run_plan_sync(plan, backend, trajectory=args.trajectory, **settings)
+        checks = (_determinacy_checks(plan, results, backend, settings) if args.determinacy
+                  else {})
     finally:  # also on failure or Ctrl-C: what was recorded is written
         close_error = close_backend(backend)
     status = EXIT_OK

@@ -115,6 +115,9 @@ class Platform:
     quota: tuple[int, str] | None = None
     tools: dict[str, Tool] = field(default_factory=dict, compare=False)
     span: Span = field(default=NO_SPAN, compare=False)
+    #: the module declaring the platform (what a file writes in its ``use``: platform ``tago``
+    #: lives in module ``bus``); empty when unknown
+    module: str = field(default="", compare=False)
 
 
 @dataclass

@@ -431,6 +431,46 @@ but it must be one line of at most 12 characters with no space at either end.
 Fix: write the unit as the service states it, or leave it out.
 """,
     ),
+    "E130": _c(
+        "unknown run setting",
+        """
+A `run { … }` block states how the file's answers were produced; it knows three settings:
+`seed` (the world backend's seed), `phi` (the fan-out budget φ of an unbounded `fan`) and
+`max_pages` (the bound of `pages all`).
+
+    run {
+      sead: 1
+    }
+
+Fix: use one of the three names (`seed: 1`).
+""",
+    ),
+    "E131": _c(
+        "bad run setting value",
+        """
+Every run setting is a whole number: `seed` at least 0, `phi` and `max_pages` at least 1.
+
+    run {
+      phi: "five"
+    }
+
+Fix: write a whole number (`phi: 5`).
+""",
+    ),
+    "E132": _c(
+        "run setting given twice",
+        """
+A file has at most one `run` block, and each setting appears in it once: which of two values
+holds would otherwise depend on the order they are read in.
+
+    run {
+      seed: 1
+      seed: 2
+    }
+
+Fix: keep one.
+""",
+    ),
     # ------------------------------------------------------------ E2xx: types and reducers
     "E201": _c(
         "literal does not fit the parameter type",
@@ -951,6 +991,18 @@ answer reads, does not count. `max` / `min` keep every tied row, so their ties n
 Fix: `pages all` on the call; narrow the input of `most_frequent` by something meaningful
 (`drv … | where …` the question states) so that one value is the most frequent; or say in the
 question that only the first records are meant.
+""",
+    ),
+    "W010": _c(
+        "an option overrides the file's run setting",
+        """
+`edgedsl run` was given `--seed`, `--phi` or `--max-pages` with a value other than the one the
+file's `run { … }` block states. The option wins, so the run may not reproduce the answer the
+file was written with (a synthesized file's answer was computed on the world of its `seed`).
+
+    edgedsl run t00001.edge --seed 3     # the file says run { seed: 1 }
+
+Fix: leave the option out to run the file as it was written, or change the file's setting.
 """,
     ),
 }

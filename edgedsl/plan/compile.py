@@ -336,4 +336,5 @@ def compile_program(program: ir.ProgramIR) -> Plan:
             if qualname not in tools:
                 tools[qualname] = _tool_spec(tool, program.catalog)
     return _Plan(version=PLAN_VERSION, source_name=program.source_name, tools=tools,
-                trajectories=[compile_trajectory(t) for t in program.trajectories])
+                trajectories=[compile_trajectory(t) for t in program.trajectories],
+                run=program.settings)

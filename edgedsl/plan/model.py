@@ -34,7 +34,9 @@ it, so they cannot disagree.
 Versions: :data:`PLAN_VERSION` is 5. A version 4 plan is migrated on load (:func:`load_plan`):
 it differs only by storing ``reads`` / ``shape`` / ``whole`` beside each answer's query and
 ``reads`` beside each predicate's, all derivable from the query, so they are dropped and the
-plan runs the same. Any other version is E402 (recompile the source).
+plan runs the same; and it has no ``run`` settings (version 5 carries the file's
+``run { … }`` block), which is what a version 4 plan meant: none stated. Any other version is
+E402 (recompile the source).
 
 The compiler itself (IR → these models) lives in :mod:`edgedsl.plan.compile`.
 """
@@ -51,6 +53,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from ..core.catalog import Catalog, Platform, Tool
 from ..core.diagnostics import CompileError, diag
 from ..core.jsonfile import read_json_object, schema_problems
+from ..core.runsettings import RunSettings
 from ..core.source import NO_SPAN, Span, fast_frozen_init
 from ..core.types import FieldType, type_from_json, type_to_json
 from ..core.values import decode_value, encode_value
@@ -400,6 +403,8 @@ class Plan:
     source_name: str = ""
     tools: dict[str, ToolSpec] = field(default_factory=dict)
     trajectories: list[TrajectoryPlan] = field(default_factory=list)
+    run: RunSettings = field(default_factory=RunSettings)
+    """The file's ``run { … }`` settings (the world's seed, φ, ``max_pages``; plan version 5)."""
 
     def trajectory(self, name: str) -> TrajectoryPlan:
         """The trajectory called ``name`` (KeyError naming the known ones otherwise)."""
@@ -487,8 +492,9 @@ _V4_PREDICATE_KEYS = ("reads",)
 def migrate_v4(raw: dict[str, Any]) -> dict[str, Any]:
     """A version 4 plan's JSON data as version 5 data: the same plan without the ``reads`` /
     ``shape`` / ``whole`` keys of its answer fields and the ``reads`` of its ``if`` predicates,
-    which version 5 derives from each query (a version 4 compiler wrote exactly those). Only
-    those keys change (a fresh copy; ``raw`` is left as it is); anything malformed is left for
+    which version 5 derives from each query (a version 4 compiler wrote exactly those); its
+    missing ``run`` settings load as none stated. Only those keys change (a fresh copy;
+    ``raw`` is left as it is); anything malformed is left for
     the schema check to report."""
     out = {**raw, "version": PLAN_VERSION}
     trajectories = raw.get("trajectories")

@@ -110,6 +110,8 @@ class TieTrace(BaseModel):
 
 
 _OMITTED_WHEN_EMPTY = ("ties", "complete", "unread")
+#: facts written only when true (a trace from before them reads the same)
+_OMITTED_WHEN_FALSE = ("remembered",)
 
 
 class StepTrace(BaseModel):
@@ -157,6 +159,9 @@ class StepTrace(BaseModel):
         data: dict[str, Any] = handler(self)
         for k in _OMITTED_WHEN_EMPTY:
             if k in data and data[k] in (None, []):
+                del data[k]
+        for k in _OMITTED_WHEN_FALSE:
+            if data.get(k) is False:
                 del data[k]
         return data
 

@@ -58,6 +58,8 @@ _SayStmt = maker(n.SayStmt)
 _SecretDecl = maker(n.SecretDecl)
 _SeqArg = maker(n.SeqArg)
 _SharedArg = maker(n.SharedArg)
+_RunDecl = maker(n.RunDecl)
+_RunSetting = maker(n.RunSetting)
 _ToolDecl = maker(n.ToolDecl)
 _Trajectory = maker(n.Trajectory)
 _TypeDecl = maker(n.TypeDecl)
@@ -162,6 +164,14 @@ class _ToAst(ExprBuilder):
     def use_decl(self, children: list[Any]) -> n.UseDecl:
         return _UseDecl(names=tuple(map(str, children)), span=self._span(),
                         name_at=tuple(c.start_pos for c in children))
+
+    def run_decl(self, children: list[Any]) -> n.RunDecl:
+        return _RunDecl(settings=tuple(children), span=self._span())
+
+    def run_setting(self, children: list[Any]) -> n.RunSetting:
+        name, value = children
+        return _RunSetting(name=str(name), value=value, span=self._span(),
+                           name_at=name.start_pos)
 
     def type_decl(self, children: list[Any]) -> n.TypeDecl:
         name, regex, doc = children

@@ -102,6 +102,9 @@ class Comments:
         elif isinstance(node, n.RecordDecl):
             fields, end = self._container(node.fields, span.start, span.end)
             node = dataclasses.replace(node, fields=tuple(fields), end_comments=end)
+        elif isinstance(node, n.RunDecl):
+            settings, end = self._container(node.settings, span.start, span.end)
+            node = dataclasses.replace(node, settings=tuple(settings), end_comments=end)
         elif isinstance(node, n.IfStmt):
             # the blocks' extents, which the builder kept on the node (``nodes.PART``)
             then_at, then_stop = (

@@ -430,7 +430,31 @@ class Trajectory:
     name_at: int = _part()
 
 
-Item: TypeAlias = UseDecl | TypeDecl | RecordDecl | PlatformDecl | Trajectory
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunSetting:
+    """One setting of a ``run`` block, ``seed: 1`` (checked by :mod:`edgedsl.check.settings`)."""
+
+    name: str
+    value: Literal_
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    span: Span = _span()
+    name_at: int = _part()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunDecl:
+    """``run { seed: 1 }``: how the file's answers were produced — the world's seed and the
+    run's bounds (φ, ``max_pages``); ``edgedsl run`` uses them when no option overrides them."""
+
+    settings: tuple[RunSetting, ...]
+    comments: tuple[str, ...] = ()
+    trailing: str | None = None
+    end_comments: tuple[str, ...] = ()
+    span: Span = _span()
+
+
+Item: TypeAlias = UseDecl | TypeDecl | RecordDecl | PlatformDecl | Trajectory | RunDecl
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -445,6 +469,11 @@ class Module:
     def trajectories(self) -> tuple[Trajectory, ...]:
         """The trajectory blocks of the file."""
         return tuple(i for i in self.items if isinstance(i, Trajectory))
+
+    @property
+    def run_decls(self) -> tuple[RunDecl, ...]:
+        """The ``run`` blocks of the file (the checker allows one)."""
+        return tuple(i for i in self.items if isinstance(i, RunDecl))
 
     @property
     def uses(self) -> tuple[str, ...]:

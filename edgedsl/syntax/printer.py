@@ -324,6 +324,13 @@ class _Printer:
             )
         if isinstance(item, n.Trajectory):
             return self.trajectory(item, indent)
+        if isinstance(item, n.RunDecl):
+            lines: list[str] = []
+            for st in item.settings:
+                lines += self.stmt(st, depth, lambda s, i: [f"{i}{s.name}: "
+                                                            f"{format_literal(s.value)}"])
+            lines += [_IND * depth + c for c in item.end_comments]
+            return _braced([f"{indent}run"], lines, indent)
         if isinstance(item, n.ToolDecl):
             return _tool(item, indent)
         if isinstance(item, n.BaseDecl):

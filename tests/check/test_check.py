@@ -55,6 +55,7 @@ def test_passes_run_from_one_tuple() -> None:
     names = [p.__name__ for p in PASSES]
     assert names == [
         "load_modules",
+        "check_run_settings",
         "build_catalog",
         "resolve_names",
         "check_types",

@@ -35,6 +35,13 @@ __all__ = ["ObservingBackend", "ValuePool", "keys_for_param", "value_ok"]
 RECORDS_PER_RESPONSE = 50
 """Records of a response looked at (values further down add little variety)."""
 
+LIVE_YEARS = 10
+"""The live window: a year or a date a parameter takes from a value *derived* from observed
+dates (``year:int``, ``date:any``, a ``YYYYMM`` code) lies within the last ``LIVE_YEARS``
+calendar years of the observed dates (:meth:`ValuePool.live_window`). Services answer for
+recent periods (OpenDART's periodic reports from 2015); a founding date (1945) or a birth date
+seen in some response is a date, not a period the service reports on."""
+
 
 def _hash(key: str, value: Scalar) -> int:
     return zlib.crc32(f"{key}\x00{type(value).__name__}\x00{value}".encode())
@@ -159,6 +166,36 @@ class ValuePool:
                     added += self.add("date:any", v)
         return added
 
+    def live_window(self) -> tuple[int, int] | None:
+        """The years ``(lo, hi)`` derived dates must fall in: ``hi`` is the year after the 90th
+        percentile of the years of every observed date (so that one far-future date, a
+        ``9999-12-31`` end of validity, does not move it), ``lo`` is ``hi - LIVE_YEARS + 1``;
+        None when no date was observed."""
+        years = sorted(int(v[:4]) for k, b in self._values.items()
+                       if k == "date:any" or k.endswith(":date") for v in b
+                       if isinstance(v, str) and v[:4].isdigit())
+        if not years:
+            return None
+        hi = years[(len(years) - 1) * 9 // 10] + 1
+        return hi - LIVE_YEARS + 1, hi
+
+    def in_window(self, port: Port, value: Scalar) -> bool:
+        """True unless ``value`` is a year or date for ``port`` outside :meth:`live_window`
+        (a year-like ``int`` parameter; a ``date`` parameter; a code written as a date,
+        ``YYYYMMDD`` / ``YYYYMM``)."""
+        window = self.live_window()
+        if window is None:
+            return True
+        if port.type == "int" and _is_year(port.name) and isinstance(value, int):
+            year = value
+        elif port.type == "date" and isinstance(value, str) and value[:4].isdigit():
+            year = int(value[:4])
+        elif port.code and _dated_code(value):
+            year = int(str(value)[:4])
+        else:
+            return True
+        return window[0] <= year <= window[1]
+
     def values(self, key: str) -> list[Scalar]:
         """The values kept for ``key``, in a canonical order (by hash, then text)."""
         bucket = self._values.get(key, {})
@@ -172,17 +209,25 @@ class ValuePool:
         takes observed dates written ``YYYYMMDD``, ``YYYYMM`` or ``YYYY`` where its pattern
         accepts them (a ``DEAL_YMD`` month code, say)."""
         out: list[Scalar] = []
+        year = port.type == "int" and _is_year(port.name)
+        timed = year or port.type == "date"  # a period the service reports on: live window
         for key in keys_for_param(port):
-            out += [v for v in self.values(key) if value_ok(port, v, codes)]
+            out += [v for v in self.values(key) if value_ok(port, v, codes)
+                    and (not timed or self.in_window(port, v))]
         if out:
             return out
+        if year:  # the years of the observed dates inside the live window
+            years = dict.fromkeys(int(v[:4]) for k in sorted(self._values)
+                                  if k == "date:any" or k.endswith(":date")
+                                  for v in self.values(k) if isinstance(v, str) and v[:4].isdigit())
+            return [y for y in years if self.in_window(port, y)]
         dates = [v for v in self.values("date:any") if isinstance(v, str)]
         if port.type == "date":
-            return [v for v in dates if value_ok(port, v, codes)]
+            return [v for v in dates if value_ok(port, v, codes) and self.in_window(port, v)]
         if port.code:
             derived = dict.fromkeys(f for d in dates for f in (d.replace("-", ""),
                                                                d[:7].replace("-", ""), d[:4]))
-            return [v for v in derived if value_ok(port, v, codes)]
+            return [v for v in derived if value_ok(port, v, codes) and self.in_window(port, v)]
         return out
 
     def to_json(self) -> dict[str, list[Scalar]]:
@@ -200,6 +245,13 @@ class ValuePool:
 
     def __len__(self) -> int:
         return sum(len(b) for b in self._values.values())
+
+
+def _dated_code(value: Scalar) -> bool:
+    """A code value written as a date (``YYYYMMDD``, ``YYYYMM``) of a plausible year."""
+    text = str(value)
+    return (isinstance(value, str) and len(text) in (6, 8) and text.isdigit()
+            and 1800 <= int(text[:4]) <= 2200 and 1 <= int(text[4:6]) <= 12)
 
 
 def tool_index(catalog: Catalog) -> dict[str, Tool]:
@@ -236,12 +288,16 @@ class ObservingBackend:
 def node_defaults(node: ToolNode, pool: ValuePool, codes: Mapping[str, CodeType],
                   limit: int = 8) -> dict[str, list[Scalar]]:
     """Default candidates of a node's required parameters: its catalog defaults (enums) first,
-    then observed values, at most ``limit`` each; parameters with none are left out."""
+    then observed values, at most ``limit`` each; parameters with none are left out. A year or
+    date parameter keeps only values inside the pool's live window
+    (:meth:`ValuePool.in_window`): a G* written before the window holds founding years."""
     out: dict[str, list[Scalar]] = {}
     for port in node.params:
         if port.optional:
             continue
-        vals = [v for v in node.defaults.get(port.name, []) if value_ok(port, v, codes)]
+        timed = port.type == "date" or (port.type == "int" and _is_year(port.name))
+        vals = [v for v in node.defaults.get(port.name, []) if value_ok(port, v, codes)
+                and (not timed or pool.in_window(port, v))]
         for v in pool.for_param(port, codes):
             if v not in vals:
                 vals.append(v)

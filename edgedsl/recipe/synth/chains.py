@@ -134,10 +134,13 @@ async def grow(eng: Engine, draft: Draft, edges: int, rng: random.Random, *,
 
 
 async def start(eng: Engine, rng: random.Random, attempts: int = 4) -> Draft | None:
-    """A root draft: a callable tool drawn among the roots, run (a few draws)."""
-    roots = eng.roots()
+    """A root draft: a platform drawn among those with roots, then a callable tool of it drawn
+    among its roots, run (a few draws; see :meth:`Engine.roots_by_platform`)."""
+    by_platform = eng.roots_by_platform()
+    platforms = sorted(by_platform)
     for _ in range(attempts):
-        d = await eng.root(rng.choice(roots), rng)
+        tools = by_platform[rng.choice(platforms)]
+        d = await eng.root(rng.choice(tools), rng)
         if d is not None:
             return d
     return None

@@ -30,6 +30,7 @@ from typing import Any, TypeGuard
 
 from ...core.catalog import Catalog, Tool
 from ...core.diagnostics import CompileError
+from ...core.runsettings import RunSettings
 from ...core.source import Source
 from ...core.types import FieldType
 from ...plan.model import Plan
@@ -116,12 +117,24 @@ class Executed:
         return out
 
 
-def emit_module(traj: n.Trajectory) -> str:
-    """The formatted file of one trajectory: ``use`` of the platforms it calls, then it."""
+def emit_module(traj: n.Trajectory, settings: RunSettings | None = None, *,
+                catalog: Catalog | None = None) -> str:
+    """The formatted file of one trajectory: ``use`` of the modules declaring the platforms it
+    calls (from ``catalog``: platform ``tago`` is declared by module ``bus``; without a
+    catalog, modules named like the platforms), the ``run`` block of ``settings`` (what it
+    states), then the trajectory."""
     from .analyze import tools_of
 
-    modules = tuple(sorted({t.partition(".")[0] for t in tools_of(traj)}))
+    def module(platform: str) -> str:
+        p = None if catalog is None else catalog.platforms.get(platform)
+        return p.module if p is not None and p.module else platform
+
+    modules = tuple(sorted({module(t.partition(".")[0]) for t in tools_of(traj)}))
     items: list[n.Item] = [n.UseDecl(names=modules)] if modules else []
+    if settings is not None and settings.stated():
+        items.append(n.RunDecl(settings=tuple(
+            n.RunSetting(name=k, value=n.NumberLit(value=v)) for k, v in settings.stated().items()
+        )))
     return format_module(n.Module(items=(*items, traj)))
 
 
@@ -199,6 +212,21 @@ class Engine:
         """Tools with outgoing edges whose required parameters all have candidates."""
         return [t for t in sorted(self.out) if self.out[t] and self.args.callable(t)]
 
+    def roots_by_platform(self) -> dict[str, list[str]]:
+        """The roots grouped by the catalog module declaring their platform (``bus`` holds
+        ``tago`` and ``seoulbus``). A draft starts on a platform drawn uniformly, then on one of
+        its roots: drawn among all roots at once, DART's 19 roots started ten times as many
+        drafts as the region's 3 or Seoul's 2, and those platforms were all but absent
+        (docs/synth.md, "Reach"). The in-process conversions of ``std`` start no draft (they
+        are reached as targets)."""
+        out: dict[str, list[str]] = {}
+        for t in self.roots():
+            p = self.catalog.platforms.get(t.partition(".")[0])
+            module = p.module if p is not None and p.module else t.partition(".")[0]
+            if module != "std":
+                out.setdefault(module, []).append(t)
+        return out
+
     def literal_args(self, tool: str, args: Sequence[tuple[str, Scalar]]) -> list[n.Arg]:
         """Literal argument nodes (ValueError when one does not fit its parameter)."""
         ports = self.ports(tool)
@@ -220,7 +248,7 @@ class Engine:
 
     def text(self, traj: n.Trajectory) -> str:
         """The formatted module holding ``traj`` (:func:`emit_module`)."""
-        return emit_module(traj)
+        return emit_module(traj, catalog=self.catalog)
 
     async def execute(self, body: Sequence[n.Stmt], answer: n.AnswerStmt, *,
                       name: str = "draft", query: str = "draft",

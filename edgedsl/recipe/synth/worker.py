@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.catalog import Catalog
+from ...core.runsettings import RunSettings
 from ...runtime.backends import Backend
 from ...syntax import nodes as n
 from ..graph.model import GraphEdge, ToolGraph
@@ -42,7 +43,11 @@ from .filters import Rejection, Stage
 from .record import EdgeUse
 from .structures import GENERATORS, Built
 
-__all__ = ["GENERATOR_OF", "Outcome", "WorkerState", "provenance", "run_attempts", "task_name"]
+__all__ = ["GENERATOR_OF", "Outcome", "WorkerState", "backend_world_seed", "provenance",
+           "run_attempts", "run_settings", "task_name"]
+
+DEFAULT_PHI = 5
+"""The φ ``edgedsl run`` and the checker use when a file states none."""
 
 GENERATOR_OF: dict[str, str] = {"Seq": "chain", "Fan": "chain", "Drv": "chain", "Sem": "sem",
                                 "Cmp": "cmp", "Cond": "cond", "Mixed": "mixed"}
@@ -54,17 +59,32 @@ def task_name(attempt: int) -> str:
     return f"t{attempt:05d}"
 
 
-def provenance(seed: int, attempt: int, structure: str,
+def provenance(attempt: int, structure: str,
                edges: Sequence[GraphEdge]) -> tuple[str, ...]:
-    """The provenance comments of a synthesized trajectory: the run, and the G* edges used
-    with their posteriors."""
-    lines = [f"# synthesized by `edgedsl synth run` (seed {seed}, attempt {attempt}): {structure}"]
+    """The provenance comments of a synthesized trajectory: the attempt, and the G* edges used
+    with their posteriors (the world's seed is the file's ``run { seed: … }``, which the
+    language reads: :func:`run_settings`)."""
+    lines = [f"# synthesized by `edgedsl synth run` (attempt {attempt}): {structure}"]
     if edges:
         lines.append("# G* edges used (posterior mean, Beta(α, β), trials):")
         for e in edges:
             lines.append(f"#   {e.source} → {e.target}: {e.mean:.3f}, "
                          f"Beta({e.alpha:.2f}, {e.beta:.2f}), {e.trials} trials")
     return tuple(lines)
+
+
+def run_settings(world_seed: int | None, phi: int) -> RunSettings:
+    """The ``run`` block of a synthesized file: the seed of the world its answer was computed
+    on (None: not a world backend, nothing to state), and φ when it is not the default 5 (an
+    unbounded ``fan`` is checked and run with it)."""
+    return RunSettings(seed=world_seed, phi=None if phi == DEFAULT_PHI else phi)
+
+
+def backend_world_seed(backend: object) -> int | None:
+    """The seed of the world behind ``backend`` (the world backend's ``world.seed``); None for
+    any other backend."""
+    seed = getattr(getattr(backend, "world", None), "seed", None)
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
 @dataclass(frozen=True)
@@ -98,6 +118,7 @@ class WorkerState:
     llm: Any = None
     templates: Path | None = None
     counters: dict[str, int] = field(default_factory=dict)
+    world_seed: int | None = None
 
     @classmethod
     def make(cls, graph: ToolGraph, catalog: Catalog, backend: Backend, config: Any, *,
@@ -109,7 +130,8 @@ class WorkerState:
                      narrow_fans=config.narrow_fans, tail=dict(config.tail),
                      restarts=config.restarts, combos=dict(config.combos))
         return cls(eng, config.seed, config.phi, dict(config.lengths), verifier, llm,
-                   Path(config.templates) if config.templates else None)
+                   Path(config.templates) if config.templates else None,
+                   world_seed=backend_world_seed(backend))
 
 
 async def _attempt(st: WorkerState, i: int,
@@ -145,8 +167,8 @@ async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
         query = await paraphrase(query, query_context(bare, ex.plan, answer), st.llm,
                                  answer=answer)
     traj = n.Trajectory(name=name, query=query, body=bare.body,
-                        comments=provenance(st.seed, i, structure, built.edges))
-    text = emit_module(traj)
+                        comments=provenance(i, structure, built.edges))
+    text = emit_module(traj, run_settings(st.world_seed, st.phi), catalog=eng.catalog)
     stages: list[tuple[Stage, tuple[Rejection, ...]]] = []
 
     def stop(stage: Stage, reasons: Sequence[Rejection]) -> bool:

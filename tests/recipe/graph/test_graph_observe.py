@@ -93,3 +93,57 @@ def test_date_shaped_parameters_fall_back_to_observed_dates() -> None:
     assert pool.for_param(Port(name="c", type="tg.Code", code="tg.Code"), CAT.code_types)
     assert pool.for_param(Port(name="x", type="m.YearMonth", code="m.YearMonth"),
                           {"m.YearMonth": CodeType("m.YearMonth", r"^Z[0-9]{6}$")}) == []
+
+
+def test_years_and_dates_stay_in_the_live_window() -> None:
+    """Issue 18 §2: a founding date seen in a response (est_dt 1945) must not become a
+    ``bsns_year`` default; DART answers periodic reports from 2015 only, so every edge into
+    them failed. Years and dates are kept to the last LIVE_YEARS years of the observed dates."""
+    from edgedsl.recipe.graph.observe import LIVE_YEARS
+
+    pool = ValuePool()
+    for day in ("1945-03-01", "1918-06-30", "2019-05-15", "2023-11-16", "2025-10-30",
+                "2024-01-02", "2022-08-18", "2021-04-01", "2020-02-03", "2026-01-07"):
+        pool.add("name:est_dt:date", day)
+        pool.add("date:any", day)
+        pool.add("year:int", int(day[:4]))
+    lo, hi = pool.live_window()  # type: ignore[misc]
+    assert hi - lo + 1 == LIVE_YEARS and lo <= 2019 and hi >= 2026
+    year = Port(name="bsns_year", type="int")
+    years = pool.for_param(year, CAT.code_types)
+    assert years and all(lo <= y <= hi for y in years)  # type: ignore[operator]
+    assert 1945 not in years and 1918 not in years
+    begin = pool.for_param(Port(name="bgn_de", type="date"), CAT.code_types)
+    assert begin and all(str(d) >= "2015" for d in begin)
+    # a G* written before the window holds founding years in its nodes: they are dropped,
+    # and the years of the observed dates take their place
+    node = ToolNode(name="dart.single_accounts", domain="dart",
+                    params=[Port(name="bsns_year", type="int")],
+                    defaults={"bsns_year": [1945, 1918, 2008, 2023]})
+    got = node_defaults(node, pool, CAT.code_types)["bsns_year"]
+    assert got[0] == 2023 and not {1945, 1918, 2008} & set(got)
+    # a one-off far-future date (an end of validity) does not move the window
+    pool.add("date:any", "9999-12-31")
+    assert pool.live_window()[1] <= hi + 1  # type: ignore[index]
+
+
+def test_shipped_gstar_gives_dart_periodic_reports_valid_years() -> None:
+    """On the shipped G*, the DART periodic-report tools are roots whose defaults run."""
+    import asyncio
+
+    from edgedsl.check import load_catalog
+    from edgedsl.cli.synth import default_graph_path
+    from edgedsl.recipe.graph.model import load_graph
+    from edgedsl.recipe.synth.engine import Engine
+    from edgedsl.runtime.http import make_world_backend
+
+    graph = load_graph(default_graph_path())
+    eng = Engine(graph, load_catalog(graph.catalog.modules, []), make_world_backend(seed=1))
+    years = eng.args.defaults("dart.single_accounts")["bsns_year"]
+    assert years and all(2015 <= y <= 2026 for y in years)  # type: ignore[operator]
+
+    async def any_root(tool: str) -> bool:
+        return any([await eng.root(tool, random.Random(i)) is not None for i in range(6)])
+
+    assert asyncio.run(any_root("dart.single_accounts"))
+    assert asyncio.run(any_root("dart.dividends"))

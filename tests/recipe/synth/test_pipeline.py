@@ -45,7 +45,9 @@ def test_a_run_writes_n_files_and_records_that_agree(run_dir) -> None:  # type: 
     for r in recs:
         text = (out / r.file).read_text(encoding="utf-8")
         assert api.format(api.parse(text)) == text  # written through the formatter
-        assert "# synthesized by `edgedsl synth run` (seed 3" in text
+        assert "# synthesized by `edgedsl synth run` (attempt " in text
+        # the world the answer was computed on (seed 0), not the run's seed 3: the file reads it
+        assert api.compile(text).run.seed == 0
         assert r.query and r.query in text
         assert r.calls and r.tools
 
