@@ -99,9 +99,12 @@ from .columns import (
     columns_of,
     create_table_as,
     lazy_columns,
+    opaque_fields,
     python_columns,
+    record_texts,
     serialise,
     source_columns,
+    stored_columns,
     take,
     write_columns,
     write_sql_shredded,
@@ -275,8 +278,9 @@ class Relation:
                     not any(cols.made(f) for f in fields):
                 # large and unread: the SQL path coerces faster than Python (identical table)
                 arms = cols["__arm"]
-                write_sql_shredded(self.con, cols["__raw"], cols.back(), fields,
-                           None if arms.count(None) == len(arms) else arms, self.table, True)
+                write_sql_shredded(self.con, cols["__raw"], fields,
+                                   None if arms.count(None) == len(arms) else arms, self.table,
+                                   True, {f: cols[f] for f in opaque_fields(fields)})
             else:
                 write_columns(self.con, self.table, fields, cols, temp=True)
             self._pending = False
@@ -600,14 +604,15 @@ def shred(
     check_fields(types)
     if arm is not None and len(arm) != len(records):
         raise ValueError(f"{len(arm)} arm tags for {len(records)} records")
-    raws, back = serialise(records)
     target = name or _fresh_name()
     is_temp = name is None if temp is None else temp
-    names = list(types)
-    cells = len(records) * (len(names) + 1)
+    cells = len(records) * (len(types) + 1)
     if method == "python" or (method == "auto" and cells <= PYTHON_SHRED_MAX_CELLS):
+        raws, back = serialise(records)
         return _shred_python(con, raws, back, types, arm, target, is_temp, lazy)
-    write_sql_shredded(con, raws, back, types, arm, target, is_temp)
+    raws, column = record_texts(records)
+    opaque = stored_columns({f: types[f] for f in opaque_fields(types)}, column)
+    write_sql_shredded(con, raws, types, arm, target, is_temp, opaque)
     return Relation(con, target, types, len(raws))
 
 
