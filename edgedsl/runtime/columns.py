@@ -355,10 +355,13 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, raws: Sequence[str],
     ``opaque`` holds the stored columns of the list and json fields (canonical JSON text, made
     in Python: see :func:`edgedsl.reduce.coerce.json_text`). The texts, the arm tags and those
     columns enter as whole columns (:func:`edgedsl.runtime.bind.bind_column`: a large column
-    packed into one text, ``__row`` as ``range(n)``); DuckDB parses each record once, reading
-    every scalar field by its JSON pointer in one ``json_extract``, and matches each text
-    value once against its type's pattern (:func:`edgedsl.reduce.coerce.core_sql`), in layers
-    so that no expression is computed twice. No ``ORDER BY``: the rows are unnested in
+    packed into one text, ``__row`` as ``range(n)``); DuckDB reads every scalar field of a
+    record by its JSON pointer, its value, JSON type and text each in one call over the list
+    of pointers (``json_extract``, ``json_type``, ``json_extract_string``: three parses of the
+    record, cheaper than a parse of each value for its type and another for its text), and
+    matches each text value once against its type's pattern
+    (:func:`edgedsl.reduce.coerce.core_sql`), in layers so that no expression is computed
+    twice. No ``ORDER BY``: the rows are unnested in
     ``__row`` order and DuckDB writes a ``CREATE TABLE … AS`` in its source's order (its
     ``preserve_insertion_order``, on by default), as :func:`write_columns` relies on too.
     """
@@ -381,9 +384,8 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, raws: Sequence[str],
         bind(opaque[f], "VARCHAR", f"__o{i}")
     scalar = [f for f in names if f not in opaque]
     q = {f: tuple(quote_ident(f"__{x}{i}") for x in "vtsc") for i, f in enumerate(scalar)}
-    extract = "".join(f", __l[{i + 1}] AS {v}" for i, (v, _, _, _) in enumerate(q.values()))
-    derived = "".join(f", json_type({v}) AS {jt}, {v} ->> '$' AS {tx}"
-                      for v, jt, tx, _ in q.values())
+    extract = "".join(f", __l[{i + 1}] AS {v}, __y[{i + 1}] AS {jt}, __x[{i + 1}] AS {tx}"
+                      for i, (v, jt, tx, _) in enumerate(q.values()))
     cores = []
     for f, (v, jt, tx, c) in q.items():
         expr = core_sql(v, types[f], jtype=jt, text=tx)
@@ -401,14 +403,15 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, raws: Sequence[str],
     typed = "".join(", " + c for c in cols)
     parse = ""
     if scalar:
-        parse = ", json_extract(__text, ?::VARCHAR[]) AS __l"
-        params.append([_json_pointer(f) for f in scalar])
+        # each a list over the fields' pointers: the values, their JSON types, their texts
+        parse = "".join(f", {fn}(__text, ?::VARCHAR[]) AS {name}" for fn, name in (
+            ("json_extract", "__l"), ("json_type", "__y"), ("json_extract_string", "__x")))
+        params += [[_json_pointer(f) for f in scalar]] * 3
     sql = (
         f"WITH __src AS (SELECT {', '.join(src)}),\n"
         f"__rec AS (SELECT *{parse} FROM __src),\n"
         f"__ext AS (SELECT *{extract} FROM __rec),\n"
-        f"__der AS (SELECT *{derived} FROM __ext),\n"
-        f"__cor AS (SELECT *{''.join(cores)} FROM __der)\n"
+        f"__cor AS (SELECT *{''.join(cores)} FROM __ext)\n"
         f'SELECT CAST(__row AS BIGINT) AS "__row", CAST(__arm AS VARCHAR) AS "__arm"{typed}, '
         f'__text AS "__raw"\nFROM __cor'
     )
