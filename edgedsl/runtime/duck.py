@@ -29,10 +29,11 @@ back*, by one of two equivalent paths producing identical tables:
   plan (planning dominated the cost of small shreds);
 * **sql** (large inputs, :func:`edgedsl.runtime.columns.write_sql_shredded`): the record texts
   are bound as one column (packed into one text when large, :mod:`edgedsl.runtime.bind`),
-  DuckDB parses each record once (one ``json_extract`` with the declared fields' JSON pointers)
-  and :func:`edgedsl.reduce.coerce.coerce_sql` coerces in SQL, each text matched once against
-  its type's pattern, in one ``CREATE TABLE … AS`` statement. The records are not read back
-  whole: only list and json fields need Python values, and those are taken column by column
+  DuckDB reads the declared fields of each record by their JSON pointers (one call per record
+  for their values, one for their JSON types, one for their texts) and
+  :func:`edgedsl.reduce.coerce.coerce_sql` coerces in SQL, each text matched once against its
+  type's pattern, in one ``CREATE TABLE … AS`` statement. The records are not read back whole:
+  only list and json fields need Python values, and those are taken column by column
   (:func:`edgedsl.runtime.columns.record_texts`).
 
 List and ``json`` fields are stored as canonical JSON text made in Python on both paths (see
@@ -136,8 +137,8 @@ AGGREGATES = ("sum", "avg", "min", "max")
 #: Above this many cells (records × (fields + 1)) :func:`shred` coerces in SQL instead of Python.
 #: Measured with ``benchmarks/bench_drv.py`` (2 noisy cores, 5 fields): 27 records — python
 #: 1.7 ms, SQL 7.1 ms; 1,000 records — 11 ms vs 13 ms; 20,000 records — 228 ms vs 123 ms. The
-#: paths crossed near 1,500 records of 5 fields (~10,000 cells). Since the SQL path parses each
-#: record once and matches each text once (CPU time, median of 7, load 12): 27 records — 2.9 vs
+#: paths crossed near 1,500 records of 5 fields (~10,000 cells). Since the SQL path's rewrite (no
+#: readback, each text matched once; CPU time, median of 7, load 12): 27 records — 2.9 vs
 #: 9.9 ms; 1,000 — 14.1 vs 14.0 ms; 2,000 — 25 vs 20 ms; 20,000 — 211 vs 89 ms: they cross near
 #: 1,000 records (~6,000 cells); the bound stays (up to it the two differ by under 5 ms).
 PYTHON_SHRED_MAX_CELLS = 10_000
