@@ -48,19 +48,19 @@ def _unit_class() -> str:
 
 _UNIT = _unit_class()
 _INT_PART = r"(?:[0-9]+|[0-9]{1,3}(?:,[0-9]{3})+)"
-NUMBER_PATTERN = rf"^{_WS}[+-]?{_INT_PART}(?:\.[0-9]+)?{_WS}(?:{_UNIT}+{_WS})?$"
-INTEGER_PATTERN = rf"^{_WS}[+-]?{_INT_PART}(?:\.0+)?{_WS}(?:{_UNIT}+{_WS})?$"
-NUMBER_CORE = r"[+-]?[0-9][0-9,]*(?:\.[0-9]+)?"
-INTEGER_CORE = r"[+-]?[0-9][0-9,]*"
+#: Each pattern captures its *core* as group 1 — the number without spaces or unit (thousands
+#: separators still in), the date's digits with their separators — so that one match both
+#: accepts a text and finds what it reads, in Python and in SQL (``regexp_extract(s, P, 1)``
+#: is ``''`` exactly when ``s`` does not match).
+NUMBER_PATTERN = rf"^{_WS}([+-]?{_INT_PART}(?:\.[0-9]+)?){_WS}(?:{_UNIT}+{_WS})?$"
+INTEGER_PATTERN = rf"^{_WS}([+-]?{_INT_PART})(?:\.0+)?{_WS}(?:{_UNIT}+{_WS})?$"
 _DATE_FORMS = r"[0-9]{8}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}\.[0-9]{2}\.[0-9]{2}"
-DATE_PATTERN = rf"^{_WS}(?:{_DATE_FORMS}){_WS}$"
+DATE_PATTERN = rf"^{_WS}({_DATE_FORMS}){_WS}$"
 TRUE_WORDS = ("true", "y", "yes", "1")
 FALSE_WORDS = ("false", "n", "no", "0")
 
 _NUMBER_RE = re.compile(NUMBER_PATTERN)
 _INTEGER_RE = re.compile(INTEGER_PATTERN)
-_NUMBER_CORE_RE = re.compile(NUMBER_CORE)
-_INTEGER_CORE_RE = re.compile(INTEGER_CORE)
 _DATE_RE = re.compile(DATE_PATTERN)
 #: A number text that is its own core (ASCII digits, no separator, space or unit): ``float``
 #: reads it as the full rule would, and it is always finite.
@@ -80,10 +80,8 @@ def coerce_int(v: object) -> int | None:
         if math.isfinite(v) and v.is_integer() and INT64_MIN <= int(v) <= INT64_MAX:
             return int(v)
         return None
-    if isinstance(v, str) and _INTEGER_RE.fullmatch(v):
-        m = _INTEGER_CORE_RE.search(v)
-        assert m is not None
-        n = int(m.group(0).replace(",", ""))
+    if isinstance(v, str) and (m := _INTEGER_RE.fullmatch(v)):
+        n = int(m.group(1).replace(",", ""))
         return n if INT64_MIN <= n <= INT64_MAX else None
     return None
 
@@ -99,10 +97,8 @@ def coerce_float(v: object) -> float | None:
         return v if math.isfinite(v) else None
     if isinstance(v, str) and _PLAIN_NUMBER_RE.fullmatch(v):  # most texts: no separator or unit
         return float(v)
-    if isinstance(v, str) and _NUMBER_RE.fullmatch(v):
-        m = _NUMBER_CORE_RE.search(v)
-        assert m is not None
-        x = float(m.group(0).replace(",", ""))
+    if isinstance(v, str) and (m := _NUMBER_RE.fullmatch(v)):
+        x = float(m.group(1).replace(",", ""))
         return x if math.isfinite(x) else None
     return None
 
@@ -111,10 +107,8 @@ def coerce_number(v: object) -> int | float | None:
     """Coerce a pivot to an exact number: int when it has no decimal part, else a finite float."""
     if _is_int(v):
         return v  # type: ignore[return-value]
-    if isinstance(v, str) and _NUMBER_RE.fullmatch(v):
-        m = _NUMBER_CORE_RE.search(v)
-        assert m is not None
-        core = m.group(0).replace(",", "")
+    if isinstance(v, str) and (m := _NUMBER_RE.fullmatch(v)):
+        core = m.group(1).replace(",", "")
         if "." not in core:
             return int(core)
     return coerce_float(v)
@@ -128,8 +122,8 @@ def coerce_date(v: object) -> _dt.date | None:
         return v
     if _is_int(v) and 10000101 <= v <= 99991231:  # type: ignore[operator]
         v = str(v)
-    if isinstance(v, str) and _DATE_RE.fullmatch(v):
-        d = _NON_DIGIT_RE.sub("", v)
+    if isinstance(v, str) and (found := _DATE_RE.fullmatch(v)):
+        d = _NON_DIGIT_RE.sub("", found.group(1))
         y, m, day = int(d[:4]), int(d[4:6]), int(d[6:8])
         try:
             return _dt.date(y, m, day) if y > 0 else None
@@ -229,22 +223,64 @@ def sql_type(t: FieldType) -> str:
     return _SQL_TYPES[storage_of(t)]
 
 
-def _date_from_text_sql(s: str) -> str:
-    dash = sql_string_literal(r"^([0-9]{4})([0-9]{2})([0-9]{2})$")
+_CORE_PATTERNS = {"integer": INTEGER_PATTERN, "double": NUMBER_PATTERN, "date": DATE_PATTERN}
+
+
+def _text_sql(kind: str, v: str, jt: str, s: str) -> str:
+    """The text a value of storage ``kind`` is read from: a JSON string's text; for a date, also
+    an integer's digits when it is in the 8-digit range (see :func:`coerce_date`)."""
+    if kind != "date":
+        return f"CASE WHEN {jt} = 'VARCHAR' THEN {s} END"
     return (
-        f"CASE WHEN regexp_matches({s}, {sql_string_literal(DATE_PATTERN)}) "
-        f"AND NOT regexp_matches({s}, {sql_string_literal('^' + _WS + '0000')}) "
-        f"THEN TRY_CAST(regexp_replace(regexp_replace({s}, '[^0-9]', '', 'g'), {dash}, "
-        r"'\1-\2-\3') AS DATE) END"
+        f"CASE {jt} WHEN 'VARCHAR' THEN {s} "
+        f"WHEN 'BIGINT' THEN CASE WHEN CAST({v} AS BIGINT) BETWEEN 10000101 AND 99991231 "
+        f"THEN CAST({v} AS VARCHAR) END "
+        f"WHEN 'UBIGINT' THEN CASE WHEN TRY_CAST({v} AS BIGINT) BETWEEN 10000101 AND 99991231 "
+        f"THEN CAST({v} AS VARCHAR) END END"
     )
 
 
-def coerce_sql(v: str, t: FieldType, *, jtype: str | None = None, text: str | None = None) -> str:
+def core_sql(v: str, t: FieldType, *, jtype: str | None = None,
+             text: str | None = None) -> str | None:
+    """SQL expression of the *core* a value of JSON expression ``v`` is read from when it is
+    text (group 1 of the type's pattern: ``regexp_extract(text, pattern, 1)``, ``''`` when the
+    text does not match, NULL when the value is no text), or None for a type read without one
+    (only integer, double and date fields have one).
+
+    :func:`coerce_sql` computes it inline unless given it (``core=``): a statement that
+    shreds many records computes it once per value in a layer of its own. ``jtype`` and
+    ``text`` are as for :func:`coerce_sql`.
+    """
+    kind = storage_of(t)
+    pattern = _CORE_PATTERNS.get(kind)
+    if pattern is None:
+        return None
+    jt = jtype or f"json_type({v})"
+    s = text or f"({v} ->> '$')"
+    return f"regexp_extract(({_text_sql(kind, v, jt, s)}), {sql_string_literal(pattern)}, 1)"
+
+
+def _date_from_core_sql(core: str) -> str:
+    """The date a date core (``yyyymmdd``, ``yyyy-mm-dd`` or ``yyyy.mm.dd``) names: year 0
+    refused, an impossible day NULL (``TRY_CAST``)."""
+    def ymd(m: int, d: int) -> str:
+        return (f"substr({core}, 1, 4) || '-' || substr({core}, {m}, 2) || '-' || "
+                f"substr({core}, {d}, 2)")
+    return (
+        f"TRY_CAST(CASE WHEN {core} = '' OR starts_with({core}, '0000') THEN NULL "
+        f"WHEN length({core}) = 8 THEN {ymd(5, 7)} ELSE {ymd(6, 9)} END AS DATE)"
+    )
+
+
+def coerce_sql(v: str, t: FieldType, *, jtype: str | None = None, text: str | None = None,
+               core: str | None = None) -> str:
     """SQL expression coercing JSON expression ``v`` (SQL NULL when missing) to type ``t``.
 
-    ``v`` must be a trusted SQL expression (e.g. a quoted column name). ``jtype`` and ``text``
-    may name precomputed ``json_type(v)`` and ``v ->> '$'`` expressions (cheaper to plan). The
-    result has type :func:`sql_type` ``(t)``. Semantics are those of :func:`coerce`.
+    ``v`` must be a trusted SQL expression (e.g. a quoted column name). ``jtype``, ``text`` and
+    ``core`` may name precomputed ``json_type(v)``, ``v ->> '$'`` and :func:`core_sql`
+    expressions (cheaper to plan and to run). The result has type :func:`sql_type` ``(t)``.
+    Semantics are those of :func:`coerce`: a text is matched once, by the same pattern as in
+    Python, and read from the core that match captures.
 
     A ``json`` field is the exception: ``v`` must already hold the canonical JSON text (or JSON
     whose text is canonical) — see :func:`json_text` for why only Python makes it — and the
@@ -253,37 +289,24 @@ def coerce_sql(v: str, t: FieldType, *, jtype: str | None = None, text: str | No
     kind = storage_of(t)
     jt = jtype or f"json_type({v})"
     s = text or f"({v} ->> '$')"
+    c = core or core_sql(v, t, jtype=jt, text=s)
     if kind == "integer":
         d = f"CAST({v} AS DOUBLE)"
         body = (
             f"CASE {jt} WHEN 'BIGINT' THEN CAST({v} AS BIGINT) "
             f"WHEN 'UBIGINT' THEN TRY_CAST(CAST({v} AS UBIGINT) AS BIGINT) "
             f"WHEN 'DOUBLE' THEN CASE WHEN {d} = trunc({d}) THEN TRY_CAST({d} AS BIGINT) END "
-            f"WHEN 'VARCHAR' THEN CASE WHEN regexp_matches({s}, "
-            f"{sql_string_literal(INTEGER_PATTERN)}) THEN TRY_CAST(replace(regexp_extract({s}, "
-            f"{sql_string_literal(INTEGER_CORE)}), ',', '') AS BIGINT) END END"
+            f"WHEN 'VARCHAR' THEN TRY_CAST(replace(nullif({c}, ''), ',', '') AS BIGINT) END"
         )
     elif kind == "double":
-        parsed = (
-            f"TRY_CAST(replace(regexp_extract({s}, {sql_string_literal(NUMBER_CORE)}), ',', '') "
-            "AS DOUBLE)"
-        )
+        parsed = f"TRY_CAST(replace(nullif({c}, ''), ',', '') AS DOUBLE)"
         body = (
             f"CASE {jt} WHEN 'BIGINT' THEN CAST({v} AS DOUBLE) "
             f"WHEN 'UBIGINT' THEN CAST({v} AS DOUBLE) WHEN 'DOUBLE' THEN CAST({v} AS DOUBLE) "
-            f"WHEN 'VARCHAR' THEN CASE WHEN "
-            f"regexp_matches({s}, {sql_string_literal(NUMBER_PATTERN)}) "
-            f"THEN nullif(nullif({parsed}, 'inf'::DOUBLE), '-inf'::DOUBLE) END END"
+            f"WHEN 'VARCHAR' THEN nullif(nullif({parsed}, 'inf'::DOUBLE), '-inf'::DOUBLE) END"
         )
     elif kind == "date":
-        as_text = (
-            f"CASE {jt} WHEN 'VARCHAR' THEN {s} "
-            f"WHEN 'BIGINT' THEN CASE WHEN CAST({v} AS BIGINT) BETWEEN 10000101 AND 99991231 "
-            f"THEN CAST({v} AS VARCHAR) END "
-            f"WHEN 'UBIGINT' THEN CASE WHEN TRY_CAST({v} AS BIGINT) BETWEEN 10000101 AND 99991231 "
-            f"THEN CAST({v} AS VARCHAR) END END"
-        )
-        body = _date_from_text_sql(f"({as_text})")
+        body = _date_from_core_sql(f"({c})")
     elif kind == "bool":
         w = f"lower(regexp_replace({s}, {sql_string_literal(f'^{_WS}|{_WS}$')}, '', 'g'))"
         trues = ", ".join(sql_string_literal(x) for x in TRUE_WORDS)

@@ -25,11 +25,13 @@ from edgedsl.reduce.coerce import (
     coerce_int,
     coerce_sql,
     coerce_text,
+    core_sql,
     json_text,
     sql_type,
     storage_of,
 )
 
+from .bind import bind_column, column_sql
 from .redact import excerpt
 
 if TYPE_CHECKING:
@@ -43,9 +45,12 @@ __all__ = [
     "columns_of",
     "create_table_as",
     "lazy_columns",
+    "opaque_fields",
     "python_columns",
+    "record_texts",
     "serialise",
     "source_columns",
+    "stored_columns",
     "take",
     "write_columns",
     "write_sql_shredded",
@@ -116,6 +121,39 @@ def serialise(records: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[Any
     if bad is not None:  # by index: the item may itself be None
         raise ValueError(f"a record must be a JSON object, not {excerpt(back[bad])}")
     return raws, back
+
+
+#: Types of values whose JSON reads back as the value itself (an ``int`` beyond 64 bits never
+#: gets here: orjson refuses the record first).
+_READS_BACK_AS_ITSELF = frozenset({str, int, bool, type(None)})
+
+
+def record_texts(records: Sequence[Mapping[str, Any]]
+                 ) -> tuple[list[str], Callable[[str], list[Any]]]:
+    """Each record's JSON text, and a function giving one field's values (None where missing)
+    as that JSON reads back — what :func:`serialise` gives, without reading every record back.
+
+    When every record is a ``dict``, a field's column is taken from the records as it is if
+    every value in it reads back as itself (a str, int, bool or None), else read back through
+    orjson as one list (a date becomes its ISO text, a tuple a list, NaN None, exactly as in
+    the record's JSON); the records are never rebuilt. Otherwise (a dataclass, a mapping of
+    another kind) the records are serialised and read back whole, as :func:`serialise` does.
+    """
+    if set(map(type, records)) <= {dict}:
+        try:
+            raws = [orjson.dumps(r).decode() for r in records]
+        except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
+            raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
+        dicts: Sequence[dict[str, Any]] = records  # type: ignore[assignment]
+
+        def column(field: str) -> list[Any]:
+            values = list(map(dict.get, dicts, itertools.repeat(field)))
+            if set(map(type, values)) <= _READS_BACK_AS_ITSELF:
+                return values
+            return orjson.loads(orjson.dumps(values))  # type: ignore[no-any-return,unused-ignore]
+        return raws, column
+    raws, back = serialise(records)
+    return raws, lambda field: list(map(dict.get, back, itertools.repeat(field)))
 
 
 def _arm_texts(arm: Sequence[object]) -> list[str | None]:
@@ -257,6 +295,19 @@ def _coerce_column(t: FieldType, raw: list[Any]) -> list[Any]:
     return [conv(v) for v in raw]
 
 
+def opaque_fields(types: Mapping[str, FieldType]) -> list[str]:
+    """The fields of ``types`` stored as canonical JSON text made in Python (list and json
+    fields), on both shredding paths."""
+    return [f for f, t in types.items() if storage_of(t) in ("list", "json")]
+
+
+def stored_columns(types: Mapping[str, FieldType],
+                   raw: Callable[[str], list[Any]]) -> dict[str, list[Any]]:
+    """Each field's stored column, coerced from ``raw(field)`` — its values as the records'
+    JSON reads back (see :func:`record_texts`)."""
+    return {f: _coerce_column(t, raw(f)) for f, t in types.items()}
+
+
 def lazy_columns(records: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType],
                  arm: Sequence[object] | None = None, *, native: bool = False) -> LazyColumns:
     """:func:`python_columns`, each field's column (and ``__raw``) made on first use (see
@@ -296,48 +347,74 @@ def write_columns(con: duckdb.DuckDBPyConnection, target: str, types: Mapping[st
     return create_table_as(con, target, sql, params, temp=temp)
 
 
-def write_sql_shredded(con: duckdb.DuckDBPyConnection, raws: list[str], back: list[Any],
+def write_sql_shredded(con: duckdb.DuckDBPyConnection, raws: Sequence[str],
                        types: Mapping[str, FieldType], arm: Sequence[object] | None, target: str,
-                       is_temp: bool) -> None:
-    """Write table ``target`` from record texts ``raws`` (and the records as they read back),
-    each value coerced in SQL (:func:`edgedsl.reduce.coerce.coerce_sql`) — the SQL shredding
-    path."""
+                       is_temp: bool, opaque: Mapping[str, list[Any]]) -> None:
+    """Write table ``target`` from record texts ``raws``, each value coerced in SQL
+    (:func:`edgedsl.reduce.coerce.coerce_sql`) — the SQL shredding path.
+
+    ``opaque`` holds the stored columns of the list and json fields (canonical JSON text, made
+    in Python: see :func:`edgedsl.reduce.coerce.json_text`). The texts, the arm tags and those
+    columns enter as whole columns (:func:`edgedsl.runtime.bind.bind_column`: a large column
+    packed into one text, ``__row`` as ``range(n)``); DuckDB reads every scalar field of a
+    record by its JSON pointer, its value, JSON type and text each in one call over the list
+    of pointers (``json_extract``, ``json_type``, ``json_extract_string``: three parses of the
+    record, cheaper than a parse of each value for its type and another for its text), and
+    matches each text value once against its type's pattern
+    (:func:`edgedsl.reduce.coerce.core_sql`), in layers so that no expression is computed
+    twice. No ``ORDER BY``: the rows are unnested in
+    ``__row`` order and DuckDB writes a ``CREATE TABLE … AS`` in its source's order (its
+    ``preserve_insertion_order``, on by default), as :func:`write_columns` relies on too.
+    """
+    n = len(raws)
     names = list(types)
-    params: list[object] = [raws]
-    arm_sql = "CAST(NULL AS VARCHAR)"
-    if arm is not None:
-        arm_sql = "unnest(?::VARCHAR[])"
-        params.append(_arm_texts(arm))
-    opaque: list[str] = []  # list and json fields: canonical text made in Python
-    for f, t in types.items():
-        if storage_of(t) in ("list", "json"):
-            conv = _stored_value(t)
-            params.append([conv(r.get(f)) for r in back])
-            opaque.append(f)
-    extra = "".join(f", unnest(?::VARCHAR[]) AS {quote_ident(f'__o{i}')}"
-                    for i in range(len(opaque)))
+    params: list[object] = []
+    src: list[str] = []
+
+    def bind(values: Sequence[Any], stype: str, name: str, **kw: bool) -> None:
+        mode, param = bind_column(values, stype, cast=True, **kw)
+        if mode != "null":
+            params.append(param)
+        src.append(column_sql(mode, stype, name))
+
+    bind(list(range(n)), "BIGINT", "__row", row=True, ordinal=True)
+    bind(raws, "VARCHAR", "__text", row=True)
+    bind([None] * n if arm is None else _arm_texts(arm), "VARCHAR", "__arm")
+    kept = [f for f in names if f in opaque]
+    for i, f in enumerate(kept):
+        bind(opaque[f], "VARCHAR", f"__o{i}")
     scalar = [f for f in names if f not in opaque]
-    params += [_json_pointer(f) for f in scalar]
-    q = {f: (quote_ident(f"__v{i}"), quote_ident(f"__t{i}"), quote_ident(f"__s{i}"))
-         for i, f in enumerate(scalar)}
-    extract = "".join(f", json_extract(rec, ?) AS {v}" for v, _, _ in q.values())
-    derived = "".join(f", json_type({v}) AS {jt}, {v} ->> '$' AS {tx}" for v, jt, tx in q.values())
+    q = {f: tuple(quote_ident(f"__{x}{i}") for x in "vtsc") for i, f in enumerate(scalar)}
+    extract = "".join(f", __l[{i + 1}] AS {v}, __y[{i + 1}] AS {jt}, __x[{i + 1}] AS {tx}"
+                      for i, (v, jt, tx, _) in enumerate(q.values()))
+    cores = []
+    for f, (v, jt, tx, c) in q.items():
+        expr = core_sql(v, types[f], jtype=jt, text=tx)
+        if expr is not None:
+            cores.append(f", {expr} AS {c}")
     cols = []
     for f in names:
         if f in opaque:
-            cols.append(f"{quote_ident(f'__o{opaque.index(f)}')} AS {quote_ident(f)}")
+            cols.append(f"{quote_ident(f'__o{kept.index(f)}')} AS {quote_ident(f)}")
         else:
-            v, jt, tx = q[f]
-            cols.append(f"{coerce_sql(v, types[f], jtype=jt, text=tx)} AS {quote_ident(f)}")
+            v, jt, tx, c = q[f]
+            has_core = core_sql(v, types[f]) is not None
+            expr = coerce_sql(v, types[f], jtype=jt, text=tx, core=c if has_core else None)
+            cols.append(f"{expr} AS {quote_ident(f)}")
     typed = "".join(", " + c for c in cols)
+    parse = ""
+    if scalar:
+        # each a list over the fields' pointers: the values, their JSON types, their texts
+        parse = "".join(f", {fn}(__text, ?::VARCHAR[]) AS {name}" for fn, name in (
+            ("json_extract", "__l"), ("json_type", "__y"), ("json_extract_string", "__x")))
+        params += [[_json_pointer(f) for f in scalar]] * 3
     sql = (
-        f"WITH __src AS (SELECT unnest(?::VARCHAR[]) AS __text, {arm_sql} AS __arm{extra}, "
-        f"unnest(range({len(raws)})) AS __row),\n"
-        f"__rec AS (SELECT *, CAST(__text AS JSON) AS rec FROM __src),\n"
+        f"WITH __src AS (SELECT {', '.join(src)}),\n"
+        f"__rec AS (SELECT *{parse} FROM __src),\n"
         f"__ext AS (SELECT *{extract} FROM __rec),\n"
-        f"__der AS (SELECT *{derived} FROM __ext)\n"
+        f"__cor AS (SELECT *{''.join(cores)} FROM __ext)\n"
         f'SELECT CAST(__row AS BIGINT) AS "__row", CAST(__arm AS VARCHAR) AS "__arm"{typed}, '
-        f'__text AS "__raw"\nFROM __der ORDER BY __row'
+        f'__text AS "__raw"\nFROM __cor'
     )
     create_table_as(con, target, sql, params, temp=is_temp)
 

@@ -1,0 +1,168 @@
+"""The SQL shredding path (large inputs): record texts bound whole, each record parsed once in
+DuckDB, each text matched once — the same table as the python path, value for value."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from edgedsl.core.types import DATE, FLOAT, INT, JSON, STR, FieldType, ListType
+from edgedsl.reduce.coerce import coerce
+from edgedsl.runtime.bind import packing
+from edgedsl.runtime.columns import record_texts, serialise
+from edgedsl.runtime.duck import shred
+from edgedsl.testing import HOSTILE_TEXT, field_type_maps, values
+
+
+@pytest.fixture(scope="module")
+def con() -> Iterator[duckdb.DuckDBPyConnection]:
+    c = duckdb.connect()
+    yield c
+    c.close()
+
+
+def _table(con: duckdb.DuckDBPyConnection, records: list[dict[str, Any]],
+           types: dict[str, FieldType], method: str,
+           arm: list[str | None] | None = None) -> tuple[Any, list[Any]]:
+    """DESCRIBE and the rows (each value with its Python type) in the table's own order — no
+    ORDER BY: the written order must be ``__row`` order on both paths."""
+    rel = shred(con, records, types, arm=arm, method=method)  # type: ignore[arg-type]
+    desc = con.execute(f"DESCRIBE {rel.sql_name}").fetchall()
+    body = con.execute(f"SELECT * FROM {rel.sql_name}").fetchall()
+    rel.drop()
+    return desc, [tuple((type(v), v) for v in row) for row in body]
+
+
+# values a large response really holds, and the odd ones: thousands separators, units, blanks,
+# unicode, nested objects, huge integers at the edges of 64 bits, floats that read back as None
+_ODD = st.one_of(
+    st.none(),
+    st.sampled_from(["", " ", "1,234", "-1,234,567", "12,345,678.9 KRW", "1,2345", " +12 %",
+                     "3억", "20240229", " 2024.02.29 ", "2024-02-30", "0000-01-01", "Y", " no ",
+                     "삼성전자", "\u0000", "\x01", "a\nb", "\"quoted\"", "\\", "🙂", "ｆｕｌｌ"]),
+    st.sampled_from(HOSTILE_TEXT),
+    st.integers(-(2**63), 2**64 - 1),
+    st.sampled_from([2**63 - 1, -(2**63), 2**63, 2**64 - 1, 0, 1, 20240102]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.text(max_size=5),
+    st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31)),
+    st.recursive(st.none() | st.integers(-5, 5) | st.text(max_size=3),
+                 lambda inner: st.lists(inner, max_size=3)
+                 | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=6),
+)
+
+
+@st.composite
+def odd_relations(draw: st.DrawFn) -> tuple[dict[str, FieldType], list[dict[str, Any]]]:
+    """A type map (json and list fields among them) and records whose declared fields are
+    missing, null, nested or odd, with undeclared keys besides."""
+    types = draw(field_type_maps(max_fields=4))
+    if draw(st.booleans()) and "j" not in {n.lower() for n in types}:
+        types["j"] = JSON
+    rows = []
+    for _ in range(draw(st.integers(0, 12))):
+        row: dict[str, Any] = {}
+        for f, t in types.items():
+            how = draw(st.integers(0, 3))
+            if how == 1:
+                row[f] = draw(_ODD)
+            elif how == 2:
+                row[f] = draw(values(t))
+        if draw(st.booleans()):
+            row[draw(st.text(max_size=4))] = draw(_ODD)  # undeclared (or a declared one again)
+        rows.append(row)
+    return types, rows
+
+
+@given(case=odd_relations(), packed=st.booleans(), tagged=st.booleans())
+@settings(max_examples=150)
+def test_sql_path_builds_the_python_paths_table(case: tuple[dict[str, FieldType],
+                                                            list[dict[str, Any]]],
+                                                packed: bool, tagged: bool,
+                                                con: duckdb.DuckDBPyConnection) -> None:
+    types, rows = case
+    arm = [("a", None, "가")[i % 3] for i in range(len(rows))] if tagged else None
+    try:
+        serialise(rows)
+    except ValueError:  # e.g. an integer beyond 64 bits: refused by both paths alike
+        for method in ("python", "sql"):
+            with pytest.raises(ValueError, match="not JSON-serialisable"):
+                shred(con, rows, types, method=method)
+        return
+    want = _table(con, rows, types, "python", arm)
+    with packing(0 if packed else float("inf")):  # records, arms and list columns packed or not
+        got = _table(con, rows, types, "sql", arm)
+    assert got == want
+
+
+@given(rows=st.lists(st.dictionaries(st.sampled_from(["a", "b", "가"]), _ODD, max_size=3),
+                     max_size=8))
+def test_record_texts_read_fields_back_as_serialise(rows: list[dict[str, Any]]) -> None:
+    try:
+        raws, back = serialise(rows)
+    except ValueError:
+        with pytest.raises(ValueError, match="not JSON-serialisable"):
+            record_texts(rows)
+        return
+    texts, column = record_texts(rows)
+    assert texts == raws
+    for f in ("a", "b", "가", "missing"):
+        got, want = column(f), [r.get(f) for r in back]
+        assert orjson.dumps(got) == orjson.dumps(want)  # NaN-free: every float read back
+        assert [type(v) for v in got] == [type(v) for v in want]
+
+
+class Kind(enum.IntEnum):
+    A = 1
+
+
+@dataclasses.dataclass
+class Trade:
+    amount: str
+    when: dt.date
+
+
+def test_record_texts_values_that_do_not_read_back_as_themselves() -> None:
+    rows: list[Any] = [{"a": (1, 2), "b": dt.date(2024, 1, 2), "c": math.nan, "d": Kind.A},
+                       {"a": "x", "b": None, "c": 1.5, "d": True}]
+    texts, column = record_texts(rows)
+    assert column("a") == [[1, 2], "x"]
+    assert column("b") == ["2024-01-02", None]
+    assert column("c") == [None, 1.5]
+    assert column("d") == [1, True] and type(column("d")[0]) is int
+    assert texts == [orjson.dumps(r).decode() for r in rows]
+    # records that are not dicts are read back whole, as before
+    texts, column = record_texts([Trade("1,000", dt.date(2024, 1, 2))])  # type: ignore[list-item]
+    assert column("amount") == ["1,000"] and column("when") == ["2024-01-02"]
+    with pytest.raises(ValueError, match="must be a JSON object"):
+        record_texts([{"a": 1}, None])  # type: ignore[list-item]
+
+
+def test_a_large_sql_shred_keeps_row_order_and_values(con: duckdb.DuckDBPyConnection) -> None:
+    types: dict[str, FieldType] = {"amt": INT, "rate": FLOAT, "dt": DATE, "name": STR,
+                                   "tags": ListType(INT), "j": JSON}
+    rows = [{"amt": f"{i * 7919:,}" if i % 2 else i, "rate": f" {i}.5 %", "name": f"이름{i % 7}",
+             "dt": ("20240102", "2024-01-02", "2024.01.02", 20240102, "0000-01-01")[i % 5],
+             "tags": [i, None] if i % 3 else None, "j": {"k": [i]} if i % 4 else "x"}
+            for i in range(5_000)]  # large enough for packed binding and range(n)
+    rel = shred(con, rows, types, method="sql")
+    got = con.execute(f'SELECT "__row", "amt", "rate", "dt", "tags", "j" FROM {rel.sql_name}'
+                      ).fetchall()
+    assert [r[0] for r in got] == list(range(5_000))  # written in __row order, no sort
+    for (_, amt, rate, day, tags, j), row in zip(got, rows, strict=True):
+        assert amt == coerce(INT, row["amt"]) and rate == coerce(FLOAT, row["rate"])
+        assert day == coerce(DATE, row["dt"])
+        assert tags == (None if row["tags"] is None else orjson.dumps(row["tags"]).decode())
+        assert orjson.loads(j) == coerce(JSON, row["j"])
+    assert rel.records() == rows
