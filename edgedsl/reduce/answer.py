@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from ..core.source import fast_frozen_init
 from .query import value_from_json, value_to_json
 
 __all__ = [
@@ -57,6 +58,7 @@ _ARITH_OPS: tuple[str, ...] = ("+", "-", "*", "/")
 _CMP_OPS: tuple[str, ...] = ("==", "!=", "<", "<=", ">", ">=")
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Lit:
     """A literal value (``None``, bool, int, float, str or date), bound as a parameter."""
@@ -64,6 +66,7 @@ class Lit:
     value: object
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Distinct:
     """The distinct non-null values of ``source.field``, in first-occurrence (``__row``) order."""
@@ -72,6 +75,7 @@ class Distinct:
     field: str
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Count:
     """The number of rows of relation ``source``."""
@@ -79,6 +83,7 @@ class Count:
     source: str
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Agg:
     """``fn`` (``sum`` / ``avg`` / ``min`` / ``max``) of ``source.field``."""
@@ -88,6 +93,7 @@ class Agg:
     field: str
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Arith:
     """``left op right`` for ``op`` in ``+ - * /``."""
@@ -97,6 +103,7 @@ class Arith:
     right: Value
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Neg:
     """``-operand``."""
@@ -104,6 +111,7 @@ class Neg:
     operand: Value
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Round:
     """``operand`` rounded to ``digits`` decimal digits."""
@@ -115,6 +123,7 @@ class Round:
 Value: TypeAlias = Lit | Distinct | Count | Agg | Arith | Neg | Round
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Cmp:
     """``left op right`` for a surface comparison operator (``==`` ``!=`` ``<`` …)."""
@@ -124,6 +133,7 @@ class Cmp:
     right: Value
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Exists:
     """True when relation ``source`` has a row."""
@@ -131,6 +141,7 @@ class Exists:
     source: str
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Not:
     """The negation of ``operand``."""
@@ -138,6 +149,7 @@ class Not:
     operand: Predicate
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class And:
     """All of ``operands``."""
@@ -145,6 +157,7 @@ class And:
     operands: tuple[Predicate, ...]
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Or:
     """Any of ``operands``."""

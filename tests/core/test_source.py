@@ -11,6 +11,7 @@ import pytest
 
 from edgedsl.check import ir
 from edgedsl.core.source import NO_SPAN, Source, fast_frozen_init, maker
+from edgedsl.reduce import answer, query
 from edgedsl.reduce.registry import ReduceStep
 from edgedsl.syntax import nodes as n
 
@@ -77,7 +78,8 @@ def test_made_objects_are_of_the_class_itself() -> None:
             x.b = ()  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("cls", [n.Ref, n.Call, n.Binding, ir.FieldE, ir.CallIR, ReduceStep])
+@pytest.mark.parametrize("cls", [n.Ref, n.Call, n.Binding, ir.FieldE, ir.CallIR, ReduceStep,
+                                 answer.Lit, answer.Cmp, query.Compare, query.ReduceQuery])
 def test_shipped_nodes_have_makers(cls: type) -> None:
     """The classes the builder and the lowering make by the thousand get the fast path."""
     assert maker(cls) is not cls
