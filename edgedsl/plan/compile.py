@@ -67,6 +67,19 @@ _SharedSpec = maker(SharedSpec)
 _SpanInfo = maker(SpanInfo)
 _ToolSpec = maker(ToolSpec)
 _TrajectoryPlan = maker(TrajectoryPlan)
+# and the typed queries of answers and predicates, made for every answer field and `if`
+_Agg = maker(answer.Agg)
+_And = maker(answer.And)
+_Arith = maker(answer.Arith)
+_Cmp = maker(answer.Cmp)
+_Count = maker(answer.Count)
+_Distinct = maker(answer.Distinct)
+_Exists = maker(answer.Exists)
+_Lit = maker(answer.Lit)
+_Neg = maker(answer.Neg)
+_Not = maker(answer.Not)
+_Or = maker(answer.Or)
+_Round = maker(answer.Round)
 
 # ---------------------------------------------------------------- expressions → queries
 
@@ -74,34 +87,34 @@ _TrajectoryPlan = maker(TrajectoryPlan)
 def value_query(e: ir.ExprIR) -> answer.Value:
     """The typed query of an answer expression (:mod:`edgedsl.reduce.answer`)."""
     if isinstance(e, ir.LitE):
-        return answer.Lit(e.value)
+        return _Lit(e.value)
     if isinstance(e, ir.FieldE):
-        return answer.Distinct(e.source, e.field)
+        return _Distinct(e.source, e.field)
     if isinstance(e, ir.CountE):
-        return answer.Count(e.source)
+        return _Count(e.source)
     if isinstance(e, ir.AggE):
-        return answer.Agg(e.fn, e.source, e.field)
+        return _Agg(e.fn, e.source, e.field)
     if isinstance(e, ir.BinE):
-        return answer.Arith(e.op, value_query(e.left), value_query(e.right))
+        return _Arith(e.op, value_query(e.left), value_query(e.right))
     if isinstance(e, ir.NegE):
-        return answer.Neg(value_query(e.operand))
+        return _Neg(value_query(e.operand))
     if isinstance(e, ir.RoundE):
-        return answer.Round(value_query(e.operand), int(e.digits))
+        return _Round(value_query(e.operand), int(e.digits))
     raise TypeError(f"internal error: not an expression: {e!r}")
 
 
 def predicate_query(p: ir.PredIR) -> answer.Predicate:
     """The typed query of an ``if`` condition (:mod:`edgedsl.reduce.answer`)."""
     if isinstance(p, ir.CmpP):
-        return answer.Cmp(p.op, value_query(p.left), value_query(p.right))
+        return _Cmp(p.op, value_query(p.left), value_query(p.right))
     if isinstance(p, ir.ExistsP):
-        return answer.Exists(p.source)
+        return _Exists(p.source)
     if isinstance(p, ir.NotP):
-        return answer.Not(predicate_query(p.operand))
+        return _Not(predicate_query(p.operand))
     if isinstance(p, ir.AndP):
-        return answer.And(tuple(predicate_query(o) for o in p.operands))
+        return _And(tuple(predicate_query(o) for o in p.operands))
     if isinstance(p, ir.OrP):
-        return answer.Or(tuple(predicate_query(o) for o in p.operands))
+        return _Or(tuple(predicate_query(o) for o in p.operands))
     raise TypeError(f"internal error: not a predicate: {p!r}")
 
 

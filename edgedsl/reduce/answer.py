@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
+from ..core.source import fast_frozen_init
 from .query import value_from_json, value_to_json
 
 __all__ = [
@@ -63,6 +64,7 @@ _ARITH_OPS: tuple[str, ...] = ("+", "-", "*", "/")
 _CMP_OPS: tuple[str, ...] = ("==", "!=", "<", "<=", ">", ">=")
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Lit:
     """A literal value (``None``, bool, int, float, str or date), bound as a parameter."""
@@ -70,6 +72,7 @@ class Lit:
     value: object
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Distinct:
     """The distinct non-null values of ``source.field``, in first-occurrence (``__row``) order."""
@@ -78,6 +81,7 @@ class Distinct:
     field: str
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Count:
     """The number of rows of relation ``source``."""
@@ -85,6 +89,7 @@ class Count:
     source: str
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Agg:
     """``fn`` (``sum`` / ``avg`` / ``min`` / ``max``) of ``source.field``."""
@@ -94,6 +99,7 @@ class Agg:
     field: str
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Arith:
     """``left op right`` for ``op`` in ``+ - * /``."""
@@ -103,6 +109,7 @@ class Arith:
     right: Value
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Neg:
     """``-operand``."""
@@ -110,6 +117,7 @@ class Neg:
     operand: Value
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Round:
     """``operand`` rounded to ``digits`` decimal digits."""
@@ -121,6 +129,7 @@ class Round:
 Value: TypeAlias = Lit | Distinct | Count | Agg | Arith | Neg | Round
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Cmp:
     """``left op right`` for a surface comparison operator (``==`` ``!=`` ``<`` …)."""
@@ -130,6 +139,7 @@ class Cmp:
     right: Value
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Exists:
     """True when relation ``source`` has a row."""
@@ -137,6 +147,7 @@ class Exists:
     source: str
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Not:
     """The negation of ``operand``."""
@@ -144,6 +155,7 @@ class Not:
     operand: Predicate
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class And:
     """All of ``operands``."""
@@ -151,6 +163,7 @@ class And:
     operands: tuple[Predicate, ...]
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Or:
     """Any of ``operands``."""

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from edgedsl.core.source import fast_frozen_init
 from edgedsl.core.values import decode_value, encode_value
 
 __all__ = [
@@ -44,6 +45,7 @@ _COMPARE_OPS: tuple[str, ...] = (">=", "<=", "=", ">")
 _CASTS = frozenset({"HUGEINT", "DOUBLE", "DATE", "BIGINT", "VARCHAR", "BOOLEAN"})
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Compare:
     """Keep the rows whose ``field`` compares by ``op`` with ``value`` cast to ``cast``
@@ -55,11 +57,13 @@ class Compare:
     value: object
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class KeepNone:
     """Keep no row (the pivot did not coerce to the field's type)."""
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Extreme:
     """Keep the rows whose ``field`` equals its ``fn`` (``max`` / ``min``) over the relation."""
@@ -68,6 +72,7 @@ class Extreme:
     fn: Literal["max", "min"]
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Mode:
     """Keep the rows whose ``field`` holds the most frequent non-null value; among values tied
@@ -81,6 +86,7 @@ class Mode:
 Filter = Compare | KeepNone | Extreme | Mode
 
 
+@fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class ReduceQuery:
     """A reduction: ``source`` (a relation name, or ``(schema, name)``) narrowed by ``filters``

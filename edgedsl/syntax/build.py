@@ -25,6 +25,7 @@ from ..reduce.registry import BY_SURFACE
 from . import nodes as n
 from .build_expr import ExprBuilder, present
 from .comments import Comments
+from .lalr import Located
 from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse, too_deep
 
 # Node constructors without ``type.__call__`` (:func:`~edgedsl.core.source.maker`): the builder
@@ -129,7 +130,8 @@ class _ToAst(ExprBuilder):
 
     located_tokens = frozenset({"NAME"})
     """Token types read with their start only (a name's offset is kept on its node, see
-    ``nodes.PART``): :class:`~edgedsl.syntax.lalr.Located` strings from the fused loop."""
+    ``nodes.PART``): :data:`~edgedsl.syntax.lalr.Located` pairs ``(text, start)``, from the
+    fused loop and from :meth:`walk` alike."""
 
     def __init__(self) -> None:
         self.reset(Source("<none>", ""), Diagnostics())
@@ -150,8 +152,12 @@ class _ToAst(ExprBuilder):
         """Build from a lark tree (positions from its metas); TooDeep past MAX_DEPTH levels."""
         if depth > MAX_DEPTH:
             raise TooDeep
+        located = self.located_tokens
         children = [
-            self.walk(c, depth + 1) if isinstance(c, Tree) else c for c in tree.children
+            self.walk(c, depth + 1) if isinstance(c, Tree)
+            else (str(c), c.start_pos or 0) if isinstance(c, Token) and c.type in located
+            else c
+            for c in tree.children
         ]
         meta = tree.meta
         self.pos = (None, None) if meta.empty else (meta.start_pos, meta.end_pos)
@@ -162,16 +168,15 @@ class _ToAst(ExprBuilder):
         return _Module(items=tuple(children), span=self.src.span(0, len(self.src.text)))
 
     def use_decl(self, children: list[Any]) -> n.UseDecl:
-        return _UseDecl(names=tuple(map(str, children)), span=self._span(),
-                        name_at=tuple(c.start_pos for c in children))
+        return _UseDecl(names=tuple(c[0] for c in children), span=self._span(),
+                        name_at=tuple(c[1] for c in children))
 
     def run_decl(self, children: list[Any]) -> n.RunDecl:
         return _RunDecl(settings=tuple(children), span=self._span())
 
     def run_setting(self, children: list[Any]) -> n.RunSetting:
         name, value = children
-        return _RunSetting(name=str(name), value=value, span=self._span(),
-                           name_at=name.start_pos)
+        return _RunSetting(name=name[0], value=value, span=self._span(), name_at=name[1])
 
     def type_decl(self, children: list[Any]) -> n.TypeDecl:
         name, regex, doc = children
@@ -184,20 +189,20 @@ class _ToAst(ExprBuilder):
                      "this pattern", hints=[err.hint])
             )
         return _TypeDecl(
-            name=str(name), pattern=pattern, doc=None if doc is None else self._unquote(doc),
-            span=self._span(), name_at=name.start_pos,
+            name=name[0], pattern=pattern, doc=None if doc is None else self._unquote(doc),
+            span=self._span(), name_at=name[1],
         )
 
     def record_decl(self, children: list[Any]) -> n.RecordDecl:
         name, *fields = children
-        return _RecordDecl(name=str(name), fields=tuple(fields), span=self._span(),
-                           name_at=name.start_pos)
+        return _RecordDecl(name=name[0], fields=tuple(fields), span=self._span(),
+                           name_at=name[1])
 
     def field_decl(self, children: list[Any]) -> n.FieldDecl:
         name, texpr, lab = children
         lab = lab or _NO_LABEL
-        return _FieldDecl(name=str(name), type=texpr, label=lab.label, unit=lab.unit,
-                          span=self._span(), name_at=name.start_pos, label_at=lab.label_at,
+        return _FieldDecl(name=name[0], type=texpr, label=lab.label, unit=lab.unit,
+                          span=self._span(), name_at=name[1], label_at=lab.label_at,
                           unit_at=lab.unit_at)
 
     def label(self, children: list[Any]) -> _Label:
@@ -212,15 +217,17 @@ class _ToAst(ExprBuilder):
         return base
 
     def named_type(self, children: list[Any]) -> n.NamedTypeExpr:
-        name = ".".join(map(str, present(children)))
+        name = ".".join(c[0] for c in present(children))
         return _NamedTypeExpr(name=name, span=self._span())
 
     def enum_type(self, children: list[Any]) -> n.EnumTypeExpr:
         return _EnumTypeExpr(members=tuple(children), span=self._span())
 
-    def enum_member(self, children: list[Token]) -> str:
+    def enum_member(self, children: list[Any]) -> str:
         (tok,) = children
-        return self._unquote(tok) if getattr(tok, "type", None) == "STRING" else str(tok)
+        if isinstance(tok, tuple):  # a NAME
+            return tok[0]
+        return self._unquote(tok) if tok.type == "STRING" else str(tok)
 
     def list_type(self, children: list[Any]) -> n.ListTypeExpr:
         (item,) = children
@@ -229,18 +236,18 @@ class _ToAst(ExprBuilder):
     def platform_decl(self, children: list[Any]) -> n.PlatformDecl:
         name, doc, *items = children
         return _PlatformDecl(
-            name=str(name), doc=None if doc is None else self._unquote(doc), items=tuple(items),
-            span=self._span(), name_at=name.start_pos,
+            name=name[0], doc=None if doc is None else self._unquote(doc), items=tuple(items),
+            span=self._span(), name_at=name[1],
         )
 
     def base_decl(self, children: list[Token]) -> n.BaseDecl:
         return _BaseDecl(url=self._unquote(children[0]), span=self._span())
 
-    def envelope_decl(self, children: list[Token]) -> n.EnvelopeDecl:
-        return _EnvelopeDecl(name=str(children[0]), span=self._span())
+    def envelope_decl(self, children: list[Any]) -> n.EnvelopeDecl:
+        return _EnvelopeDecl(name=children[0][0], span=self._span())
 
-    def secret_decl(self, children: list[Token]) -> n.SecretDecl:
-        return _SecretDecl(name=str(children[0]), span=self._span())
+    def secret_decl(self, children: list[Any]) -> n.SecretDecl:
+        return _SecretDecl(name=children[0][0], span=self._span())
 
     def quota_decl(self, children: list[Token]) -> n.QuotaDecl:
         amount, per = children
@@ -249,14 +256,14 @@ class _ToAst(ExprBuilder):
             self.diags.add(diag("E102", "a quota is a whole number of calls",
                                 self._tok_span(amount), "not a whole number"))
             value = int(value)
-        return _QuotaDecl(amount=value, per=str(per), span=self._span())
+        return _QuotaDecl(amount=value, per=per[0], span=self._span())
 
     def tool_decl(self, children: list[Any]) -> n.ToolDecl:
         name, doc, http, *rest = children
         params = tuple(p for p in rest[:-3] if p is not None)
         returns, at, paged = rest[-3:]
         return _ToolDecl(
-            name=str(name),
+            name=name[0],
             doc=None if doc is None else self._unquote(doc),
             method=None if http is None else http.method,
             path=None if http is None else http.path,
@@ -266,7 +273,7 @@ class _ToAst(ExprBuilder):
             at=at,
             paged=None if paged is None else paged.opts,
             span=self._span(),
-            name_at=name.start_pos,
+            name_at=name[1],
             returns_at=returns.at,
             paged_at=-1 if paged is None else paged.at,
         )
@@ -281,15 +288,17 @@ class _ToAst(ExprBuilder):
     def param_decl(self, children: list[Any]) -> n.ParamDecl:
         name, texpr, lab = children
         lab = lab or _NO_LABEL
-        return _ParamDecl(name=str(name), type=texpr, label=lab.label, unit=lab.unit,
-                          span=self._span(), name_at=name.start_pos, label_at=lab.label_at,
+        return _ParamDecl(name=name[0], type=texpr, label=lab.label, unit=lab.unit,
+                          span=self._span(), name_at=name[1], label_at=lab.label_at,
                           unit_at=lab.unit_at)
 
     def returns_many(self, children: list[Any]) -> _Returns:
-        return _Returns(str(children[0]), True, children[0].start_pos)
+        name, at = children[0]
+        return _Returns(name, True, at)
 
     def returns_one(self, children: list[Any]) -> _Returns:
-        return _Returns(str(children[0]), False, children[0].start_pos)
+        name, at = children[0]
+        return _Returns(name, False, at)
 
     def at_path(self, children: list[Token]) -> str:
         return self._unquote(children[0])
@@ -304,40 +313,37 @@ class _ToAst(ExprBuilder):
             self.diags.add(diag("E102", "a page-size limit is a whole number",
                                 self._tok_span(limit), "not a whole number"))
             lim = int(lim)
-        return _PagedOpt(key=str(key), name=str(name), limit=lim, span=self._span(),
-                         key_at=key.start_pos)
+        return _PagedOpt(key=key[0], name=name[0], limit=lim, span=self._span(), key_at=key[1])
 
     # ------------------------------------------------------------ trajectories
     def trajectory(self, children: list[Any]) -> n.Trajectory:
         name, query, *body = children
         return _Trajectory(
-            name=str(name), query=self._unquote(query), body=tuple(body), span=self._span(),
-            name_at=name.start_pos,
+            name=name[0], query=self._unquote(query), body=tuple(body), span=self._span(),
+            name_at=name[1],
         )
 
     def binding(self, children: list[Any]) -> n.Binding:
         name, node = children
-        return _Binding(name=str(name), node=node, span=self._span(),
-                        name_at=name.start_pos)
+        return _Binding(name=name[0], node=node, span=self._span(), name_at=name[1])
 
     def call(self, children: list[Any]) -> n.Call:
         (platform, tool), *rest = children
         pages = rest.pop()
         return _Call(
-            platform=str(platform), tool=str(tool), args=tuple(present(rest)),
+            platform=platform[0], tool=tool[0], args=tuple(present(rest)),
             pages=None if pages is None else pages.value,
-            span=self._span(), platform_at=platform.start_pos,
-            tool_at=tool.start_pos,
+            span=self._span(), platform_at=platform[1],
+            tool_at=tool[1],
             pages_at=-1 if pages is None else pages.at,
         )
 
-    def tool_ref(self, children: list[Token]) -> tuple[Token, Token]:
+    def tool_ref(self, children: list[Any]) -> tuple[Located, Located]:
         return children[0], children[1]
 
     def arg(self, children: list[Any]) -> n.Arg:
         name, value = children
-        return _Arg(name=str(name), value=value, span=self._span(),
-                    name_at=name.start_pos)
+        return _Arg(name=name[0], value=value, span=self._span(), name_at=name[1])
 
     def shared(self, children: list[Any]) -> n.Arg:
         return self.arg(children)
@@ -358,8 +364,8 @@ class _ToAst(ExprBuilder):
             return int(value)
         return value
 
-    def shared_arg(self, children: list[Token]) -> n.SharedArg:
-        return _SharedArg(name=str(children[0]), span=self._span())
+    def shared_arg(self, children: list[Any]) -> n.SharedArg:
+        return _SharedArg(name=children[0][0], span=self._span())
 
     def pages_all(self, children: list[Any]) -> _Pages:
         return _Pages("all", self.pos[0] or 0)
@@ -374,11 +380,12 @@ class _ToAst(ExprBuilder):
         return _Pages(value, self.pos[0] or 0)
 
     def ref(self, children: list[Any]) -> n.Ref:
-        return _Ref(parts=tuple(map(str, children)), span=self._span(),
-                    field_at=children[-1].start_pos)
+        return _Ref(parts=tuple(c[0] for c in children), span=self._span(),
+                    field_at=children[-1][1])
 
     def rel_ref(self, children: list[Any]) -> _RelRef:
-        return _RelRef(tuple(map(str, present(children))), self.pos[0] or 0, self.pos[1] or 0)
+        return _RelRef(tuple(c[0] for c in present(children)), self.pos[0] or 0,
+                       self.pos[1] or 0)
 
     def drv(self, children: list[Any]) -> n.Drv:
         source, *steps = children
@@ -386,22 +393,22 @@ class _ToAst(ExprBuilder):
                     source_at=source.start, source_end=source.end)
 
     def red_max(self, children: list[Any]) -> n.Reducer:
-        return _Reducer(op="max", field=str(children[0]), span=self._span(),
-                        field_at=children[0].start_pos)
+        name, at = children[0]
+        return _Reducer(op="max", field=name, span=self._span(), field_at=at)
 
     def red_min(self, children: list[Any]) -> n.Reducer:
-        return _Reducer(op="min", field=str(children[0]), span=self._span(),
-                        field_at=children[0].start_pos)
+        name, at = children[0]
+        return _Reducer(op="min", field=name, span=self._span(), field_at=at)
 
     def red_most_frequent(self, children: list[Any]) -> n.Reducer:
-        return _Reducer(op="most_frequent", field=str(children[0]), span=self._span(),
-                        field_at=children[0].start_pos)
+        name, at = children[0]
+        return _Reducer(op="most_frequent", field=name, span=self._span(), field_at=at)
 
     def red_where(self, children: list[Any]) -> n.Reducer:
         fld, op, pivot = children
         return _Reducer(
             op=BY_SURFACE[op].op,
-            field=str(fld), pivot=pivot, span=self._span(), field_at=fld.start_pos,
+            field=fld[0], pivot=pivot, span=self._span(), field_at=fld[1],
         )
 
     def where_op(self, children: list[Token]) -> str:
@@ -414,13 +421,12 @@ class _ToAst(ExprBuilder):
 
     def branch(self, children: list[Any]) -> n.Branch:
         name, call = children
-        return _Branch(name=str(name), call=call, span=self._span(),
-                       name_at=name.start_pos)
+        return _Branch(name=name[0], call=call, span=self._span(), name_at=name[1])
 
     def compare(self, children: list[Any]) -> n.Compare:
         call, param, values = children
-        return _Compare(call=call, param=str(param), values=values, span=self._span(),
-                        param_at=param.start_pos)
+        return _Compare(call=call, param=param[0], values=values, span=self._span(),
+                        param_at=param[1])
 
     def if_stmt(self, children: list[Any]) -> n.IfStmt:
         cond, then, orelse = children
@@ -451,8 +457,7 @@ class _ToAst(ExprBuilder):
 
     def answer_field(self, children: list[Any]) -> n.AnswerField:
         name, expr = children
-        return _AnswerField(name=str(name), expr=expr, span=self._span(),
-                            name_at=name.start_pos)
+        return _AnswerField(name=name[0], expr=expr, span=self._span(), name_at=name[1])
 
     def say_stmt(self, children: list[Token]) -> n.SayStmt:
         return _SayStmt(template=self._unquote(children[0]), span=self._span())

@@ -112,8 +112,8 @@ class ExprBuilder:
         return str(children[0])
 
     def pred_exists(self, children: list[Any]) -> n.PredExists:
-        return _PredExists(name=str(children[0]), span=self._span(),
-                           name_at=children[0].start_pos)
+        name, at = children[0]
+        return _PredExists(name=name, span=self._span(), name_at=at)
 
     def binop(self, children: list[Any]) -> n.BinOp:
         left, op, right = children
@@ -131,13 +131,12 @@ class ExprBuilder:
             return _NumberLit(value=-operand.value, span=self._span())
         return _Neg(operand=operand, span=self._span())
 
-    def name_expr(self, children: list[Token]) -> n.NameExpr:
-        return _NameExpr(name=str(children[0]), span=self._span())
+    def name_expr(self, children: list[Any]) -> n.NameExpr:
+        return _NameExpr(name=children[0][0], span=self._span())
 
     def func_call(self, children: list[Any]) -> n.FuncCall:
         name, *args = children
-        return _FuncCall(name=str(name), args=tuple(args), span=self._span(),
-                         name_at=name.start_pos)
+        return _FuncCall(name=name[0], args=tuple(args), span=self._span(), name_at=name[1])
 
     # ------------------------------------------------------------ literals
     def string_lit(self, children: list[Token]) -> n.StringLit:

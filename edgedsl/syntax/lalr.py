@@ -58,11 +58,11 @@ class NoParse(UnexpectedInput):
         self.pos_in_stream = pos  # type: ignore[assignment]
 
 
-class Located(str):
-    """A token's text and where it starts (``start_pos``, as on :class:`lark.Token`): what a
-    builder reads of a name whose position it keeps but whose line it does not need."""
-
-    start_pos: int
+Located = tuple[str, int]
+"""A token's text and the offset where it starts: what a builder reads of a name whose position
+it keeps but whose line it does not need. A plain tuple: a ``str`` subclass carrying
+``start_pos`` (as :class:`lark.Token` does) needs an instance dict, and made, read and copied
+back into a plain ``str`` it cost ~2,100 more instructions per name than the pair."""
 
 
 class Unsupported(RuntimeError):
@@ -226,7 +226,7 @@ def fused_parser(lark: Lark, builder: Any, *, trace: list[Token] | None = None) 
     lark tree would hold them), a ``pos`` attribute and a ``comment(token)`` method receiving
     every comment token. A builder with a ``positioned_tokens`` set receives the other kept
     tokens (names, operators) as plain strings, except those in its ``located_tokens`` set,
-    which come as :class:`Located` strings (the text and ``start_pos``, no line counting).
+    which come as :data:`Located` pairs ``(text, start)`` (no line counting).
     Tokens that no rule keeps are never made into :class:`lark.Token` objects, and the stacks
     grow but never shrink (``benchmarks/bench_compile_instructions.py`` counts what each of
     these saves). With ``trace``, every token (comments included) is appended to it as a
@@ -390,8 +390,7 @@ def fused_parser(lark: Lark, builder: Any, *, trace: list[Token] | None = None) 
                     tok = value
                     break
                 if typ in located:
-                    tok = new_str(Located, value)
-                    tok.start_pos = s
+                    tok = (value, s)
                     break
                 if text.find("\n", cpos, s) >= 0:
                     line += text.count("\n", cpos, s)

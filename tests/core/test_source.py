@@ -11,6 +11,7 @@ import pytest
 
 from edgedsl.check import ir
 from edgedsl.core.source import NO_SPAN, Source, fast_frozen_init, maker
+from edgedsl.reduce import answer, query
 from edgedsl.reduce.registry import ReduceStep
 from edgedsl.syntax import nodes as n
 
@@ -64,7 +65,21 @@ def test_inherited_fields_are_set_through_the_base_slots() -> None:
         x.a = 2  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("cls", [n.Ref, n.Call, n.Binding, ir.FieldE, ir.CallIR, ReduceStep])
+def test_made_objects_are_of_the_class_itself() -> None:
+    """maker's functions store the fields on an unfrozen twin of the class and then assign
+    ``__class__``: the object they return is an ordinary, frozen instance of the class."""
+    for make, cls in ((maker(_Node), _Node), (maker(_Derived), _Derived)):
+        x = make(a=1)
+        assert x.__class__ is cls and type(x) is cls and not hasattr(x, "__dict__")
+        assert hash(x.b) == hash(()) and x == cls(a=1) and repr(x) == repr(cls(a=1))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            del x.a
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            x.b = ()  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("cls", [n.Ref, n.Call, n.Binding, ir.FieldE, ir.CallIR, ReduceStep,
+                                 answer.Lit, answer.Cmp, query.Compare, query.ReduceQuery])
 def test_shipped_nodes_have_makers(cls: type) -> None:
     """The classes the builder and the lowering make by the thousand get the fast path."""
     assert maker(cls) is not cls
