@@ -67,6 +67,8 @@ class Draft:
     junctions: tuple[JunctionPlan, ...] = ()
     names: frozenset[str] = frozenset()
     received: frozenset[str] = frozenset()
+    #: the last call read fewer records than the service reported (a page limit cut it)
+    partial: bool = False
     #: the draft's records with their columns coerced (:meth:`Engine.columns`), made once
     memo: list[Columns] = field(default_factory=list, init=False, compare=False, repr=False)
 
@@ -99,6 +101,15 @@ class Executed:
     plan: Plan
     result: RunResult
     text: str
+
+    def partial(self, step: str) -> bool:
+        """True when call step ``step`` read fewer records than the service reported
+        (:func:`~edgedsl.recipe.synth.meaning.partial_read`)."""
+        from .meaning import partial_read
+
+        trace = self.result.trace
+        st = next((s for s in trace.steps if s.id == step), None) if trace else None
+        return st is not None and partial_read(st)
 
     def records_of(self, memo: MemoBackend, step: str) -> list[dict[str, Any]] | None:
         """The records the calls of trace step ``step`` returned, in call order (None when
@@ -263,7 +274,8 @@ class Engine:
         if not rows:
             return None
         return Draft(body=body, last=name, last_tool=tool, rows=tuple(rows), tools=(tool,),
-                     names=frozenset({name}), received=literal_texts(args))
+                     names=frozenset({name}), received=literal_texts(args),
+                     partial=ex is not None and ex.partial(name))
 
     def ranked(self, draft: Draft, rng: random.Random) -> list[GraphEdge]:
         """The runnable out-edges of the draft's last tool to tools not used yet, in the order
@@ -405,7 +417,8 @@ class Engine:
         return draft.with_(stmts, names=taken, last=name, last_tool=edge.target,
                            rows=tuple(rows), tools=(*draft.tools, edge.target),
                            edges=(*draft.edges, edge), junctions=(*draft.junctions, jp),
-                           received=jp.handed | literal_texts(lits))
+                           received=jp.handed | literal_texts(lits),
+                           partial=ex is not None and ex.partial(name))
 
 
 def usable(jp: JunctionPlan | None, draft: Draft,

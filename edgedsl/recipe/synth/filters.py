@@ -73,11 +73,14 @@ __all__ = [
     "value_forms",
 ]
 
-Stage = Literal["rules", "static", "resolve"]
+Stage = Literal["rules", "static", "resolve", "corpus"]
 Rejection = Literal[
     "format", "leak", "ungradable",                                        # rules
     "query_mismatch", "unused_step", "tool_incoherent", "model_rejected",  # static
     "decorative", "resolve_mismatch", "resolve_failed",                    # resolve (execution)
+    "noop_drv", "tie_drv", "distinct_mf", "decorative_if", "page_if",      # resolve: meaning
+    "page_answer", "undetermined",
+    "duplicate",                                                           # corpus
 ]
 REJECTIONS: tuple[Rejection, ...] = get_args(Rejection)
 """Every rejection reason, in stage order."""
@@ -87,10 +90,16 @@ STAGE_OF: dict[Rejection, Stage] = {
     "query_mismatch": "static", "unused_step": "static", "tool_incoherent": "static",
     "model_rejected": "static",
     "decorative": "resolve", "resolve_mismatch": "resolve", "resolve_failed": "resolve",
+    "noop_drv": "resolve", "tie_drv": "resolve", "distinct_mf": "resolve",
+    "decorative_if": "resolve", "page_if": "resolve", "page_answer": "resolve",
+    "undetermined": "resolve", "duplicate": "corpus",
 }
 """The stage that finds each reason. ``decorative`` (a call that changes nothing) needs
 execution, so it runs with the re-solve; ``resolve_mismatch`` is a re-solve that gives another
-answer, ``resolve_failed`` one that does not compile or run."""
+answer, ``resolve_failed`` one that does not compile or run. The rules of meaningful programs
+(``noop_drv`` … ``page_answer``, :mod:`edgedsl.recipe.synth.meaning`) and ``undetermined`` read
+the run, before the re-solve; ``duplicate`` (a program identical to one accepted before) is
+found by the run over the whole corpus (stage ``corpus``)."""
 
 PHI = 5
 """The fan-out budget φ: an answer list longer than this is ungradable."""

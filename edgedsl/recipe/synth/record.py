@@ -32,8 +32,10 @@ __all__ = [
     "RESULT_HEAD",
     "STRUCTURES",
     "CallRecord",
+    "DeterminacyFacts",
     "EdgeUse",
     "JunctionRecord",
+    "ProgramFacts",
     "RecordFileError",
     "Structure",
     "TaskRecord",
@@ -91,6 +93,33 @@ class EdgeUse(BaseModel):
     beta: float | None = None
 
 
+class ProgramFacts(BaseModel):
+    """The facts of one run, each a list of step or binding names (what each means:
+    :mod:`edgedsl.recipe.synth.meaning`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    noop_drv: list[str] = Field(default_factory=list)
+    tie_drv: list[str] = Field(default_factory=list)
+    distinct_mf: list[str] = Field(default_factory=list)
+    decorative_if: list[str] = Field(default_factory=list)
+    page_if: list[str] = Field(default_factory=list)
+    page_answer: list[str] = Field(default_factory=list)
+    partial_reads: list[str] = Field(default_factory=list)
+
+
+class DeterminacyFacts(BaseModel):
+    """What a determinacy check (issue 18 §1) says about one run: ``determined`` when no
+    tie-break and no partial read reaches the answer; ``tie_breaks`` and ``partial_reads`` the
+    reductions and calls that do (step ids); ``codes`` the diagnostic codes it warned with.
+    Stored on a task record as ``determinacy`` (``synth stats`` reads it; absent: "n/a")."""
+
+    model_config = ConfigDict(extra="forbid")
+    determined: bool
+    tie_breaks: list[str] = Field(default_factory=list)
+    partial_reads: list[str] = Field(default_factory=list)
+    codes: list[str] = Field(default_factory=list)
+
+
 class TaskRecord(BaseModel):
     """Everything statistics, filters, exports and the audit need about one trajectory."""
 
@@ -108,6 +137,9 @@ class TaskRecord(BaseModel):
     edges: list[EdgeUse] = Field(default_factory=list)
     source_sha: str = ""
     seed: int | None = None
+    facts: ProgramFacts | None = None
+    body_sha: str = ""
+    determinacy: DeterminacyFacts | None = None
 
     @property
     def turns(self) -> int:

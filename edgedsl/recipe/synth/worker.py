@@ -15,8 +15,10 @@ so attempts can run in any process and any order: :func:`run_attempts` takes a l
 4. the filter stages run in order, stopping at the first that rejects: ``rules``
    (:func:`~edgedsl.recipe.synth.filters.rule_filter`), ``static``
    (:func:`~edgedsl.recipe.synth.filters.astatic_check`), ``resolve`` (the decorative-chain check of
-   :func:`~edgedsl.recipe.synth.resolve.decorative_steps`, then the re-solve of
-   :func:`~edgedsl.recipe.synth.resolve.resolve` on a fresh world);
+   :func:`~edgedsl.recipe.synth.resolve.decorative_steps`, the rules of meaningful programs of
+   :mod:`~edgedsl.recipe.synth.meaning` and the determinacy check, then the re-solve of
+   :func:`~edgedsl.recipe.synth.resolve.resolve` on a fresh world); the ``duplicate`` rule
+   is the caller's (it needs the programs accepted before);
 5. an accepted attempt carries its file text and its task record.
 
 Files are written by the caller (:func:`edgedsl.recipe.synth.pipeline.synthesize`), in attempt
@@ -39,6 +41,7 @@ from ..graph.model import GraphEdge, ToolGraph
 from .analyze import structure_of
 from .engine import Engine, Executed, emit_module
 from .filters import Rejection, Stage
+from .meaning import DeterminacyCheck, no_determinacy
 from .record import EdgeUse
 from .structures import GENERATORS, Built
 
@@ -71,7 +74,8 @@ def provenance(seed: int, attempt: int, structure: str,
 class Outcome:
     """What attempt ``attempt`` came to: ``skipped`` (``no_structure``, ``surplus``) or the
     structure, the filter stages run with their rejection reasons (the last non-empty one
-    rejected it), and for an accepted attempt the file text and the task record (JSON)."""
+    rejected it), and for an accepted attempt the file text, the task record (JSON) and the
+    duplicate rule's key (:func:`~edgedsl.recipe.synth.meaning.body_key`)."""
 
     attempt: int
     structure: str | None = None
@@ -79,6 +83,7 @@ class Outcome:
     stages: tuple[tuple[Stage, tuple[Rejection, ...]], ...] = ()
     text: str | None = None
     record: dict[str, Any] | None = None
+    key: str | None = None
 
     @property
     def accepted(self) -> bool:
@@ -88,7 +93,9 @@ class Outcome:
 
 @dataclass
 class WorkerState:
-    """An engine over G*, the re-solve backend, the optional chat client, the knobs."""
+    """An engine over G*, the re-solve backend, the optional chat client, the knobs, and the
+    determinacy check of the ``undetermined`` rule (:data:`~edgedsl.recipe.synth.meaning.
+    DeterminacyCheck`; none until one is wired: the rule is then idle)."""
 
     engine: Engine
     seed: int
@@ -98,6 +105,7 @@ class WorkerState:
     llm: Any = None
     templates: Path | None = None
     counters: dict[str, int] = field(default_factory=dict)
+    determinacy: DeterminacyCheck = no_determinacy
 
     @classmethod
     def make(cls, graph: ToolGraph, catalog: Catalog, backend: Backend, config: Any, *,
@@ -132,6 +140,7 @@ async def _attempt(st: WorkerState, i: int,
 async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
                   structure: str) -> Outcome:
     from .filters import astatic_check, rule_filter
+    from .meaning import body_key, meaning_rejections, program_facts
     from .paraphrase import paraphrase
     from .query import query_context, render_query
     from .resolve import decorative_steps, resolve
@@ -158,6 +167,10 @@ async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
     if stop("static", await astatic_check(traj, ex.plan, query, client=st.llm)):
         return Outcome(i, structure, stages=tuple(stages))
     late: list[Rejection] = ["decorative"] if decorative_steps(traj, ex.result) else []
+    late += meaning_rejections(program_facts(traj, ex.plan, ex.result))
+    determinacy = await st.determinacy(ex.plan, name, ex.result)
+    if determinacy is not None and not determinacy.determined:
+        late.append("undetermined")
     if not late and st.verifier is not None:
         why = await resolve(text, name, answer, st.verifier, search_paths=eng.search_paths,
                             phi=st.phi)
@@ -167,9 +180,10 @@ async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
     edges = [EdgeUse(source=e.source, target=e.target, alpha=e.alpha, beta=e.beta)
              for e in built.edges]
     record = task_record(traj, ex.plan, ex.result, file=f"{name}.edge", query=query,
-                         results=eng.memo.records, edges=edges, seed=st.seed, text=text)
+                         results=eng.memo.records, edges=edges, seed=st.seed, text=text,
+                         determinacy=determinacy)
     return Outcome(i, structure, stages=tuple(stages), text=text,
-                   record=record.model_dump(mode="json"))
+                   record=record.model_dump(mode="json"), key=body_key(traj))
 
 
 async def _one(st: WorkerState, i: int, target: str, open_types: frozenset[str]) -> Outcome:
