@@ -93,7 +93,8 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
     given: dict[str, Any] = {
         "mix": _pairs(args.mix, "mix"), "lengths": _pairs(args.lengths, "lengths", int),
         "tail": _pairs(args.tail, "tail", int), "combos": _pairs(args.combos, "combos"),
-        **{k: getattr(args, k) for k in ("single", "narrow_fans", "restarts", "tries")}}
+        **{k: getattr(args, k) for k in ("single", "narrow_fans", "restarts", "tries",
+                                         "entity_weight")}}
     knobs.update({k: v for k, v in given.items() if v is not None})
     try:
         cfg = SynthConfig(**knobs)
@@ -222,6 +223,9 @@ def add_synth_parser(sub: Any) -> None:
                         "again from another root up to K times, the longest kept (2)")
     p.add_argument("--tries", type=int, metavar="K",
                    help="edges run per step before the step gives up (3)")
+    p.add_argument("--entity-weight", type=float, metavar="W",
+                   help="added to the draw of an edge handing off an entity identifier "
+                        "(a company, school, bill, statute, district, route; 0.2; 0: off)")
     p.add_argument("--combos", metavar="NAME=WEIGHT,…",
                    help="weights of the compositions a Mixed trajectory tries: cmp+chain, "
                         "chain+sem, chain+cond, fan+sem, drv+fan (default cmp+chain=1,"

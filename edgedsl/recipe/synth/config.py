@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .entities import ENTITY_WEIGHT
 from .structures import COMBOS
 
 __all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_RESTARTS", "DEFAULT_SINGLE", "DEFAULT_TAIL",
@@ -45,6 +46,7 @@ class SynthConfig(BaseModel):
     narrow_fans: float = Field(default=0.0, ge=0.0, le=1.0)
     restarts: int = Field(default=DEFAULT_RESTARTS, ge=0)
     combos: dict[str, float] = Field(default_factory=lambda: dict(COMBOS))
+    entity_weight: float = Field(default=ENTITY_WEIGHT, ge=0.0)
     tries: int = Field(default=3, ge=1)
     batch: int = Field(default=32, ge=1)
     max_attempts: int | None = None

@@ -115,7 +115,8 @@ class WorkerState:
         eng = Engine(graph, catalog, backend, phi=config.phi, tries=config.tries,
                      width=min(config.width, config.phi), single=config.single,
                      narrow_fans=config.narrow_fans, tail=dict(config.tail),
-                     restarts=config.restarts, combos=dict(config.combos))
+                     restarts=config.restarts, combos=dict(config.combos),
+                     entity_weight=config.entity_weight)
         return cls(eng, config.seed, config.phi, dict(config.lengths), verifier, llm,
                    Path(config.templates) if config.templates else None)
 
