@@ -144,6 +144,7 @@ def cmd_synth_stats(args: argparse.Namespace) -> int:
     """``edgedsl synth stats DIR``."""
     from ..recipe.synth.corpus import load_corpus
     from ..recipe.synth.stats import corpus_stats, render_stats
+    from ..recipe.synth.trust import render_trust, trust_stats
 
     if not Path(args.directory).is_dir():
         raise usage_error(f"no such directory: {args.directory}")
@@ -151,11 +152,16 @@ def cmd_synth_stats(args: argparse.Namespace) -> int:
     for file, reason in corpus.problems:
         sys.stderr.write(f"warning: {file}: {reason}\n")
     stats = corpus_stats(corpus.records)
+    graph = load_graph_file(str(default_graph_path()))  # the catalog of the shipped G*
+    catalog = load_catalog_modules(graph.catalog.modules, graph.catalog.search_paths)
+    trust = trust_stats(corpus.records, catalog)
     if args.json:
-        sys.stdout.write(orjson.dumps(stats.model_dump(mode="json"),
-                                      option=orjson.OPT_INDENT_2).decode() + "\n")
+        data = {**stats.model_dump(mode="json"), "trust": trust.model_dump(mode="json")}
+        sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         print(render_stats(stats))
+        print()
+        print(render_trust(trust))
     return EXIT_OK if corpus.records else EXIT_ERRORS
 
 

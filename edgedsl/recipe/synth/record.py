@@ -71,7 +71,9 @@ class CallRecord(BaseModel):
 
 
 class JunctionRecord(BaseModel):
-    """One hand-off: from ``field`` of the upstream tool's output to ``param`` of ``tool``."""
+    """One hand-off: from ``field`` of the upstream tool's output to ``param`` of ``tool``;
+    ``capped`` when the upstream call read fewer records than the service reported (a page
+    limit caps ``cardinality``; None in records made before it was recorded)."""
 
     model_config = _cfg
     tool: str
@@ -81,6 +83,7 @@ class JunctionRecord(BaseModel):
     kind: Literal["seq", "fan", "drv"]
     cardinality: int
     passed: int
+    capped: bool | None = None
 
 
 class EdgeUse(BaseModel):

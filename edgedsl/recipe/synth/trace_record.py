@@ -186,12 +186,16 @@ class _Origins:
         call, through = self.call_of(jt.source)
         if call is None:
             return None
+        from .meaning import partial_read
+
         up = self.plan.tools[call.request.tool].qualname
         card = self.distinct(call, jt.field) if through else None
+        st = self.traces.get(call.relation or call.id)
         return JunctionRecord(tool=tool, param=param, source_tool=up, field=jt.field,
                               kind="drv" if through else jt.kind,
                               cardinality=jt.cardinality if card is None else card,
-                              passed=jt.cardinality)
+                              passed=jt.cardinality,
+                              capped=None if st is None else partial_read(st))
 
 
 def task_record(
