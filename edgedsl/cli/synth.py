@@ -93,7 +93,8 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
     given: dict[str, Any] = {
         "mix": _pairs(args.mix, "mix"), "lengths": _pairs(args.lengths, "lengths", int),
         "tail": _pairs(args.tail, "tail", int), "combos": _pairs(args.combos, "combos"),
-        **{k: getattr(args, k) for k in ("single", "narrow_fans", "restarts", "tries")}}
+        **{k: getattr(args, k) for k in ("single", "narrow_fans", "restarts", "tries",
+                                         "entity_weight")}}
     knobs.update({k: v for k, v in given.items() if v is not None})
     try:
         cfg = SynthConfig(**knobs)
@@ -143,6 +144,7 @@ def cmd_synth_stats(args: argparse.Namespace) -> int:
     """``edgedsl synth stats DIR``."""
     from ..recipe.synth.corpus import load_corpus
     from ..recipe.synth.stats import corpus_stats, render_stats
+    from ..recipe.synth.trust import render_trust, trust_stats
 
     if not Path(args.directory).is_dir():
         raise usage_error(f"no such directory: {args.directory}")
@@ -150,11 +152,16 @@ def cmd_synth_stats(args: argparse.Namespace) -> int:
     for file, reason in corpus.problems:
         sys.stderr.write(f"warning: {file}: {reason}\n")
     stats = corpus_stats(corpus.records)
+    graph = load_graph_file(str(default_graph_path()))  # the catalog of the shipped G*
+    catalog = load_catalog_modules(graph.catalog.modules, graph.catalog.search_paths)
+    trust = trust_stats(corpus.records, catalog)
     if args.json:
-        sys.stdout.write(orjson.dumps(stats.model_dump(mode="json"),
-                                      option=orjson.OPT_INDENT_2).decode() + "\n")
+        data = {**stats.model_dump(mode="json"), "trust": trust.model_dump(mode="json")}
+        sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         print(render_stats(stats))
+        print()
+        print(render_trust(trust))
     return EXIT_OK if corpus.records else EXIT_ERRORS
 
 
@@ -216,12 +223,15 @@ def add_synth_parser(sub: Any) -> None:
                         "(0 … 1; 0.9)")
     p.add_argument("--narrow-fans", type=float, metavar="P",
                    help="chance that a hand-off of 2 … φ values, a fan by the recipe's "
-                        "typing, is narrowed to one value by a drv instead (0 … 1; 0: off)")
+                        "typing, is narrowed to one value by a drv instead (0 … 1; 0.6)")
     p.add_argument("--restarts", type=int, metavar="K",
                    help="a Seq, Fan or Drv chain that ends short of its drawn length is grown "
                         "again from another root up to K times, the longest kept (2)")
     p.add_argument("--tries", type=int, metavar="K",
                    help="edges run per step before the step gives up (3)")
+    p.add_argument("--entity-weight", type=float, metavar="W",
+                   help="added to the draw of an edge handing off an entity identifier "
+                        "(a company, school, bill, statute, district, route; 0.2; 0: off)")
     p.add_argument("--combos", metavar="NAME=WEIGHT,…",
                    help="weights of the compositions a Mixed trajectory tries: cmp+chain, "
                         "chain+sem, chain+cond, fan+sem, drv+fan (default cmp+chain=1,"

@@ -331,8 +331,11 @@ def _two_narrowings(eng: Engine, draft: Draft, edge: GraphEdge,
     plans = narrowings(eng.columns(draft), fields, types, phi=eng.phi, rng=rng, width=eng.width)
     if len(plans) < 2:
         return None
-    a, b = rng.sample(plans, 2)
-    return a, b
+    a = plans[rng.randrange(len(plans))]
+    others = [p for p in plans if p.handed != a.handed]  # branches handing on the same values
+    if not others:                                       # would make the `if` decorative
+        return None
+    return a, others[rng.randrange(len(others))]
 
 
 async def conditional(eng: Engine, draft: Draft, rng: random.Random, *,
@@ -341,7 +344,7 @@ async def conditional(eng: Engine, draft: Draft, rng: random.Random, *,
     reads the result (see the module doc); None when no edge allows it. ``pure`` wants both
     narrowings to hand on one value (a ``seq``, no fan)."""
     x, count = draft.last, len(draft.rows)
-    if count < 2:
+    if count < 2 or draft.partial:  # the count of a partial read would decide the branch
         return None
     for edge in eng.ranked(draft, rng)[: eng.tries]:
         pair = _two_narrowings(eng, draft, edge, rng)
@@ -387,7 +390,8 @@ async def conditional(eng: Engine, draft: Draft, rng: random.Random, *,
         return d.with_(stmts, names=[name], last=name, last_tool=edge.target,
                        rows=tuple(rows), tools=(*draft.tools, edge.target),
                        edges=(*draft.edges, edge), junctions=(*draft.junctions, ran),
-                       received=then_jp.handed | else_jp.handed | literal_texts(lits))
+                       received=then_jp.handed | else_jp.handed | literal_texts(lits),
+                       partial=ex0.partial(name))
     return None
 
 

@@ -94,7 +94,8 @@ def answer_of(eng: Engine, draft: Draft, rng: random.Random, *,
     fields = [n.AnswerField(name=answer_name(f, taken), expr=n.Ref(parts=(draft.last, f)))
               for f in single_fields(eng.columns(draft), limit=rng.choice((1, 2, 2)),
                                      echo=echo, avoid=avoid)]
-    if len(draft.rows) > 1 or not fields:
+    # the count of a partial read is a page size, not an answer (unless nothing else is left)
+    if (len(draft.rows) > 1 and not draft.partial) or not fields:
         fields.append(n.AnswerField(name=answer_name("count", taken), expr=n.FuncCall(
             name="count", args=(n.NameExpr(name=draft.last),))))
     return n.AnswerStmt(fields=tuple(fields))

@@ -45,6 +45,7 @@ from ..graph.model import GraphEdge, Port, Scalar, ToolGraph
 from ..graph.observe import tool_index
 from ..graph.refine import emitter_for
 from ..graph.rollout import literal
+from .entities import ENTITY_WEIGHT, handoff_score
 from .junction import Columns, JunctionPlan, Prefer, ReduceChoice, type_junction
 from .memo import MemoBackend
 
@@ -68,6 +69,8 @@ class Draft:
     junctions: tuple[JunctionPlan, ...] = ()
     names: frozenset[str] = frozenset()
     received: frozenset[str] = frozenset()
+    #: the last call read fewer records than the service reported (a page limit cut it)
+    partial: bool = False
     #: the draft's records with their columns coerced (:meth:`Engine.columns`), made once
     memo: list[Columns] = field(default_factory=list, init=False, compare=False, repr=False)
 
@@ -100,6 +103,15 @@ class Executed:
     plan: Plan
     result: RunResult
     text: str
+
+    def partial(self, step: str) -> bool:
+        """True when call step ``step`` read fewer records than the service reported
+        (:func:`~edgedsl.recipe.synth.meaning.partial_read`)."""
+        from .meaning import partial_read
+
+        trace = self.result.trace
+        st = next((s for s in trace.steps if s.id == step), None) if trace else None
+        return st is not None and partial_read(st)
 
     def records_of(self, memo: MemoBackend, step: str) -> list[dict[str, Any]] | None:
         """The records the calls of trace step ``step`` returned, in call order (None when
@@ -169,7 +181,9 @@ class Engine:
     comparison's winner (:meth:`tail_edges`); ``restarts`` is how many times a chain that
     ended short of its length is grown again from another root (the longest is kept);
     ``combos`` weighs the compositions a Mixed draft tries (None: the weights of
-    :data:`~edgedsl.recipe.synth.structures.COMBOS`). These are the knobs of the call mix."""
+    :data:`~edgedsl.recipe.synth.structures.COMBOS`). These are the knobs of the call mix.
+    ``entity_weight`` is what an edge handing off an entity identifier adds to its draw
+    (:mod:`edgedsl.recipe.synth.entities`)."""
 
     graph: ToolGraph
     catalog: Catalog
@@ -182,6 +196,7 @@ class Engine:
     tail: dict[int, float] = field(default_factory=lambda: {0: 1.0})
     restarts: int = 0
     combos: dict[str, float] | None = None
+    entity_weight: float = ENTITY_WEIGHT
     memo: MemoBackend = field(init=False)
 
     def __post_init__(self) -> None:
@@ -291,14 +306,23 @@ class Engine:
         if not rows:
             return None
         return Draft(body=body, last=name, last_tool=tool, rows=tuple(rows), tools=(tool,),
-                     names=frozenset({name}), received=literal_texts(args))
+                     names=frozenset({name}), received=literal_texts(args),
+                     partial=ex is not None and ex.partial(name))
 
     def ranked(self, draft: Draft, rng: random.Random) -> list[GraphEdge]:
         """The runnable out-edges of the draft's last tool to tools not used yet, in the order
-        of one Thompson draw from each edge's Beta posterior."""
+        of one Thompson draw from each edge's Beta posterior, an edge handing off an entity
+        identifier scored :attr:`entity_weight` higher
+        (:func:`~edgedsl.recipe.synth.entities.handoff_score`)."""
         options = self.open_edges(draft)
-        draws = [(rng.betavariate(e.alpha, e.beta), i) for i, e in enumerate(options)]
+        draws = [(handoff_score(rng.betavariate(e.alpha, e.beta), self.handoff_code(e),
+                                self.entity_weight), i) for i, e in enumerate(options)]
         return [options[i] for _, i in sorted(draws, reverse=True)]
+
+    def handoff_code(self, edge: GraphEdge) -> str | None:
+        """The code type of the parameter ``edge``'s primary binding hands off to."""
+        port = self.ports(edge.target).get(edge.bindings[0].param) if edge.bindings else None
+        return port.code if port is not None else None
 
     def open_edges(self, draft: Draft) -> list[GraphEdge]:
         """The runnable out-edges of the draft's last tool to tools not used yet."""
@@ -348,14 +372,19 @@ class Engine:
         if kinds is not None and "drv" not in kinds and d > self.phi:
             return None
         narrow = False
-        if d > self.phi and prefer == "any" and self.single > 0 and rng.random() < self.single:
+        one = d > self.phi and prefer == "any" and self.single > 0 \
+            and rng.random() < self.single
+        if one:
             prefer = "seq"
         elif 2 <= d <= self.phi and prefer != "fan" and (kinds is None or "drv" in kinds):
             # a fan: narrowed to one value when the caller takes no fan, or by chance
             narrow = (kinds is not None and "fan" not in kinds and "seq" in kinds) \
                 or (self.narrow_fans > 0 and rng.random() < self.narrow_fans)
-        return type_junction(cols, fields, types, phi=self.phi, rng=rng, width=self.width,
-                             prefer=prefer, narrow=narrow)
+        jp = type_junction(cols, fields, types, phi=self.phi, rng=rng, width=self.width,
+                           prefer=prefer, narrow=narrow)
+        # drawn to hand on one value: when no narrowing but a most_frequent tie would, the
+        # edge is passed over rather than made a fan (the draw's share of sequential calls)
+        return None if one and jp is not None and jp.handoff == "fan" else jp
 
     def tail_edges(self, rng: random.Random) -> int:
         """Edges to grow after a ``parallel`` group or a comparison's winner, drawn from
@@ -433,7 +462,8 @@ class Engine:
         return draft.with_(stmts, names=taken, last=name, last_tool=edge.target,
                            rows=tuple(rows), tools=(*draft.tools, edge.target),
                            edges=(*draft.edges, edge), junctions=(*draft.junctions, jp),
-                           received=jp.handed | literal_texts(lits))
+                           received=jp.handed | literal_texts(lits),
+                           partial=ex is not None and ex.partial(name))
 
 
 def usable(jp: JunctionPlan | None, draft: Draft,

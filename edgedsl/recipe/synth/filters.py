@@ -73,12 +73,15 @@ __all__ = [
     "value_forms",
 ]
 
-Stage = Literal["rules", "static", "resolve"]
+Stage = Literal["rules", "static", "resolve", "corpus"]
 Rejection = Literal[
     "format", "leak", "ungradable",                                        # rules
     "query_mismatch", "unused_step", "tool_incoherent", "model_rejected",  # static
     "decorative", "resolve_mismatch", "resolve_failed",                    # resolve (execution)
     "perturbed_tie_break", "perturbed_page_size", "perturbed_pages_all",   # resolve (perturbed)
+    "noop_drv", "tie_drv", "distinct_mf", "decorative_if", "page_if",      # resolve: meaning
+    "page_answer", "undetermined",
+    "duplicate",                                                           # corpus
 ]
 REJECTIONS: tuple[Rejection, ...] = get_args(Rejection)
 """Every rejection reason, in stage order."""
@@ -90,13 +93,20 @@ STAGE_OF: dict[Rejection, Stage] = {
     "decorative": "resolve", "resolve_mismatch": "resolve", "resolve_failed": "resolve",
     "perturbed_tie_break": "resolve", "perturbed_page_size": "resolve",
     "perturbed_pages_all": "resolve",
+    "noop_drv": "resolve", "tie_drv": "resolve", "distinct_mf": "resolve",
+    "decorative_if": "resolve", "page_if": "resolve", "page_answer": "resolve",
+    "undetermined": "resolve", "duplicate": "corpus",
 }
 """The stage that finds each reason. ``decorative`` (a call that changes nothing) needs
 execution, so it runs with the re-solve; ``resolve_mismatch`` is a re-solve that gives another
 answer, ``resolve_failed`` one that does not compile or run; ``perturbed_*`` an answer that the
 perturbation check (:func:`edgedsl.recipe.synth.resolve.resolve`) changed by the opposite
 ``most_frequent`` tie-break, half the page size, or ``pages all`` where the limit was
-implicit."""
+implicit. The rules of meaningful programs (``noop_drv`` … ``page_answer``,
+:mod:`edgedsl.recipe.synth.meaning`) and ``undetermined`` (the run's determinacy facts:
+:func:`edgedsl.runtime.determinacy.determinacy`) read the run, before the re-solve;
+``duplicate`` (a program identical to one accepted before) is found by the run over the whole
+corpus (stage ``corpus``)."""
 
 PHI = 5
 """The fan-out budget φ: an answer list longer than this is ungradable."""

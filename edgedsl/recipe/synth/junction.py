@@ -16,6 +16,12 @@ one primary), :func:`type_junction` types the junction by the number ``d`` of di
 
 Secondary hand-off fields must have exactly one value where the primary is handed off; when they
 do not, ``most_frequent`` steps narrow them (the primary to one value first).
+
+A narrowing must mean something (issue 18 §2, the rules of :mod:`edgedsl.recipe.synth.meaning`
+applied before anything runs): it must hand on fewer distinct values than it was given (no
+no-op ``drv``), and a ``most_frequent`` step must not choose among values tied for the top
+count (:func:`mf_tie`; a field whose values are all distinct is the purest tie). A junction
+that could only be narrowed by a tie is not proposed (None).
 Every reduction is evaluated here with the reducers' pure-Python reference — the semantics the
 DuckDB SQL is tested against — so the typing holds when the program runs.
 """
@@ -23,6 +29,7 @@ DuckDB SQL is tested against — so the typing holds when the program runs.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -31,8 +38,8 @@ from ...core.types import FieldType
 from ...reduce.pivot import choose_pivot_on_columns
 from ...reduce.registry import REDUCERS, coerced_column
 
-__all__ = ["Columns", "JunctionPlan", "Prefer", "ReduceChoice", "distinct", "narrowings",
-           "reducer_ops", "type_junction"]
+__all__ = ["Columns", "JunctionPlan", "Prefer", "ReduceChoice", "distinct", "mf_tie",
+           "narrowings", "reducer_ops", "type_junction"]
 
 Prefer = Literal["any", "seq", "fan"]
 """The hand-off kind a narrowing is drawn toward when both would work."""
@@ -67,6 +74,19 @@ class JunctionPlan:
     passed: int
     values: tuple[Any, ...] = ()
     handed: frozenset[str] = frozenset()
+
+
+def mf_tie(values: Sequence[Any]) -> str | None:
+    """``"distinct"`` when the non-null ``values`` are several and all distinct, ``"tie"`` when
+    two or more share the top count, else None (``most_frequent`` picks by the data, not by
+    its tie-break)."""
+    counts = Counter(_key(v) for v in values if v is not None)
+    if len(counts) < 2:
+        return None
+    top = counts.most_common(2)
+    if top[0][1] == 1:
+        return "distinct"
+    return "tie" if top[0][1] == top[1][1] else None
 
 
 def _key(v: object) -> object:
@@ -131,6 +151,14 @@ class Columns:
                                            self.types[step.field])
         return [idx[k] for k in keep]
 
+    def tied(self, step: ReduceChoice, idx: Sequence[int]) -> bool:
+        """True when ``step`` is a ``most_frequent`` choosing among tied values over the rows
+        ``idx`` (:func:`mf_tie`)."""
+        if step.op != "most_frequent":
+            return False
+        col = self.col(step.field)
+        return mf_tie([col[i] for i in idx]) is not None
+
     def pivot(self, op: str, field: str, primary: str, idx: Sequence[int],
               phi: int) -> object | None:
         """:func:`~edgedsl.reduce.pivot.choose_pivot` over the rows ``idx``."""
@@ -144,16 +172,21 @@ def _narrow_secondaries(cols: Columns, idx: list[int], fields: Sequence[str],
                         ) -> tuple[list[int], list[ReduceChoice], Literal["seq", "fan"]] | None:
     """Make every secondary field single-valued: the primary is narrowed to one value first
     (``most_frequent``, which also drops rows where it is null), then each secondary. None when
-    a secondary then has no value at all (its ``seq`` would see nothing)."""
+    a secondary then has no value at all (its ``seq`` would see nothing), or when one of these
+    ``most_frequent`` steps would choose among ties."""
     steps: list[ReduceChoice] = []
     primary, rest = fields[0], fields[1:]
     if any(len(cols.distinct(f, idx)) > 1 for f in rest):
         step = ReduceChoice("most_frequent", primary)
+        if cols.tied(step, idx):
+            return None
         idx, handoff = cols.apply(step, idx), "seq"
         steps.append(step)
         for f in rest:
             if len(cols.distinct(f, idx)) > 1:
                 step = ReduceChoice("most_frequent", f)
+                if cols.tied(step, idx):
+                    return None
                 idx = cols.apply(step, idx)
                 steps.append(step)
     if any(len(cols.distinct(f, idx)) != 1 for f in rest):
@@ -169,7 +202,8 @@ def _handed(cols: Columns, idx: Sequence[int], fields: Sequence[str]) -> frozens
 def _candidates(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, list[int]]]:
     """Every working narrowing of the hand-off field ``primary`` and the rows it keeps, over the
     hand-off field and a sample of the others (the sample depends on the relation only, so the
-    list is computed once per relation and hand-off field)."""
+    list is computed once per relation and hand-off field): it keeps 1 … ``phi`` distinct
+    values of ``primary``, fewer than it was given, and is not a ``most_frequent`` tie."""
     got = cols._cands.get((primary, phi))
     if got is None:
         got = cols._cands[(primary, phi)] = _search(cols, primary, phi)
@@ -184,6 +218,7 @@ def _search(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, l
     sampler = random.Random(f"{primary}:{len(cols)}:{len(others)}")
     fields = [primary, *sampler.sample(others, min(k, len(others)))]
     everything = list(range(len(cols)))
+    d = len(cols.distinct(primary))
     out: list[tuple[ReduceChoice, list[int]]] = []
     for f in fields:
         for op in reducer_ops(types[f]):
@@ -193,8 +228,10 @@ def _search(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, l
                 if pivot is None:
                     continue
             step = ReduceChoice(op, f, pivot)
+            if cols.tied(step, everything):
+                continue
             kept = cols.apply(step, everything)
-            if 1 <= len(cols.distinct(primary, kept)) <= phi:
+            if 1 <= len(cols.distinct(primary, kept)) <= min(phi, d - 1):
                 out.append((step, kept))
     return out
 
@@ -205,15 +242,15 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
                   prefer: Prefer = "any",
                   single: bool = False, width: int | None = None,
                   narrow: bool = False) -> JunctionPlan | None:
-    """Type the junction handing ``fields`` (primary first) of ``rows`` downstream; None when the
-    primary field has no value at all, or a secondary none where the primary is handed off
-    (see the module doc). ``rows`` may be a :class:`Columns` of them (its coerced columns are
-    reused). ``prefer`` breaks the draw among reducers toward one hand-off kind when both are
-    possible; ``single`` asks for one value (a ``most_frequent`` step narrows a fan to a
-    seq). ``width`` (≤ φ) bounds the values a narrowing keeps (a junction of 2 … φ values
-    needs no narrowing and keeps them all — unless ``narrow``: then a ``drv`` narrows it to
-    one value, drawn among the narrowings that keep one as for a larger relation, so that
-    one call follows instead of a fan)."""
+    """Type the junction handing ``fields`` (primary first) of ``rows`` downstream; None when
+    the primary field has no value at all, or a secondary none where the primary is handed
+    off, or when the only narrowing would choose among ties (see the module doc). ``rows`` may
+    be a :class:`Columns` of them (its coerced columns are reused). ``prefer`` breaks the draw
+    among reducers toward one hand-off kind when both are possible; ``single`` asks for one
+    value (a fan is narrowed to one value as a larger relation is). ``width`` (≤ φ) bounds the
+    values a narrowing keeps (a junction of 2 … φ values needs no narrowing and keeps them all
+    — unless ``narrow``: then a ``drv`` narrows it to one value, drawn among the narrowings
+    that keep one as for a larger relation, so that one call follows instead of a fan)."""
     rng = rng or random.Random(0)
     cols = rows if isinstance(rows, Columns) else Columns(rows, types)
     primary = fields[0]
@@ -222,10 +259,11 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
         return None
     steps: list[ReduceChoice] = []
     kept = list(range(len(cols)))
-    if d == 1 or (d <= phi and not narrow):
+    if d == 1 or (d <= phi and not narrow and not single):
         handoff: Literal["seq", "fan"] = "seq" if d == 1 else "fan"
     else:
-        cands = _candidates(cols, primary, 1 if d <= phi else min(phi, width or phi))
+        one = single or d <= phi
+        cands = _candidates(cols, primary, 1 if one else min(phi, width or phi))
         informative = [c for c in cands if c[0].op != "most_frequent" or c[0].field != primary]
         pool = informative or cands
         if prefer != "any":
@@ -236,13 +274,11 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
             step, kept = pool[rng.randrange(len(pool))]
         else:
             step = ReduceChoice("most_frequent", primary)
+            if cols.tied(step, kept):
+                return None
             kept = cols.apply(step, kept)
         steps.append(step)
         handoff = "seq" if len(cols.distinct(primary, kept)) == 1 else "fan"
-    if single and handoff == "fan":
-        step = ReduceChoice("most_frequent", primary)
-        kept, handoff = cols.apply(step, kept), "seq"
-        steps.append(step)
     narrowed = _narrow_secondaries(cols, kept, fields, handoff)
     if narrowed is None:
         return None

@@ -197,6 +197,7 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
                          config=cfg.model_dump(mode="json"))
     sched = _Schedule(dict(report.quotas))
     records: list[TaskRecord] = []
+    seen: set[str] = set()  # the duplicate rule's keys of the programs accepted
     t0 = time.perf_counter()
     resolve_with = fresh if cfg.resolve else None
     pool = None
@@ -234,7 +235,8 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
             for (_, target), o in zip(items, outcomes, strict=True):
                 report.attempts += 1
                 sched.aimed[target] += 1
-                if _take(o, report, sched, records, outdir, cfg.n) and o.structure == target:
+                if _take(o, report, sched, records, outdir, cfg.n, seen) \
+                        and o.structure == target:
                     sched.got[target] += 1
             attempt += len(items)
             sched.starve()
@@ -257,9 +259,10 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
 
 
 def _take(o: Outcome, report: SynthReport, sched: _Schedule, records: list[TaskRecord],
-          outdir: Path, n: int) -> bool:
-    """Count one outcome; write an accepted trajectory while its type has quota left (True
-    when it was written)."""
+          outdir: Path, n: int, seen: set[str]) -> bool:
+    """Count one outcome; write an accepted trajectory while its type has quota left and no
+    program accepted before has the same body (stage ``corpus``, reason ``duplicate``: keys in
+    ``seen``); True when it was written."""
     if o.skipped is not None:
         report.skip(o.skipped)
         return False
@@ -271,6 +274,11 @@ def _take(o: Outcome, report: SynthReport, sched: _Schedule, records: list[TaskR
         report.filters.record(stage, reasons, name=task_name(o.attempt))
     if not o.accepted or o.text is None or o.record is None:
         return False
+    if not report.filters.record("corpus", ["duplicate"] if o.key in seen else [],
+                                 name=task_name(o.attempt)):
+        return False
+    if o.key is not None:
+        seen.add(o.key)
     rec = TaskRecord.model_validate(o.record)
     (outdir / rec.file).write_text(o.text, encoding="utf-8")
     records.append(rec)

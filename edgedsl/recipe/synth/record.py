@@ -36,6 +36,7 @@ __all__ = [
     "CallRecord",
     "EdgeUse",
     "JunctionRecord",
+    "ProgramFacts",
     "RecordFileError",
     "Structure",
     "TaskRecord",
@@ -71,7 +72,9 @@ class CallRecord(BaseModel):
 
 
 class JunctionRecord(BaseModel):
-    """One hand-off: from ``field`` of the upstream tool's output to ``param`` of ``tool``."""
+    """One hand-off: from ``field`` of the upstream tool's output to ``param`` of ``tool``;
+    ``capped`` when the upstream call read fewer records than the service reported (a page
+    limit caps ``cardinality``; None in records made before it was recorded)."""
 
     model_config = _cfg
     tool: str
@@ -81,6 +84,7 @@ class JunctionRecord(BaseModel):
     kind: Literal["seq", "fan", "drv"]
     cardinality: int
     passed: int
+    capped: bool | None = None
 
 
 class EdgeUse(BaseModel):
@@ -91,6 +95,20 @@ class EdgeUse(BaseModel):
     target: str
     alpha: float | None = None
     beta: float | None = None
+
+
+class ProgramFacts(BaseModel):
+    """The facts of one run, each a list of step or binding names (what each means:
+    :mod:`edgedsl.recipe.synth.meaning`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    noop_drv: list[str] = Field(default_factory=list)
+    tie_drv: list[str] = Field(default_factory=list)
+    distinct_mf: list[str] = Field(default_factory=list)
+    decorative_if: list[str] = Field(default_factory=list)
+    page_if: list[str] = Field(default_factory=list)
+    page_answer: list[str] = Field(default_factory=list)
+    partial_reads: list[str] = Field(default_factory=list)
 
 
 class TaskRecord(BaseModel):
@@ -110,6 +128,8 @@ class TaskRecord(BaseModel):
     edges: list[EdgeUse] = Field(default_factory=list)
     source_sha: str = ""
     seed: int | None = None
+    facts: ProgramFacts | None = None
+    body_sha: str = ""
     determinacy: Determinacy | None = None
 
     @property

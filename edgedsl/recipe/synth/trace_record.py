@@ -44,7 +44,13 @@ from ...runtime.result import RunResult
 from ...runtime.trace import CallTrace, JunctionTrace, StepTrace
 from ...syntax import nodes
 from .analyze import features, structure_of, tools_of
-from .record import RESULT_HEAD, CallRecord, EdgeUse, JunctionRecord, TaskRecord
+from .record import (
+    RESULT_HEAD,
+    CallRecord,
+    EdgeUse,
+    JunctionRecord,
+    TaskRecord,
+)
 
 __all__ = ["ResultsFn", "keep_for", "source_sha", "task_record"]
 
@@ -66,8 +72,11 @@ def _by_relation(tp: TrajectoryPlan) -> dict[str, list[StepPlan]]:
 
 def keep_for(plan: Plan, name: str) -> set[str]:
     """The relations :func:`task_record` needs kept for trajectory ``name``: the upstream call
-    relations of every junction whose source is a ``drv`` node (pass as ``keep=`` to
-    :func:`~edgedsl.runtime.executor.run_trajectory`)."""
+    relations of every junction whose source is a ``drv`` node, and the source of every ``drv``
+    (for :func:`~edgedsl.recipe.synth.meaning.program_facts`); pass as ``keep=`` to
+    :func:`~edgedsl.runtime.executor.run_trajectory`."""
+    from .meaning import keep_for_facts
+
     tp = plan.trajectory(name)
     rels = _by_relation(tp)
     out: set[str] = set()
@@ -91,7 +100,7 @@ def keep_for(plan: Plan, name: str) -> set[str]:
         for j in specs:
             if any(isinstance(x, DrvStep) for x in rels.get(j.source, ())):
                 upstream(j.source, set())
-    return out
+    return out | keep_for_facts(plan, name)
 
 
 def _text_of(file: str, text: str | None) -> str | None:
@@ -176,12 +185,16 @@ class _Origins:
         call, through = self.call_of(jt.source)
         if call is None:
             return None
+        from .meaning import partial_read
+
         up = self.plan.tools[call.request.tool].qualname
         card = self.distinct(call, jt.field) if through else None
+        st = self.traces.get(call.relation or call.id)
         return JunctionRecord(tool=tool, param=param, source_tool=up, field=jt.field,
                               kind="drv" if through else jt.kind,
                               cardinality=jt.cardinality if card is None else card,
-                              passed=jt.cardinality)
+                              passed=jt.cardinality,
+                              capped=None if st is None else partial_read(st))
 
 
 def task_record(
@@ -201,7 +214,12 @@ def task_record(
 
     ``query`` overrides the trajectory's query; ``results`` fills each call's ``result`` head;
     ``source_sha`` hashes ``text``, or the file's text when ``text`` is None (empty when the file
-    cannot be read)."""
+    cannot be read). ``facts`` are :func:`~edgedsl.recipe.synth.meaning.program_facts` (judged
+    on the relations the run kept: run with ``keep=keep_for(plan, name)``), ``body_sha`` the
+    duplicate rule's key; ``determinacy`` is the run's (:attr:`RunResult.determinacy
+    <edgedsl.runtime.result.RunResult.determinacy>`)."""
+    from .meaning import body_key, program_facts
+
     tp = plan.trajectory(traj.name)
     steps = list(result.trace.steps) if result.trace is not None else []
     group_of = {b: s.id for s in tp.steps.values() if isinstance(s, ParallelStep)
@@ -239,4 +257,5 @@ def task_record(
         answer=result.answer, structure=structure_of(traj), features=features(traj),
         tools=tools_of(traj), calls=calls, junctions=[j for j in junctions if j is not None],
         edges=list(edges), source_sha="" if text is None else source_sha(text), seed=seed,
+        facts=program_facts(traj, plan, result), body_sha=body_key(traj),
         determinacy=result.determinacy)

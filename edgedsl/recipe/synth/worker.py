@@ -15,8 +15,10 @@ so attempts can run in any process and any order: :func:`run_attempts` takes a l
 4. the filter stages run in order, stopping at the first that rejects: ``rules``
    (:func:`~edgedsl.recipe.synth.filters.rule_filter`), ``static``
    (:func:`~edgedsl.recipe.synth.filters.astatic_check`), ``resolve`` (the decorative-chain check of
-   :func:`~edgedsl.recipe.synth.resolve.decorative_steps`, then the perturbation check of
-   :func:`~edgedsl.recipe.synth.resolve.resolve` on a fresh world);
+   :func:`~edgedsl.recipe.synth.resolve.decorative_steps`, the rules of meaningful programs of
+   :mod:`~edgedsl.recipe.synth.meaning` and the run's determinacy (``undetermined``), then the
+   perturbation check of :func:`~edgedsl.recipe.synth.resolve.resolve` on a fresh world); the
+   ``duplicate`` rule is the caller's (it needs the programs accepted before);
 5. an accepted attempt carries its file text and its task record.
 
 Files are written by the caller (:func:`edgedsl.recipe.synth.pipeline.synthesize`), in attempt
@@ -91,7 +93,8 @@ def backend_world_seed(backend: object) -> int | None:
 class Outcome:
     """What attempt ``attempt`` came to: ``skipped`` (``no_structure``, ``surplus``) or the
     structure, the filter stages run with their rejection reasons (the last non-empty one
-    rejected it), and for an accepted attempt the file text and the task record (JSON)."""
+    rejected it), and for an accepted attempt the file text, the task record (JSON) and the
+    duplicate rule's key (:func:`~edgedsl.recipe.synth.meaning.body_key`)."""
 
     attempt: int
     structure: str | None = None
@@ -99,6 +102,7 @@ class Outcome:
     stages: tuple[tuple[Stage, tuple[Rejection, ...]], ...] = ()
     text: str | None = None
     record: dict[str, Any] | None = None
+    key: str | None = None
 
     @property
     def accepted(self) -> bool:
@@ -108,7 +112,8 @@ class Outcome:
 
 @dataclass
 class WorkerState:
-    """An engine over G*, the re-solve backend, the optional chat client, the knobs."""
+    """An engine over G*, the re-solve backend, the optional chat client, the knobs, and the
+    seed of the world the runs are made on (written into each file's ``run { seed }``)."""
 
     engine: Engine
     seed: int
@@ -128,7 +133,8 @@ class WorkerState:
         eng = Engine(graph, catalog, backend, phi=config.phi, tries=config.tries,
                      width=min(config.width, config.phi), single=config.single,
                      narrow_fans=config.narrow_fans, tail=dict(config.tail),
-                     restarts=config.restarts, combos=dict(config.combos))
+                     restarts=config.restarts, combos=dict(config.combos),
+                     entity_weight=config.entity_weight)
         return cls(eng, config.seed, config.phi, dict(config.lengths), verifier, llm,
                    Path(config.templates) if config.templates else None,
                    world_seed=backend_world_seed(backend))
@@ -154,6 +160,7 @@ async def _attempt(st: WorkerState, i: int,
 async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
                   structure: str) -> Outcome:
     from .filters import astatic_check, rule_filter
+    from .meaning import body_key, meaning_rejections, program_facts
     from .paraphrase import paraphrase
     from .query import query_context, render_query
     from .resolve import decorative_steps, resolve
@@ -180,6 +187,9 @@ async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
     if stop("static", await astatic_check(traj, ex.plan, query, client=st.llm)):
         return Outcome(i, structure, stages=tuple(stages))
     late: list[Rejection] = ["decorative"] if decorative_steps(traj, ex.result) else []
+    late += meaning_rejections(program_facts(traj, ex.plan, ex.result))
+    if ex.result.determined is False:
+        late.append("undetermined")
     if not late and st.verifier is not None:
         late += await resolve(text, name, answer, st.verifier, search_paths=eng.search_paths,
                               phi=st.phi)
@@ -190,7 +200,7 @@ async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
     record = task_record(traj, ex.plan, ex.result, file=f"{name}.edge", query=query,
                          results=eng.memo.records, edges=edges, seed=st.seed, text=text)
     return Outcome(i, structure, stages=tuple(stages), text=text,
-                   record=record.model_dump(mode="json"))
+                   record=record.model_dump(mode="json"), key=body_key(traj))
 
 
 async def _one(st: WorkerState, i: int, target: str, open_types: frozenset[str]) -> Outcome:

@@ -51,9 +51,20 @@ def test_kinds_by_cardinality() -> None:
 
 
 def test_single_narrows_a_fan_to_one_value() -> None:
-    few = [{"h": str(i)} for i in range(3)]
+    few = [{"h": "a", "n": 1}, {"h": "b", "n": 5}, {"h": "c", "n": 2}]
     jp = type_junction(few, ["h"], TYPES, single=True)
     assert jp is not None and jp.kind == "drv" and jp.handoff == "seq" and jp.passed == 1
+    assert jp.steps[0].field == "n"  # max n or min n: the data decides, not a tie-break
+
+
+def test_single_gives_no_junction_when_only_a_tie_would_narrow() -> None:
+    # every value once: `most_frequent h` would pick the smallest by its tie-break (issue 18)
+    few = [{"h": str(i)} for i in range(3)]
+    assert type_junction(few, ["h"], TYPES, single=True) is None
+    # a real mode is no tie: it is taken
+    mode = [{"h": "a"}, {"h": "a"}, {"h": "b"}]
+    jp = type_junction(mode, ["h"], TYPES, single=True)
+    assert jp is not None and jp.values == ("a",)
 
 
 def test_a_secondary_with_no_value_leaves_no_junction() -> None:

@@ -52,5 +52,6 @@ def test_keep_through_run_plan_and_on_a_failed_run() -> None:
 
 
 def test_keep_for_names_the_upstream_calls_of_drv_junctions() -> None:
-    # latest_filing: corp → filings (seq, not through a drv) → latest (drv, feeds no junction)
-    assert keep_for(_plan(), "latest_filing") == set()
+    # latest_filing: corp → filings (seq, not through a drv) → latest (drv, feeds no junction);
+    # the source of every drv is kept too (the rules of meaningful programs re-evaluate it)
+    assert keep_for(_plan(), "latest_filing") == {"filings"}

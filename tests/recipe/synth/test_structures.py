@@ -22,13 +22,17 @@ def engine() -> Engine:
     return Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
 
 
-def _finish(engine: Engine, kind: str, seeds: range, length: int = 2) -> list[Built]:
+def _finish(engine: Engine, kind: str, seeds: range, length: int = 2,
+            want: int | None = None) -> list[Built]:
+    """The drafts ``kind`` finishes from each seed of ``seeds`` (stopping at ``want``)."""
     async def main() -> list[Built]:
         out = []
         for s in seeds:
             b = await GENERATORS[kind](engine, random.Random(s), length)
             if b is not None:
                 out.append(b)
+                if want is not None and len(out) >= want:
+                    break
         return out
     return asyncio.run(main())
 
@@ -53,8 +57,11 @@ def _check_runs(engine: Engine, b: Built) -> object:
 
 @pytest.mark.parametrize("kind", ["chain", "sem", "cmp", "cond", "mixed"])
 def test_generators_finish_programs_that_compile_and_run(engine: Engine, kind: str) -> None:
-    built = _finish(engine, kind, range(6))
-    assert built, f"no {kind} finished in 6 draws"
+    # a conditional must hand on different values in its branches and read its input whole
+    # (the rules of meaningful programs): on the light G* about one draw in ten finishes one
+    draws = 40 if kind == "cond" else 6
+    built = _finish(engine, kind, range(draws), want=3)
+    assert built, f"no {kind} finished in {draws} draws"
     for b in built:
         _check_runs(engine, b)
         st = structure_of(_traj(b))
@@ -69,7 +76,7 @@ def test_generators_finish_programs_that_compile_and_run(engine: Engine, kind: s
 
 
 def test_a_conditional_runs_whichever_branch_is_taken(engine: Engine) -> None:
-    built = _finish(engine, "cond", range(6))
+    built = _finish(engine, "cond", range(40), want=3)
     assert built
     for b in built:
         i = next(k for k, s in enumerate(b.body) if isinstance(s, n.IfStmt))
@@ -214,7 +221,10 @@ def test_single_hands_on_one_value_where_several_could_go() -> None:
             return out
         got[p] = asyncio.run(main())
     plain, single, fans_kept = got[0.0], got[1.0], got[0.5]
-    assert len(plain) == len(single) > 0  # the same junctions
+    # nearly the same junctions: one that only a most_frequent tie could narrow is not
+    # proposed (issue 18 §2), and whether only a tie could depends on how far it narrows
+    assert len(plain) > 0 and len(single) > 0
+    assert abs(len(single) - len(plain)) <= 0.2 * len(plain)
     # single alone: every 2 … φ hand-off is still a fan
     assert [x for x in plain if x[0] == "fan"] == [x for x in fans_kept if x[0] == "fan"]
     assert any(k == "fan" for k, _, _ in plain)
@@ -276,6 +286,42 @@ def test_looking_ahead_passes_over_a_dead_end() -> None:
                 assert got is grown[0]
                 dead_ends += 1
     asyncio.run(main())
+    assert dead_ends > 0
+    # on these roots no first draft is a dead end with a later one not (since junctions that
+    # only a tie could narrow are not proposed, dead ends are common): make the first draft
+    # grown from a root with three working edges a dead end, and the extension passes over it
+    real_can_grow = eng.can_grow
+    first: list[object] = []
+
+    def first_is_dead(g, **k):  # type: ignore[no-untyped-def]
+        return g is not first[0] and real_can_grow(g, **k) if first else True
+
+    async def stubbed() -> None:
+        nonlocal passed_over
+        for s in range(24):
+            rng = random.Random(s)
+            d = await start(eng, rng)
+            if d is None:
+                continue
+            grown.clear()
+            first.clear()
+
+            async def rec(*a, **k):  # type: ignore[no-untyped-def]
+                g = await follow(*a, **k)
+                if g is not None:
+                    grown.append(g)
+                    if not first:
+                        first.append(g)
+                return g
+
+            eng.follow = rec  # type: ignore[method-assign]
+            eng.can_grow = first_is_dead  # type: ignore[method-assign]
+            got = await eng.extend(d, rng, ahead=True)
+            can = [first_is_dead(g) for g in grown]
+            if got is not None and any(can):
+                assert got is grown[can.index(True)] and got is not grown[0]
+                passed_over += 1
+    asyncio.run(stubbed())
     assert passed_over > 0
 
 

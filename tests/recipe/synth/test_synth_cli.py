@@ -37,9 +37,17 @@ def test_stats_json_and_table(corpus: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["synth", "stats", str(corpus), "--json"]) == 0
     stats = orjson.loads(capsys.readouterr().out)
     assert stats["tasks"] == 5
+    # the trust measures of issue 18 §6: the run's records carry facts, bodies and the run's
+    # determinacy (an undetermined run is rejected); every catalog module is listed
+    trust = stats["trust"]
+    assert trust["tasks"] == 5 and trust["facts_known"] == 5
+    assert trust["determinacy_known"] == 5 and trust["determined"] == 5
+    assert trust["duplicates"] == 0 and trust["noop_drv_tasks"] == 0
+    assert {"assembly", "bus", "neis", "region"} <= set(trust["platforms"])
     assert main(["synth", "stats", str(corpus)]) == 0
     table = capsys.readouterr().out
     assert "1,781" in table or "1781" in table  # the recipe's figures beside ours
+    assert "trust (issue 18)" in table and "tasks per platform:" in table
 
 
 def test_exports_load_back(corpus: Path, tmp_path: Path,

@@ -1,0 +1,302 @@
+"""Rules for meaningful programs (issue 18 §2): facts of one run that a person would not trust.
+
+Every fact is computed from the program's AST (structure as data) and its run: the trace (records
+per step, the totals the service reported per call) and the records of the relations the run
+kept (:func:`keep_for_facts`). A ``drv`` is re-evaluated on its source's records with the
+reducers' pure-Python reference (``REDUCERS[op].on_column``, the semantics the DuckDB SQL is
+tested against); nothing is read back from generated text.
+
+:class:`ProgramFacts` holds, by step or binding name:
+
+* ``noop_drv`` — a ``drv`` that does not narrow: it keeps every row of its source, or every
+  field read from it (by a junction, the answer or a predicate) has the same distinct values
+  before and after it (one value in, the same value out) and nothing counts its rows;
+* ``tie_drv`` — a ``drv`` whose ``most_frequent`` step chose among values tied for the top
+  count (the outcome is the tie-break policy's, not the data's);
+* ``distinct_mf`` — a ``most_frequent`` over a field whose values are all distinct (every value
+  appears once: the purest tie);
+* ``decorative_if`` — an ``if`` (``if1``, ``if2``, … in source order) whose two branches hand
+  on the same values (the fields read downstream of the names both branches bind, evaluated
+  on the same records);
+* ``page_if`` — an ``if`` comparing the count of a relation read partially (fewer records than
+  the service reported: a page limit decides the branch);
+* ``page_answer`` — an answer field ``count(x)`` over a call read partially (the answer is a page
+  size, not the service's total);
+* ``partial_reads`` — every call step that read fewer records than the service reported.
+
+:func:`meaning_rejections` turns the facts into the synthesis rejection reasons (the first six
+are reasons of the same name). :func:`body_key` is the key of the ``duplicate`` rule: the hash
+of the trajectory formatted by the printer without its name, query and comments.
+
+The ``undetermined`` rule is not here: it reads the run's own determinacy
+(:attr:`edgedsl.runtime.result.RunResult.determined`, :mod:`edgedsl.runtime.determinacy`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from ...core.types import FieldType, type_from_json
+from ...plan.model import DrvStep, Plan
+from ...reduce.registry import REDUCERS, coerced_column
+from ...runtime.result import RunResult
+from ...runtime.trace import StepTrace
+from ...syntax import nodes as n
+from ...syntax.printer import format_module
+from .filters import Rejection
+from .junction import mf_tie
+from .record import ProgramFacts
+
+__all__ = ["MEANING_RULES", "ProgramFacts", "body_key", "keep_for_facts", "meaning_rejections",
+           "mf_tie", "partial_read", "program_facts"]
+
+MEANING_RULES: tuple[Rejection, ...] = ("noop_drv", "tie_drv", "distinct_mf", "decorative_if",
+                                  "page_if", "page_answer")
+"""The rules of :class:`ProgramFacts` that reject, in the order they are reported."""
+
+
+# ----------------------------------------------------------------------------- reading the run
+
+
+def partial_read(st: StepTrace) -> bool:
+    """True when a call step read fewer records than the service reported, for some arm."""
+    read: dict[str | None, int] = {}
+    total: dict[str | None, int] = {}
+    for c in st.calls:
+        if c.failure is not None:
+            continue
+        read[c.arm] = read.get(c.arm, 0) + c.records
+        if c.total is not None:
+            total.setdefault(c.arm, c.total)
+    return any(t > read.get(arm, 0) for arm, t in total.items())
+
+
+def _stmts(body: Sequence[n.Stmt]) -> Iterator[n.Stmt]:
+    for s in body:
+        yield s
+        if isinstance(s, n.IfStmt):
+            yield from _stmts(s.then)
+            yield from _stmts(s.orelse or ())
+
+
+def _call_of(node: n.NodeExpr) -> n.Call | None:
+    return node if isinstance(node, n.Call) else node.call if isinstance(node, n.Compare) \
+        else None
+
+
+def keep_for_facts(plan: Plan, name: str) -> set[str]:
+    """The relations :func:`program_facts` needs kept (``keep=`` of a run of trajectory
+    ``name``): the source of every ``drv``."""
+    return {s.source for s in plan.trajectory(name).steps.values() if isinstance(s, DrvStep)}
+
+
+def _reads(body: Sequence[n.Stmt]) -> tuple[dict[str, set[str]], set[str]]:
+    """Fields read, by binding (``x.f`` → ``{x: {f}}``: junctions, answers, predicates), and
+    the bindings read as a whole (``count(x)``, ``exists x``: every row matters)."""
+    fields: dict[str, set[str]] = {}
+    whole: set[str] = set()
+
+    def arg(v: n.ArgValue) -> None:
+        if isinstance(v, n.SeqArg | n.FanArg):
+            fields.setdefault(".".join(v.ref.parts[:-1]), set()).add(v.ref.parts[-1])
+
+    def expr(e: Any) -> None:
+        if isinstance(e, n.Ref):
+            fields.setdefault(".".join(e.parts[:-1]), set()).add(e.parts[-1])
+        elif isinstance(e, n.NameExpr | n.PredExists):
+            whole.add(e.name)
+        elif isinstance(e, n.FuncCall):
+            for a in e.args:
+                expr(a)
+        elif isinstance(e, n.BinOp | n.PredCmp):
+            expr(e.left)
+            expr(e.right)
+        elif isinstance(e, n.Neg | n.PredNot):
+            expr(e.operand)
+        elif isinstance(e, n.PredAnd | n.PredOr):
+            for q in e.operands:
+                expr(q)
+
+    for s in _stmts(body):
+        if isinstance(s, n.Binding):
+            call = _call_of(s.node)
+            for a in call.args if call is not None else ():
+                arg(a.value)
+            if isinstance(s.node, n.Parallel):
+                for a in s.node.shared:
+                    arg(a.value)
+        elif isinstance(s, n.IfStmt):
+            expr(s.cond)
+        elif isinstance(s, n.AnswerStmt):
+            expr(s.expr)
+            for f in s.fields or ():
+                expr(f.expr)
+    return fields, whole
+
+
+class _Eval:
+    """Relations of one run as records with their tool's field types; ``drv`` re-evaluated."""
+
+    def __init__(self, traj: n.Trajectory, plan: Plan, result: RunResult) -> None:
+        self.rows: dict[str, list[dict[str, Any]]] = dict(result.relations)
+        self.types: dict[str, dict[str, FieldType]] = {}
+        for s in _stmts(traj.body):
+            if not isinstance(s, n.Binding):
+                continue
+            calls = [(s.name, _call_of(s.node))] if _call_of(s.node) is not None else []
+            if isinstance(s.node, n.Parallel):
+                calls = [(f"{s.name}.{b.name}", b.call) for b in s.node.branches]
+            for rel, call in calls:
+                spec = plan.tools.get(call.qualname) if call is not None else None
+                if spec is not None:
+                    self.types[rel] = {k: type_from_json(v) for k, v in spec.fields.items()}
+            if isinstance(s.node, n.Drv) and ".".join(s.node.source) in self.types:
+                self.types[s.name] = self.types[".".join(s.node.source)]
+
+    def drv(self, node: n.Drv) -> tuple[list[int], dict[str, FieldType], list[dict[str, Any]],
+                                        list[tuple[int, str]]] | None:
+        """The rows of the source ``node`` keeps, the field types, the source rows, and the
+        ``most_frequent`` steps that chose among ties (step index, ``tie``/``distinct``); None
+        when the source was not kept."""
+        src = ".".join(node.source)
+        rows, types = self.rows.get(src), self.types.get(src)
+        if rows is None or types is None:
+            return None
+        idx = list(range(len(rows)))
+        ties: list[tuple[int, str]] = []
+        for k, step in enumerate(node.steps):
+            ftype = types.get(step.field)
+            if ftype is None or step.op not in REDUCERS:
+                return None
+            col = coerced_column([rows[i] for i in idx], step.field, ftype)
+            if step.op == "most_frequent":
+                why = mf_tie(col)
+                if why is not None:
+                    ties.append((k, why))
+            pivot = _pivot(step.pivot)
+            keep = REDUCERS[step.op].on_column(col, pivot, ftype)
+            idx = [idx[i] for i in keep]
+        return idx, types, rows, ties
+
+
+def _pivot(lit: n.Literal_ | None) -> object:
+    if lit is None or isinstance(lit, n.ListLit | n.DictLit):
+        return None
+    return lit.value
+
+
+def _distinct(rows: Sequence[Mapping[str, Any]], idx: Sequence[int], field: str,
+              ftype: FieldType) -> set[str]:
+    col = coerced_column([rows[i] for i in idx], field, ftype)
+    return {repr(v) for v in col if v is not None}
+
+
+def _count_of(e: Any) -> str | None:
+    """``x`` when ``e`` is ``count(x)``."""
+    if isinstance(e, n.FuncCall) and e.name == "count" and len(e.args) == 1 \
+            and isinstance(e.args[0], n.NameExpr):
+        return e.args[0].name
+    return None
+
+
+def _counted(p: Any, out: list[str]) -> None:
+    if isinstance(p, n.PredCmp):
+        for side in (p.left, p.right):
+            x = _count_of(side)
+            if x is not None:
+                out.append(x)
+    elif isinstance(p, n.PredNot):
+        _counted(p.operand, out)
+    elif isinstance(p, n.PredAnd | n.PredOr):
+        for q in p.operands:
+            _counted(q, out)
+
+
+def program_facts(traj: n.Trajectory, plan: Plan, result: RunResult) -> ProgramFacts:
+    """The facts of one run of ``traj`` (module doc). The run should keep the relations of
+    :func:`keep_for_facts`; a ``drv`` whose source was not kept is not judged."""
+    facts = ProgramFacts()
+    steps = list(result.trace.steps) if result.trace is not None else []
+    partial = {st.relation or st.id for st in steps
+               if st.tool is not None and st.calls and partial_read(st)}
+    facts.partial_reads = sorted(partial)
+    ev = _Eval(traj, plan, result)
+    fields, whole = _reads(traj.body)
+    seen: set[str] = set()
+    ifs = 0
+    for s in _stmts(traj.body):
+        if isinstance(s, n.Binding) and isinstance(s.node, n.Drv):
+            got = ev.drv(s.node)
+            if got is None:
+                continue
+            kept, types, rows, ties = got
+            for _, why in ties:
+                bucket = facts.distinct_mf if why == "distinct" else facts.tie_drv
+                if s.name not in bucket:
+                    bucket.append(s.name)
+            read = fields.get(s.name, set())
+            if s.name not in seen and (read or s.name in whole) and (
+                    len(kept) == len(rows) or (s.name not in whole and all(
+                        f in types and _distinct(rows, kept, f, types[f])
+                        == _distinct(rows, range(len(rows)), f, types[f]) for f in read))):
+                facts.noop_drv.append(s.name)
+            seen.add(s.name)
+        elif isinstance(s, n.IfStmt):
+            ifs += 1
+            where = f"if{ifs}"
+            if _same_handoff(s, ev, fields, whole):
+                facts.decorative_if.append(where)
+            counted: list[str] = []
+            _counted(s.cond, counted)
+            if any(x in partial for x in counted):
+                facts.page_if.append(where)
+        elif isinstance(s, n.AnswerStmt):
+            for f in s.fields or ():
+                x = _count_of(f.expr)
+                if x is not None and x in partial:
+                    facts.page_answer.append(f.name)
+            x = _count_of(s.expr)
+            if x is not None and x in partial:
+                facts.page_answer.append("answer")
+    return facts
+
+
+def _same_handoff(s: n.IfStmt, ev: _Eval, fields: Mapping[str, set[str]],
+                  whole: set[str]) -> bool:
+    """True when every name both branches bind with a ``drv`` hands on the same values of every
+    field read downstream, and the same rows when it is counted (and there is one such name
+    at least)."""
+    def drvs(body: Sequence[n.Stmt] | None) -> dict[str, n.Drv]:
+        return {b.name: b.node for b in body or () if isinstance(b, n.Binding)
+                and isinstance(b.node, n.Drv)}
+
+    then, other = drvs(s.then), drvs(s.orelse)
+    both = [x for x in then if x in other and (fields.get(x) or x in whole)]
+    if not both:
+        return False
+    for x in both:
+        a, b = ev.drv(then[x]), ev.drv(other[x])
+        if a is None or b is None or a[2] is not b[2]:
+            return False
+        if x in whole and a[0] != b[0]:  # counted: the rows kept must be the same
+            return False
+        for f in fields.get(x, ()):
+            ftype = a[1].get(f)
+            if ftype is None or _distinct(a[2], a[0], f, ftype) != _distinct(b[2], b[0], f,
+                                                                               ftype):
+                return False
+    return True
+
+
+def meaning_rejections(facts: ProgramFacts) -> list[Rejection]:
+    """The rules of :data:`MEANING_RULES` whose facts are not empty."""
+    return [r for r in MEANING_RULES if getattr(facts, r)]
+
+
+def body_key(traj: n.Trajectory) -> str:
+    """The ``duplicate`` rule's key: sha256 of ``traj`` formatted by the printer with a fixed
+    name, no query and no comments — two programs with the same body have the same key."""
+    bare = n.Trajectory(name="t", query="", body=traj.body)
+    return hashlib.sha256(format_module(n.Module(items=(bare,))).encode("utf-8")).hexdigest()

@@ -1,0 +1,213 @@
+"""Measures of a corpus a person would trust (issue 18 §6), printed by ``synth stats`` beside the
+recipe's tables (:mod:`edgedsl.recipe.synth.stats`).
+
+Computed from :class:`~edgedsl.recipe.synth.record.TaskRecord` s; a measure whose data the
+records do not hold is ``None`` (printed "n/a"):
+
+* **determined answers** — tasks whose ``determinacy.determined`` is true, of the tasks whose
+  record holds the run's determinacy (:class:`~edgedsl.runtime.trace.Determinacy`, from
+  :mod:`edgedsl.runtime.determinacy`); **tie-broken** and **partial** answers — tasks whose
+  determinacy names a broken tie or a partial read reaching the answer;
+* **partial reads** — calls that read fewer records than the service reported (``records`` <
+  ``total`` of a call record), and the tasks with one;
+* from the rules of meaningful programs (the record's ``facts``,
+  :mod:`edgedsl.recipe.synth.meaning`): tasks with a ``most_frequent`` tie or one over all
+  distinct values, a no-op ``drv``, a decorative ``if`` (of the tasks with an ``if``), an ``if``
+  decided by a page limit, a page-size answer;
+* **no-op drv junctions** — ``drv`` junctions whose hand-off had as many values before the
+  narrowing as after (``cardinality == passed``), of all ``drv`` junctions;
+* **duplicate programs** — tasks whose ``body_sha`` (the printer-formatted body without names)
+  another task had before, and the groups they make;
+* **queries with API field names** — queries holding an ASCII word that is the name of a
+  record field or parameter of the catalog (needs the catalog); **particle fallbacks** —
+  queries holding a doubled particle such as ``이(가)``, ``을(를)``, ``(으)로``. Both are
+  measurements of the query text;
+* **tasks per platform** — tasks calling a tool of each platform, a platform counted as the
+  catalog module declaring it (``tago`` and ``seoulbus`` are ``bus``; every module with tools
+  listed, zeros included, when the catalog is given);
+* **hand-off cardinality without page caps** — median, nearest-rank p90 and max of the
+  cardinalities of junctions whose upstream call read everything (``capped`` false);
+* **entity hand-offs** — junctions into a parameter whose code type is an entity identifier
+  (:mod:`edgedsl.recipe.synth.entities`), of all junctions (needs the catalog).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...core.catalog import Catalog
+from ...core.types import CodeType
+from .entities import entity_of
+from .record import TaskRecord
+from .stats import nearest_rank
+
+__all__ = ["PARTICLE_FALLBACK", "TrustStats", "render_trust", "trust_stats"]
+
+PARTICLE_FALLBACK = re.compile(
+    r"\((?:이|가|을|를|은|는|과|와|으|이고|고|이면|면|이며|며|이나|나|아|야|이랑|랑)\)")
+"""A particle written in both forms (``이(가)``, ``(으)로``): the part in parentheses."""
+
+_ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class TrustStats(BaseModel):
+    """The measures of one corpus (module doc): counts, with their denominators; None where the
+    records (or the missing catalog) do not tell."""
+
+    model_config = ConfigDict(extra="forbid")
+    tasks: int
+    determinacy_known: int
+    determined: int | None
+    tie_broken_answers: int | None
+    partial_answers: int | None
+    calls: int
+    partial_calls: int
+    partial_tasks: int
+    facts_known: int
+    mf_tie_tasks: int | None
+    noop_drv_tasks: int | None
+    if_tasks: int
+    decorative_if_tasks: int | None
+    page_if_tasks: int | None
+    page_answer_tasks: int | None
+    drv_junctions: int
+    noop_drv_junctions: int
+    duplicates: int | None
+    duplicate_groups: int | None
+    field_name_queries: int | None
+    particle_fallback_queries: int
+    platforms: dict[str, int] = Field(default_factory=dict)
+    uncapped_junctions: int | None
+    uncapped_median: float | None
+    uncapped_p90: int | None
+    uncapped_max: int | None
+    junctions: int
+    entity_junctions: int | None
+
+
+def _api_names(catalog: Catalog) -> set[str]:
+    out: set[str] = set()
+    for tool in catalog.tools():
+        out.update(f.name for f in tool.record.fields)
+        out.update(p.name for p in tool.params)
+    return {x for x in out if _ASCII_WORD.fullmatch(x) and len(x) >= 2}
+
+
+def _modules(catalog: Catalog) -> dict[str, str]:
+    """Platform → the catalog module declaring it (``tago`` → ``bus``), platforms with tools."""
+    return {name: Path(p.span.file).stem if p.span.file else name
+            for name, p in catalog.platforms.items() if p.tools}
+
+
+def _param_codes(catalog: Catalog) -> dict[tuple[str, str], str | None]:
+    out: dict[tuple[str, str], str | None] = {}
+    for tool in catalog.tools():
+        for p in tool.params:
+            out[(tool.qualname, p.name)] = p.type.name if isinstance(p.type, CodeType) else None
+    return out
+
+
+def trust_stats(records: Sequence[TaskRecord], catalog: Catalog | None = None) -> TrustStats:
+    """The measures of ``records`` (module doc); ``catalog`` (the platforms the corpus was
+    synthesized over) enables field names, zero platforms and entity hand-offs."""
+    det = [r.determinacy for r in records if r.determinacy is not None]
+    facts = [(r, r.facts) for r in records if r.facts is not None]
+    known = bool(facts)
+    partial_calls = [sum(c.total is not None and c.total > c.records for c in r.calls)
+                     for r in records]
+    drv_j = [j for r in records for j in r.junctions if j.kind == "drv"]
+    shas = [r.body_sha for r in records if r.body_sha]
+    groups = Counter(shas)
+    names = _api_names(catalog) if catalog is not None else None
+    module = _modules(catalog) if catalog is not None else {}
+    platforms: Counter[str] = Counter({m: 0 for m in module.values()})
+    for r in records:
+        platforms.update({module.get(p, p) for p in (t.partition(".")[0] for t in r.tools)})
+    judged = [j for r in records for j in r.junctions if j.capped is not None]
+    cards = [j.cardinality for j in judged if not j.capped]
+    junctions = [j for r in records for j in r.junctions]
+    codes = _param_codes(catalog) if catalog is not None else None
+    return TrustStats(
+        tasks=len(records),
+        determinacy_known=len(det),
+        determined=sum(d.determined for d in det) if det else None,
+        tie_broken_answers=sum(any(c.kind == "tie" for c in d.causes) for d in det)
+        if det else None,
+        partial_answers=sum(any(c.kind == "partial" for c in d.causes) for d in det)
+        if det else None,
+        calls=sum(len(r.calls) for r in records),
+        partial_calls=sum(partial_calls),
+        partial_tasks=sum(k > 0 for k in partial_calls),
+        facts_known=len(facts),
+        mf_tie_tasks=sum(bool(f.tie_drv or f.distinct_mf) for _, f in facts) if known else None,
+        noop_drv_tasks=sum(bool(f.noop_drv) for _, f in facts) if known else None,
+        if_tasks=sum("cond" in r.features for r in records),
+        decorative_if_tasks=sum(bool(f.decorative_if) for _, f in facts) if known else None,
+        page_if_tasks=sum(bool(f.page_if) for _, f in facts) if known else None,
+        page_answer_tasks=sum(bool(f.page_answer) for _, f in facts) if known else None,
+        drv_junctions=len(drv_j),
+        noop_drv_junctions=sum(j.cardinality == j.passed for j in drv_j),
+        duplicates=len(shas) - len(groups) if shas else None,
+        duplicate_groups=sum(k > 1 for k in groups.values()) if shas else None,
+        field_name_queries=None if names is None else sum(
+            any(w in names for w in _ASCII_WORD.findall(r.query)) for r in records),
+        particle_fallback_queries=sum(bool(PARTICLE_FALLBACK.search(r.query)) for r in records),
+        platforms=dict(sorted(platforms.items())),
+        uncapped_junctions=len(cards) if judged else None,
+        uncapped_median=float(statistics.median(cards)) if cards else None,
+        uncapped_p90=nearest_rank(cards, 0.9),
+        uncapped_max=max(cards) if cards else None,
+        junctions=len(junctions),
+        entity_junctions=None if codes is None else sum(
+            entity_of(codes.get((j.tool, j.param))) is not None for j in junctions),
+    )
+
+
+def _of(k: int | None, whole: int | None) -> str:
+    if k is None or whole is None:
+        return "n/a"
+    return f"{k} of {whole}" + (f" ({k / whole * 100:.1f}%)" if whole else "")
+
+
+def render_trust(t: TrustStats) -> str:
+    """A plain-text table of the measures (module doc); "n/a" where the records do not tell."""
+    cards = "n/a" if t.uncapped_junctions is None else (
+        f"median {t.uncapped_median if t.uncapped_median is not None else '—'}, "
+        f"p90 {t.uncapped_p90 if t.uncapped_p90 is not None else '—'}, "
+        f"max {t.uncapped_max if t.uncapped_max is not None else '—'} "
+        f"(over {t.uncapped_junctions} junctions)")
+    facts = t.facts_known or None
+    rows = [
+        ("determined answers", _of(t.determined, t.determinacy_known or None)),
+        ("answers reached by a tie-break", _of(t.tie_broken_answers, t.determinacy_known or None)),
+        ("answers reached by a partial read", _of(t.partial_answers,
+                                                  t.determinacy_known or None)),
+        ("calls reading part of the result", _of(t.partial_calls, t.calls)),
+        ("tasks with a partial read", _of(t.partial_tasks, t.tasks)),
+        ("tasks with a most_frequent tie", _of(t.mf_tie_tasks, facts)),
+        ("tasks with a no-op drv", _of(t.noop_drv_tasks, facts)),
+        ("drv junctions handing on what they got", _of(t.noop_drv_junctions, t.drv_junctions)),
+        ("decorative if (of tasks with an if)", _of(t.decorative_if_tasks,
+                                                    t.if_tasks if facts else None)),
+        ("if decided by a page limit", _of(t.page_if_tasks, t.if_tasks if facts else None)),
+        ("answers that are a page size", _of(t.page_answer_tasks, facts)),
+        ("duplicate programs", "n/a" if t.duplicates is None else
+         f"{t.duplicates} in {t.duplicate_groups} groups"),
+        ("queries with API field names", _of(t.field_name_queries, t.tasks)),
+        ("queries with particle fallbacks", _of(t.particle_fallback_queries, t.tasks)),
+        ("entity hand-offs", _of(t.entity_junctions, t.junctions)),
+        ("hand-off cardinality, no page cap", cards),
+    ]
+    width = max(len(a) for a, _ in rows)
+    lines = ["trust (issue 18)", "-" * width]
+    lines += [f"{a.ljust(width)}  {b}" for a, b in rows]
+    lines.append("tasks per platform: " + ", ".join(
+        f"{p} {k} ({k / t.tasks * 100:.1f}%)" if t.tasks else f"{p} {k}"
+        for p, k in t.platforms.items()))
+    return "\n".join(lines)
