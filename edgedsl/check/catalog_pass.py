@@ -18,7 +18,7 @@ whose names DuckDB would confuse — equal up to ASCII case — are ``E121``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import TypeVar
 
@@ -284,24 +284,27 @@ class _Builder:
         """The label and unit of a field or parameter, each checked: a label is one line
         holding a Hangul syllable (``E122``), a unit one line of at most 12 characters with no
         space at either end (``E123``); a bad one is reported and left out."""
-        label, unit = m.label, m.unit
-        if label is not None and not is_korean_label(label):
-            self.ctx.diags.add(diag(
-                "E122", f"the label of `{m.name}` is not Korean text",
-                self.ctx.part(m.span, m.label_at, format_string(label)), "this label",
-                hints=["write the Korean name the service gives it, e.g. "
-                       '`dealAmount: int "거래금액"`'],
-            ))
-            label = None
-        if unit is not None and not is_unit(unit):
-            self.ctx.diags.add(diag(
-                "E123", f"the unit of `{m.name}` cannot be a unit",
-                self.ctx.part(m.span, m.unit_at, format_string(unit)), "this unit",
-                hints=["one line of at most 12 characters, as the service states it: "
-                       "`원`, `만원`, `주`, `%`, `Kcal`"],
-            ))
-            unit = None
+        label = self._checked(m, m.label, m.label_at, is_korean_label, "E122",
+                              "is not Korean text", "this label",
+                              "write the Korean name the service gives it, e.g. "
+                              '`dealAmount: int "거래금액"`', "label")
+        unit = self._checked(m, m.unit, m.unit_at, is_unit, "E123", "cannot be a unit",
+                             "this unit", "one line of at most 12 characters, as the service "
+                             "states it: `원`, `만원`, `주`, `%`, `Kcal`", "unit")
         return label, unit
+
+    def _checked(self, m: n.FieldDecl | n.ParamDecl, text: str | None, at: int,
+                 ok: Callable[[str], bool], code: str, what: str, label: str, hint: str,
+                 part: str) -> str | None:
+        """``text`` (the label or unit ``part`` of ``m``, at offset ``at``) when absent or
+        ``ok``; otherwise None, with ``code`` reported at it."""
+        if text is None or ok(text):
+            return text
+        self.ctx.diags.add(diag(
+            code, f"the {part} of `{m.name}` {what}",
+            self.ctx.part(m.span, at, format_string(text)), label, hints=[hint],
+        ))
+        return None
 
     # ------------------------------------------------------------ pass 3: platforms and tools
     def build_platform(self, mod: ModuleInfo, decl: n.PlatformDecl) -> None:

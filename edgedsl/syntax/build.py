@@ -198,12 +198,15 @@ class _ToAst(ExprBuilder):
         return _RecordDecl(name=name[0], fields=tuple(fields), span=self._span(),
                            name_at=name[1])
 
-    def field_decl(self, children: list[Any]) -> n.FieldDecl:
+    def _member(self, make: Any, children: list[Any]) -> Any:
+        """A record field or a tool parameter (``make``): name, type, label and unit."""
         name, texpr, lab = children
         lab = lab or _NO_LABEL
-        return _FieldDecl(name=name[0], type=texpr, label=lab.label, unit=lab.unit,
-                          span=self._span(), name_at=name[1], label_at=lab.label_at,
-                          unit_at=lab.unit_at)
+        return make(name=name[0], type=texpr, label=lab.label, unit=lab.unit, span=self._span(),
+                    name_at=name[1], label_at=lab.label_at, unit_at=lab.unit_at)
+
+    def field_decl(self, children: list[Any]) -> n.FieldDecl:
+        return self._member(_FieldDecl, children)
 
     def label(self, children: list[Any]) -> _Label:
         text, unit = children
@@ -286,11 +289,7 @@ class _ToAst(ExprBuilder):
         return str(children[0])
 
     def param_decl(self, children: list[Any]) -> n.ParamDecl:
-        name, texpr, lab = children
-        lab = lab or _NO_LABEL
-        return _ParamDecl(name=name[0], type=texpr, label=lab.label, unit=lab.unit,
-                          span=self._span(), name_at=name[1], label_at=lab.label_at,
-                          unit_at=lab.unit_at)
+        return self._member(_ParamDecl, children)
 
     def returns_many(self, children: list[Any]) -> _Returns:
         name, at = children[0]
