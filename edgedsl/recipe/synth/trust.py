@@ -92,11 +92,18 @@ class TrustStats(BaseModel):
 
 
 def _api_names(catalog: Catalog) -> set[str]:
+    """The ASCII field and parameter names of ``catalog`` that no Korean label uses (``ID`` is
+    the law service's field name and also a word of the labels 의안ID, 노선ID: not counted)."""
     out: set[str] = set()
+    words: set[str] = set()
     for tool in catalog.tools():
-        out.update(f.name for f in tool.record.fields)
-        out.update(p.name for p in tool.params)
-    return {x for x in out if _ASCII_WORD.fullmatch(x) and len(x) >= 2}
+        members: list[tuple[str, str | None, str | None]] = [
+            *((f.name, f.label, f.unit) for f in tool.record.fields),
+            *((p.name, p.label, p.unit) for p in tool.params)]
+        for name, label, unit in members:
+            out.add(name)
+            words.update(_ASCII_WORD.findall(f"{label or ''} {unit or ''}"))
+    return {x for x in out if _ASCII_WORD.fullmatch(x) and len(x) >= 2} - words
 
 
 def _modules(catalog: Catalog) -> dict[str, str]:

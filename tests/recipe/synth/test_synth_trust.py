@@ -82,3 +82,17 @@ def test_measures_the_records_do_not_hold_are_na() -> None:
     assert lines["queries with particle fallbacks"].strip() == "1 of 3 (33.3%)"
     assert lines["tasks with a no-op drv"].strip() == "n/a"
     assert "tasks per platform: dart 1" in text
+
+
+def test_an_ascii_word_of_a_korean_label_is_not_an_api_name() -> None:
+    # `ID` is a field name of the law service and a word of labels (법령 ID, 노선ID): a query
+    # that writes 노선ID names the label, not the field; `routeid` itself is an API name
+    catalog = load_catalog(["law", "bus"], [])
+
+    def task(query: str) -> TaskRecord:
+        return TaskRecord(name="t", file="t.edge", structure="Seq", tools=["tago.route_stops"],
+                          query=query)
+
+    t = trust_stats([task("노선ID GGB008300002의 정류소를 알려 주세요."),
+                     task("routeid GGB008300002의 정류소를 알려 주세요.")], catalog)
+    assert t.field_name_queries == 1
