@@ -15,9 +15,9 @@ measures in the same process:
 (c) reduction overhead at the median hand-off (27 records): what a ``drv`` step costs in the
     executor — its source is a *pending* relation (the response's typed columns in memory, no
     table written: what the executor makes of a small fresh or stored response), and the step
-    is :func:`~edgedsl.runtime.duck.select_relation` with that source, as ``drv_step`` calls it:
-    one ``SELECT`` reading the source inline and fetching only the kept ``__row`` ids (on the
-    scratch connection; the kept columns are taken from the source's) + the distinct hand-off
+    is :func:`~edgedsl.runtime.selection.select_relation` with that source, as ``drv_step`` calls
+    it: one ``SELECT`` reading the source inline and fetching only the kept ``__row`` ids (on
+    the scratch connection; the kept columns are taken from the source's) + the distinct hand-off
     values the next junction reads (from memory). A new source relation each time. "warm" is a
     ``drv`` run before in this process (its parsed statement cached: a replay, the next run of a
     plan), "cold" its first run (statement cache emptied each time).
@@ -64,8 +64,9 @@ from edgedsl.core.types import DATE, INT, STR, EnumType, FieldType
 from edgedsl.reduce.coerce import coerce
 from edgedsl.reduce.registry import REDUCERS, ReduceStep, build_query
 from edgedsl.reduce.render import Form
-from edgedsl.runtime import duck
-from edgedsl.runtime.duck import Relation, python_columns, select_relation, shred
+from edgedsl.runtime import selection
+from edgedsl.runtime.columns import python_columns
+from edgedsl.runtime.duck import Relation
 from edgedsl.runtime.relations import (
     connection,
     inline_connection,
@@ -73,6 +74,8 @@ from edgedsl.runtime.relations import (
     reduction_form,
     scratch_cursor,
 )
+from edgedsl.runtime.selection import select_relation
+from edgedsl.runtime.shred import shred
 
 try:  # the figure to beat, when installed (the optional `bench` extra)
     import polars as pl
@@ -174,7 +177,7 @@ def polars_drv(df: Any) -> list[Any]:
 
 def _forget_statements() -> None:
     """Empty the memos of parsed statements and statement texts (a cold ``drv``)."""
-    for memo in (duck._statement, duck._kept_text):
+    for memo in (selection._statement, selection._kept_text):
         memo.cache_clear()
 
 

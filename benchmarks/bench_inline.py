@@ -2,7 +2,7 @@
 
 A fresh response becomes a *pending* relation (its typed columns in memory, no table written;
 here coerced once, before timing); a ``drv`` over it is one statement reading it inline
-(:func:`~edgedsl.runtime.duck.select_relation` with the source, as ``drv_step`` calls it) that
+(:func:`~edgedsl.runtime.selection.select_relation` with the source, as ``drv_step`` calls it) that
 fetches the kept ``__row`` ids.
 Three shapes from the world's chains, each a new source relation per run:
 
@@ -40,8 +40,10 @@ from edgedsl.core.types import DATE, FLOAT, STR, FieldType
 from edgedsl.reduce.registry import ReduceStep, build_query
 from edgedsl.reduce.render import Form
 from edgedsl.runtime.bind import packing
-from edgedsl.runtime.duck import Relation, python_columns, select_relation
+from edgedsl.runtime.columns import python_columns
+from edgedsl.runtime.duck import Relation
 from edgedsl.runtime.relations import connection, inline_connection, reduction_form
+from edgedsl.runtime.selection import select_relation
 
 Case = tuple[str, list[dict[str, Any]], dict[str, FieldType], list[ReduceStep]]
 

@@ -89,17 +89,17 @@ def fake(llm_served: tuple[Any, str]) -> Iterator[Any]:
 @pytest.fixture
 def statements(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, str]]:
     """Every ``(connection, SQL text)`` run through ``execute_cached`` during the test, by the
-    policy (:mod:`edgedsl.runtime.relations`) or by :mod:`edgedsl.runtime.duck` (both names are
+    policy (:mod:`edgedsl.runtime.relations`) or by :mod:`edgedsl.runtime.selection` (both names are
     patched)."""
-    from edgedsl.runtime import duck, relations
+    from edgedsl.runtime import relations, selection
 
     ran: list[tuple[Any, str]] = []
-    real = duck.execute_cached
+    real = selection.execute_cached
 
     def spy(con: Any, sql: str, params: Any = ()) -> Any:
         ran.append((con, sql))
         return real(con, sql, params)
 
-    monkeypatch.setattr(duck, "execute_cached", spy)
+    monkeypatch.setattr(selection, "execute_cached", spy)
     monkeypatch.setattr(relations, "execute_cached", spy)
     return ran

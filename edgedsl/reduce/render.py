@@ -36,7 +36,7 @@ the run's relation tables: :func:`render_answer` (a field reference: the distinc
 in first-occurrence order; anything else: ``SELECT <scalar> AS value``) and
 :func:`render_predicate` (``SELECT <boolean> AS value``), each with its parameters (the literals,
 in text order). The runtime reads in-memory relations inline by prefixing CTEs of their names
-(:func:`edgedsl.runtime.duck.inline_query`), so the text never changes with where they live.
+(:func:`edgedsl.runtime.selection.inline_query`), so the text never changes with where they live.
 """
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ class Response:
             loader = columns.records
         #: True when the records are exactly values a JSON decoder made (str, int, float, bool,
         #: None, lists and str-keyed dicts of them): their JSON text reads back as themselves,
-        #: so shredding need not round-trip them (see :func:`edgedsl.runtime.duck.lazy_columns`)
+        #: so shredding need not round-trip them (see :func:`edgedsl.runtime.columns.lazy_columns`)
         self.native = native
         self._loader = loader
         self.total = total

@@ -1,6 +1,6 @@
 """Whole columns bound into one DuckDB statement: as lists, or *packed* into one text.
 
-A relation read *inline* (see :mod:`edgedsl.runtime.duck`) enters a statement as a CTE whose
+A relation read *inline* (see :mod:`edgedsl.runtime.selection`) enters a statement as a CTE whose
 columns are ``unnest``-ed parameters, and a pending relation is written by one ``CREATE TABLE …
 AS SELECT unnest(?) …``. DuckDB converts a bound Python list value by value — about 0.4 µs
 for a short Korean text, more when it infers the type — so a 22,671-record ``corpCode.xml``

@@ -4,7 +4,9 @@ once or each on first read), and whole columns written to a DuckDB table in one 
 The layout of the columns is :mod:`edgedsl.runtime.duck`'s (``__row``, ``__arm``, one column per
 declared field, ``__raw``); :class:`~edgedsl.runtime.duck.Relation` holds them and writes its
 table from them (:func:`write_columns`, the python path) or from the record texts
-(:func:`write_sql_shredded`, the SQL path); both build identical tables.
+(:func:`write_sql_shredded`, the SQL path); both build identical tables. Which path a number of
+cells takes is :func:`python_shreds` (:data:`PYTHON_SHRED_MAX_CELLS`), for
+:func:`edgedsl.runtime.shred.shred` and for a pending relation's table alike.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from .backends import ColumnSource
 
 __all__ = [
+    "PYTHON_SHRED_MAX_CELLS",
     "RESERVED_COLUMNS",
     "LazyColumns",
     "StoredColumns",
@@ -47,6 +50,7 @@ __all__ = [
     "lazy_columns",
     "opaque_fields",
     "python_columns",
+    "python_shreds",
     "record_texts",
     "serialise",
     "source_columns",
@@ -57,6 +61,22 @@ __all__ = [
 ]
 
 RESERVED_COLUMNS = ("__row", "__arm", "__raw")
+#: Above this many cells (records × (fields + 1)) a relation's table is written by the SQL path
+#: (:func:`write_sql_shredded`) instead of from Python-coerced columns (:func:`write_columns`).
+#: Measured with ``benchmarks/bench_drv.py`` (2 noisy cores, 5 fields): 27 records — python
+#: 1.7 ms, SQL 7.1 ms; 1,000 records — 11 ms vs 13 ms; 20,000 records — 228 ms vs 123 ms. The
+#: paths crossed near 1,500 records of 5 fields (~10,000 cells). Since the SQL path's rewrite (no
+#: readback, each text matched once; CPU time, median of 7, load 12): 27 records — 2.9 vs
+#: 9.9 ms; 1,000 — 14.1 vs 14.0 ms; 2,000 — 25 vs 20 ms; 20,000 — 211 vs 89 ms: they cross near
+#: 1,000 records (~6,000 cells); the bound stays (up to it the two differ by under 5 ms).
+PYTHON_SHRED_MAX_CELLS = 10_000
+
+
+def python_shreds(records: int, fields: int) -> bool:
+    """True when ``records`` records of ``fields`` declared fields are shredded in Python: their
+    cells (records × (fields + 1)) are at most :data:`PYTHON_SHRED_MAX_CELLS` (read at each call,
+    so a test may move the bound)."""
+    return records * (fields + 1) <= PYTHON_SHRED_MAX_CELLS
 
 
 def check_fields(types: Mapping[str, FieldType]) -> None:
@@ -423,7 +443,7 @@ class StoredColumns(dict[str, list[Any]]):
     """The columns of one stored response as the store caches them in memory: they never change
     while cached (a response re-recorded under its key is a new object), so the ``__row`` ids
     each reduction of them keeps are kept beside them in :attr:`kept`, by the statement's text
-    and the query's values (:meth:`~edgedsl.runtime.duck.Relation._select_kept`): a replayed
+    and the query's values (:func:`~edgedsl.runtime.selection.run_selection`): a replayed
     ``drv`` over the same stored response does not run the same statement again (nor the
     statement counting its ties, :func:`edgedsl.runtime.determinacy.tie_facts`, kept under a key
     led by ``"ties"``)."""

@@ -37,7 +37,8 @@ from ..plan.model import (
 from ..reduce.query import Extreme, Mode, ReduceQuery
 from ..reduce.render import render_ties, tie_filters
 from .answers import prepared
-from .duck import Relation, execute_cached, inline_query
+from .duck import Relation
+from .selection import execute_cached, inline_query
 from .trace import Cause, Determinacy, StepTrace, TieTrace, Trace
 
 __all__ = ["Cause", "Determinacy", "determinacy", "tie_facts", "undetermined_warnings"]

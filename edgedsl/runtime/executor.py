@@ -9,11 +9,11 @@ where each relation lives and which form of a statement runs is decided by
 :mod:`edgedsl.runtime.relations` (the materialisation policy and its settings), nowhere else.
 
 Relations are written lazily: fresh responses (any size) become a *pending* relation whose typed
-columns are made when first read (:func:`~edgedsl.runtime.duck.lazy_columns`: a reduction, junction
+columns are made when first read (:func:`~.columns.lazy_columns`: a reduction, junction
 or answer coerces only the fields it reads), and a stored response whose columns the store keeps in
 memory becomes a pending relation holding them; junctions and answers that read a field's distinct
 values read them from memory. An ``if`` predicate or an answer expression reads the in-memory
-relations it reads (its query's reads) inline (:func:`~edgedsl.runtime.duck.inline_query`: the
+relations it reads (its query's reads) inline (:func:`~.selection.inline_query`: the
 columns it reads bound as lists in leading CTEs), so no table is written for it; the table is
 written (one statement) only when SQL needs one. A ``drv`` over an in-memory source runs its
 reduction in one statement that reads the source inline (its columns bound as lists, large ones
@@ -83,9 +83,11 @@ from .answers import answer_value, jsonable, predicate_value, prepared
 from .backends import Backend, make_backend, unsupported_reason
 from .calls import Caller, StepError, arm_text, junction_values, span_of
 from .determinacy import determinacy, tie_facts, undetermined_warnings
-from .duck import Relation, run_selection, shred
+from .duck import Relation
 from .redact import scrub
 from .result import RunResult
+from .selection import run_selection
+from .shred import shred
 
 if TYPE_CHECKING:
     from .store import Store

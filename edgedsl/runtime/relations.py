@@ -1,13 +1,14 @@
 """Where a relation lives and which form of a statement runs: the runtime's materialisation policy.
 
-:mod:`edgedsl.runtime.duck` holds the mechanisms (shredding, the :class:`~.duck.Relation` handle,
-inline statements); this module is the one place that decides between them, from the named
+The mechanisms are :mod:`edgedsl.runtime.shred` (shredding), :mod:`edgedsl.runtime.duck` (the
+:class:`~.duck.Relation` handle) and :mod:`edgedsl.runtime.selection` (reductions, inline
+statements); this module is the one place that decides between them, from the named
 settings of :class:`Settings` (:data:`SETTINGS`). The executor asks it, and nothing else decides.
 
 **Where a relation lives** (:func:`placement`, :data:`Placement`):
 
 * ``pending`` — fresh responses (any size): a *pending* relation whose typed columns are made
-  when first read (:class:`~.duck.LazyColumns`); no table is written unless SQL needs one;
+  when first read (:class:`~.columns.LazyColumns`); no table is written unless SQL needs one;
 * ``in_memory`` — stored responses of at most :attr:`Settings.in_memory_max_cells` cells
   (records × (fields + 1)): a pending relation over the columns the store caches in memory;
 * ``view`` — one larger stored response of a call without a fan: a view over the store's rows
@@ -33,7 +34,7 @@ a table cost one more reduction (their table is written from it then).
 
 **Which form runs** (:func:`reduction_form`, :func:`inline_connection`): a statement over
 in-memory relations reads them *inline* (their columns bound as lists in leading CTEs, see
-:func:`~.duck.inline_query`) on the process's *scratch* connection (:func:`scratch_cursor`: one
+:func:`~.selection.inline_query`) on the process's *scratch* connection (:func:`scratch_cursor`: one
 thread, optimizer off — planning cost more than it saved on relations this small; results never
 depend on it). Without an optimizer a whole-relation window grows faster than the rows, so a
 reduction with ``max``/``min`` over more than :attr:`Settings.window_max_rows` rows runs in its
@@ -50,7 +51,7 @@ test that makes one without saying it expects it.
 Settings, measured (2 noisy cores; ``benchmarks/bench_drv.py``, ``benchmarks/bench_inline.py``):
 
 * ``in_memory_max_cells = 10_000`` — the value the executor has always used here, which is
-  the crossover of Python and SQL shredding (:data:`~.duck.PYTHON_SHRED_MAX_CELLS`: 27
+  the crossover of Python and SQL shredding (:data:`~.columns.PYTHON_SHRED_MAX_CELLS`: 27
   records × 5 fields, Python 1.7 ms against SQL 7.1 ms; 1,000 records, 11 against 13 ms;
   20,000 records, 228 against 123 ms); a stored response below it is read into memory, one
   above it is read by SQL where it is stored. Not measured on its own for this decision
@@ -77,16 +78,10 @@ from ..core.types import FieldType
 from ..plan.model import CallStep, CompareStep, ParallelStep, TrajectoryPlan
 from ..reduce.query import ReduceQuery
 from ..reduce.render import Form, render, render_counts
-from .duck import (
-    Relation,
-    create_table_as,
-    execute_cached,
-    inline_query,
-    lazy_columns,
-    python_columns,
-    shred,
-    source_columns,
-)
+from .columns import create_table_as, lazy_columns, python_columns, source_columns
+from .duck import Relation
+from .selection import execute_cached, inline_query
+from .shred import shred
 from .trace import FallbackTrace
 
 if TYPE_CHECKING:
@@ -255,7 +250,7 @@ def materialise(con: duckdb.DuckDBPyConnection, owner: Store | None, relation: s
 def _lazy(con: duckdb.DuckDBPyConnection, relation: str, types: dict[str, FieldType],
           parts: list[tuple[str | None, Response]], tagged: bool) -> Relation:
     """A pending relation over fresh responses whose columns are made when first read
-    (:func:`~edgedsl.runtime.duck.lazy_columns`), whatever its size: a reduction, junction
+    (:func:`~edgedsl.runtime.columns.lazy_columns`), whatever its size: a reduction, junction
     or answer coerces only the fields it reads; a table is written only if SQL needs one."""
     if len(parts) == 1 and parts[0][1].columns is not None and parts[0][1].native:
         # records held as columns (a fresh flat XML list): no record is built

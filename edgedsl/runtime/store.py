@@ -14,7 +14,7 @@ Tables
     recorded before it was kept, added by ``ALTER TABLE`` on the first write), so that ``edgedsl
     store drift`` can call the tool again without its source.
     ``records_<decl hash>`` — the records of every response of that declaration, shredded by
-    :func:`edgedsl.runtime.duck.shred` into typed columns, plus ``__key`` and ``__seq`` (the
+    :func:`edgedsl.runtime.shred.shred` into typed columns, plus ``__key`` and ``__seq`` (the
     response's ``seq``: rows are appended in ``seq`` order, so DuckDB's per-row-group min/max of
     ``__seq`` finds a response's rows without scanning the table, which a filter on the random
     ``__key`` cannot). A reduction over a
@@ -65,8 +65,9 @@ from ..core.types import FieldType
 from ..plan.model import ToolSpec, validated_json
 from .backends import Response, StoredRows
 from .columns import StoredColumns
-from .duck import Relation, shred
+from .duck import Relation
 from .redact import scrub
+from .shred import shred
 from .store_file import (
     DUCKDB_CONFIG,
     STORE_COLUMNS,

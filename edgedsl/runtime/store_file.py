@@ -235,7 +235,7 @@ class ResponsesRefused(ValueError):
 
 
 #: Columns of a records table besides the declared fields (``__row``, ``__arm``, ``__raw``
-#: come from :func:`~edgedsl.runtime.duck.shred`); a field may not be named like one, in any case.
+#: come from :func:`~edgedsl.runtime.shred.shred`); a field may not be named like one, in any case.
 STORE_COLUMNS = ("__key", "__row", "__arm", "__raw", "__seq")
 _STORE_COLUMN_KEYS = {ident_key(c): c for c in STORE_COLUMNS}
 _INT32 = 2 ** 31

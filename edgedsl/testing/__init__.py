@@ -79,13 +79,10 @@ from edgedsl.reduce.registry import REDUCERS, ReduceStep, build_query, check_ste
 from edgedsl.reduce.render import Form, render
 from edgedsl.runtime import relations as _placement
 from edgedsl.runtime.bind import packing
-from edgedsl.runtime.duck import (
-    RESERVED_COLUMNS,
-    Relation,
-    python_columns,
-    select_relation,
-    shred,
-)
+from edgedsl.runtime.columns import RESERVED_COLUMNS, python_columns
+from edgedsl.runtime.duck import Relation
+from edgedsl.runtime.selection import select_relation
+from edgedsl.runtime.shred import shred
 
 __all__ = [
     "HOSTILE_NAMES",

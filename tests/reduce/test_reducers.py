@@ -30,8 +30,8 @@ from edgedsl.reduce.coerce import coerce, json_text
 from edgedsl.reduce.pivot import choose_pivot
 from edgedsl.reduce.registry import REDUCERS, ReduceStep, build_query, check_step
 from edgedsl.reduce.render import reduce_sql
-from edgedsl.runtime import duck
-from edgedsl.runtime.duck import shred
+from edgedsl.runtime import columns
+from edgedsl.runtime.shred import shred
 from edgedsl.testing import (
     HOSTILE_TEXT,
     check_coercion,
@@ -70,12 +70,12 @@ PATHS = ("python", "sql")
 @contextmanager
 def shred_path(path: str) -> Iterator[None]:
     """Make :func:`shred` (as the edgedsl.testing checkers call it) take one path."""
-    old = duck.PYTHON_SHRED_MAX_CELLS
-    duck.PYTHON_SHRED_MAX_CELLS = 10**12 if path == "python" else -1
+    old = columns.PYTHON_SHRED_MAX_CELLS
+    columns.PYTHON_SHRED_MAX_CELLS = 10**12 if path == "python" else -1
     try:
         yield
     finally:
-        duck.PYTHON_SHRED_MAX_CELLS = old
+        columns.PYTHON_SHRED_MAX_CELLS = old
 
 
 def kept(

@@ -16,8 +16,10 @@ from edgedsl.core.types import DATE, INT, STR
 from edgedsl.reduce.query import Compare, Extreme, KeepNone, Mode, ReduceQuery
 from edgedsl.reduce.registry import ReduceStep, build_query
 from edgedsl.reduce.render import Form, render, render_counts, render_kept
-from edgedsl.runtime.duck import _stype, python_columns, shred
+from edgedsl.runtime.columns import python_columns
 from edgedsl.runtime.relations import scratch_cursor
+from edgedsl.runtime.selection import _stype
+from edgedsl.runtime.shred import shred
 from edgedsl.testing import reducer_cases
 
 HEAD = 'SELECT unnest(?) AS "__row", unnest(?) AS "k"'

@@ -19,8 +19,8 @@ from edgedsl.reduce.query import ReduceQuery
 from edgedsl.reduce.registry import ReduceStep, build_query
 from edgedsl.reduce.render import render, render_counts
 from edgedsl.runtime import PythonBackend, RecordingBackend, Store, StoreBackend, relations, run
-from edgedsl.runtime.duck import shred
 from edgedsl.runtime.relations import reduce_stored
+from edgedsl.runtime.shred import shred
 from edgedsl.testing import reducer_cases, reference_reduce
 from tests.plan_fixtures import (
     CORP_CODE,

@@ -16,7 +16,9 @@ from edgedsl.core.types import DATE, FLOAT, INT, STR, FieldType, ListType
 from edgedsl.reduce.registry import ReduceStep, build_query
 from edgedsl.reduce.render import Form
 from edgedsl.runtime.bind import packing
-from edgedsl.runtime.duck import Relation, aggregate_sql, select_relation, shred
+from edgedsl.runtime.duck import Relation, aggregate_sql
+from edgedsl.runtime.selection import select_relation
+from edgedsl.runtime.shred import shred
 from edgedsl.testing import reducer_cases, reference_reduce
 
 HOSTILE = '"; drop table x; --'
@@ -196,7 +198,7 @@ def test_select_relation_from_memory_matches_sql(con: duckdb.DuckDBPyConnection,
                                                  chain: list[ReduceStep]) -> None:
     """A kept relation built from the source's in-memory columns (only ``__row`` fetched; a
     pending source read inline, never written) equals the one fetched whole from DuckDB."""
-    from edgedsl.runtime.duck import select_relation
+    from edgedsl.runtime.selection import select_relation
 
     src = shred(con, ROWS, TYPES, name="src", temp=True, lazy=lazy)
     query = build_query("src", chain, TYPES)
@@ -226,7 +228,7 @@ def test_a_typed_arm_column_is_read_inline(con: duckdb.DuckDBPyConnection, lazy:
     the source's own ``__arm``: the reduction still reads the in-memory source inline — it used
     to write the whole source first — and the kept relation can be written and read back."""
     from edgedsl.core.types import CodeType
-    from edgedsl.runtime.duck import lazy_columns, python_columns
+    from edgedsl.runtime.columns import lazy_columns, python_columns
 
     arm = [f"20240{4 + i % 3}" for i in range(len(ROWS))]
     cols = lazy_columns(ROWS, TYPES, arm) if lazy else python_columns(ROWS, TYPES, arm)
@@ -258,7 +260,8 @@ def _inline_kept(con: duckdb.DuckDBPyConnection, rows: list[dict[str, object]],
     """The ``__row`` ids a chain keeps by the executor's small-``drv`` path (an in-memory source
     read inline by :func:`select_relation`), and the kept relation."""
     from edgedsl.runtime import relations
-    from edgedsl.runtime.duck import python_columns, select_relation
+    from edgedsl.runtime.columns import python_columns
+    from edgedsl.runtime.selection import select_relation
 
     arm = [f"arm{i % 2}" for i in range(len(rows))] if tagged else None
     cols = python_columns(rows, types, arm)
@@ -298,7 +301,7 @@ def test_inline_reduction_agrees_with_reference(case: Any, how: str, form: Form,
 @pytest.mark.slow
 def test_inline_reduction_of_a_kept_relation_agrees_with_reference(case: Any) -> None:
     """A reduction of a kept relation (``__row`` no longer 0 … n-1) read inline in turn."""
-    from edgedsl.runtime.duck import select_relation
+    from edgedsl.runtime.selection import select_relation
     from edgedsl.testing import reference_reduce
 
     types, rows, steps = case
@@ -318,7 +321,7 @@ def test_inline_reduction_columns_with_no_value_and_arms(con: duckdb.DuckDBPyCon
                                                          ) -> None:
     """A column holding no value at all is a typed NULL (no list bound); ``__arm`` is read when
     the SQL names it; an empty relation keeps nothing."""
-    from edgedsl.runtime import duck
+    from edgedsl.runtime import selection
 
     rows: list[dict[str, object]] = [{"amt": 3}, {"amt": 5}, {"amt": 5}]
     types: dict[str, FieldType] = {"amt": INT, "dt": DATE, "name": STR}
@@ -336,7 +339,7 @@ def test_inline_reduction_columns_with_no_value_and_arms(con: duckdb.DuckDBPyCon
     src = Relation(con, "src", types, 3, columns=python_columns_of(rows, types, ["a", None, "b"]),
                    pending=True)
     tagged = {**types, "__arm": STR}
-    kept = duck.select_relation(
+    kept = selection.select_relation(
         con, "kept", tagged, build_query("src", [ReduceStep("most_frequent", "__arm")], tagged),
         source=src)
     assert kept._columns is not None and kept._columns["__row"] == [0]
@@ -354,7 +357,7 @@ def test_an_inline_statement_text_follows_the_fields_types(con: duckdb.DuckDBPyC
 
 def python_columns_of(rows: list[dict[str, object]], types: dict[str, FieldType],
                       arm: list[str | None]) -> dict[str, list[object]]:
-    from edgedsl.runtime.duck import python_columns
+    from edgedsl.runtime.columns import python_columns
 
     return python_columns(rows, types, arm)
 
@@ -362,19 +365,20 @@ def python_columns_of(rows: list[dict[str, object]], types: dict[str, FieldType]
 def test_execute_cached(con: duckdb.DuckDBPyConnection) -> None:
     """A parsed statement is reused by text (same results, parameters bound afresh); a text of
     several statements runs as text; the cache is bounded."""
-    from edgedsl.runtime import duck
+    from edgedsl.runtime import selection
 
     sql = "SELECT ? + 1 AS x, ? AS y"
-    assert duck.execute_cached(con, sql, [1, "a"]).fetchall() == [(2, "a")]
-    assert duck._statement.cache_info().currsize >= 1
-    assert duck.execute_cached(con, sql, [41, "b"]).fetchall() == [(42, "b")]
-    assert duck.execute_cached(con, "CREATE TEMP TABLE t1 (a INT); SELECT 7").fetchall() == [(7,)]
+    assert selection.execute_cached(con, sql, [1, "a"]).fetchall() == [(2, "a")]
+    assert selection._statement.cache_info().currsize >= 1
+    assert selection.execute_cached(con, sql, [41, "b"]).fetchall() == [(42, "b")]
+    several = "CREATE TEMP TABLE t1 (a INT); SELECT 7"
+    assert selection.execute_cached(con, several).fetchall() == [(7,)]
     with pytest.raises(duckdb.Error):
-        duck.execute_cached(con, "SELECT * FROM no_such_table")
-    hits = duck._statement.cache_info().hits
-    assert duck.execute_cached(con, sql, [1, "c"]).fetchall() == [(2, "c")]
-    assert duck._statement.cache_info().hits == hits + 1
-    assert duck._statement.cache_info().maxsize == duck.STATEMENT_CACHE_SIZE
+        selection.execute_cached(con, "SELECT * FROM no_such_table")
+    hits = selection._statement.cache_info().hits
+    assert selection.execute_cached(con, sql, [1, "c"]).fetchall() == [(2, "c")]
+    assert selection._statement.cache_info().hits == hits + 1
+    assert selection._statement.cache_info().maxsize == selection.STATEMENT_CACHE_SIZE
 
 
 def test_scratch_cursor_is_per_thread_and_holds_no_optimizer() -> None:
@@ -407,7 +411,7 @@ def _table_rows(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple[Any, ..
 
 @pytest.mark.parametrize("native", [False, True])
 def test_lazy_columns_are_python_columns(native: bool) -> None:
-    from edgedsl.runtime.duck import lazy_columns, python_columns
+    from edgedsl.runtime.columns import lazy_columns, python_columns
 
     rows = [dict(r) for r in ROWS]  # JSON values only: native or not, the same columns
     arms = ["a", None, "b", "a"]
@@ -424,7 +428,7 @@ def test_lazy_columns_are_python_columns(native: bool) -> None:
 @pytest.mark.parametrize("size", [4, 3000])
 def test_lazy_relation_writes_the_table_shred_writes(con: duckdb.DuckDBPyConnection,
                                                      size: int) -> None:
-    from edgedsl.runtime.duck import lazy_columns
+    from edgedsl.runtime.columns import lazy_columns
 
     rows = [dict(ROWS[i % len(ROWS)], n=i) for i in range(size)]
     arms = [None if i % 3 else f"arm{i % 2}" for i in range(size)]
@@ -438,8 +442,9 @@ def test_lazy_relation_writes_the_table_shred_writes(con: duckdb.DuckDBPyConnect
 def test_inline_query_answers_as_the_tables(con: duckdb.DuckDBPyConnection, packed: bool) -> None:
     """An answer reading a relation inline — its columns bound as lists, or packed — answers
     as the written table does (a BIGINT sum beyond 32 bits, a typed NULL, distinct values)."""
-    from edgedsl.runtime.duck import inline_query, lazy_columns
+    from edgedsl.runtime.columns import lazy_columns
     from edgedsl.runtime.relations import scratch_cursor
+    from edgedsl.runtime.selection import inline_query
 
     big = [{"v": str(2_000_000_000), "name": "x"}, {"v": "2,000,000,000", "name": "y"}]
     types: dict[str, FieldType] = {"v": INT, "name": STR, "none": INT}
@@ -470,7 +475,7 @@ def test_inline_query_answers_as_the_tables(con: duckdb.DuckDBPyConnection, pack
 def test_source_columns_are_python_columns() -> None:
     """Records held as columns (a flat XML list) give the columns their records give, and
     the kept rows of a reduction are built one by one, not all."""
-    from edgedsl.runtime.duck import python_columns, source_columns
+    from edgedsl.runtime.columns import python_columns, source_columns
     from edgedsl.runtime.normalize import flat_table
 
     body = ("<r>" + "".join(

@@ -20,7 +20,7 @@ from edgedsl.core.types import DATE, FLOAT, INT, JSON, STR, FieldType, ListType
 from edgedsl.reduce.coerce import coerce
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.columns import record_texts, serialise
-from edgedsl.runtime.duck import shred
+from edgedsl.runtime.shred import shred
 from edgedsl.testing import HOSTILE_TEXT, field_type_maps, values
 
 

@@ -215,12 +215,12 @@ def test_a_replayed_drv_over_a_stored_response_runs_its_statement_once(
     """The kept ids of a reduction over a stored response's cached columns are remembered with
     them (columns.StoredColumns): a second replay runs no statement for the `drv` and traces
     and answers as the first; a response recorded again under its key is reduced anew."""
-    from edgedsl.runtime import determinacy, duck
+    from edgedsl.runtime import determinacy, selection
     from edgedsl.runtime.backends import Response
 
     plan = compile_program(program(latest_filing(pages=1)))
     ran: list[str] = []
-    real = duck.execute_cached
+    real = selection.execute_cached
 
     def counting(con, sql, params=()):  # type: ignore[no-untyped-def]
         ran.append(sql)
@@ -229,7 +229,7 @@ def test_a_replayed_drv_over_a_stored_response_runs_its_statement_once(
     with Store(tmp_path / "s.duckdb") as store:
         recorded = run(plan, "latest_filing", RecordingBackend(
             PythonBackend(TOOLS, secrets={"demo": SECRET}), store))
-        monkeypatch.setattr(duck, "execute_cached", counting)
+        monkeypatch.setattr(selection, "execute_cached", counting)
         monkeypatch.setattr(determinacy, "execute_cached", counting)
         backend = StoreBackend(store, strict=True)
         first = run(plan, "latest_filing", backend)
@@ -265,8 +265,9 @@ def test_the_memo_of_a_stored_response_is_bounded(monkeypatch: pytest.MonkeyPatc
     first ones), each with the ids its statement keeps."""
     from edgedsl.core.types import INT
     from edgedsl.reduce.registry import ReduceStep, build_query
-    from edgedsl.runtime.columns import StoredColumns
-    from edgedsl.runtime.duck import Relation, python_columns, select_relation
+    from edgedsl.runtime.columns import StoredColumns, python_columns
+    from edgedsl.runtime.duck import Relation
+    from edgedsl.runtime.selection import select_relation
 
     monkeypatch.setattr(StoredColumns, "MAX_KEPT", 2)
     types = {"n": INT}

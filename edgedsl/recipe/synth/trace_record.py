@@ -39,7 +39,7 @@ from ...plan.model import (
     StepPlan,
     TrajectoryPlan,
 )
-from ...runtime.duck import python_columns
+from ...runtime.columns import python_columns
 from ...runtime.result import RunResult
 from ...runtime.trace import CallTrace, JunctionTrace, StepTrace
 from ...syntax import nodes

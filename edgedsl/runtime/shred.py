@@ -1,0 +1,108 @@
+"""Shredding: records turned once into a typed DuckDB relation (:class:`~.duck.Relation`).
+
+Shredding is columnar and never inserts Python rows one by one. Each record is serialised once
+with orjson (its ``__raw`` text) and every value is coerced from the record *as that JSON reads
+back*, by one of two equivalent paths producing identical tables (the layout is
+:mod:`edgedsl.runtime.duck`'s; the columns and both writers are :mod:`edgedsl.runtime.columns`):
+
+* **python** (small inputs): :func:`edgedsl.reduce.coerce.coerce` coerces each field in Python and
+  one
+  ``CREATE TABLE … AS SELECT unnest(?::BIGINT[]) AS …, unnest(?::DATE[]) AS …`` loads whole
+  typed columns bound as lists — one statement, with no JSON or regex work left for DuckDB to
+  plan (planning dominated the cost of small shreds);
+* **sql** (large inputs, :func:`edgedsl.runtime.columns.write_sql_shredded`): the record texts
+  are bound as one column (packed into one text when large, :mod:`edgedsl.runtime.bind`),
+  DuckDB reads the declared fields of each record by their JSON pointers (one call per record
+  for their values, one for their JSON types, one for their texts) and
+  :func:`edgedsl.reduce.coerce.coerce_sql` coerces in SQL, each text matched once against its
+  type's pattern, in one ``CREATE TABLE … AS`` statement. The records are not read back whole:
+  only list and json fields need Python values, and those are taken column by column
+  (:func:`edgedsl.runtime.columns.record_texts`).
+
+List and ``json`` fields are stored as canonical JSON text made in Python on both paths (see
+:func:`edgedsl.reduce.coerce.json_text`). The choice is by the number of cells (records × (fields
++ 1)) against :data:`edgedsl.runtime.columns.PYTHON_SHRED_MAX_CELLS`
+(:func:`~edgedsl.runtime.columns.python_shreds`), measured with ``benchmarks/bench_drv.py``; the
+differential tests check that both paths agree with :func:`edgedsl.reduce.coerce.coerce`, and a
+property test that they build identical tables. Records must be JSON-serialisable by orjson
+(``datetime.date`` becomes ISO text, tuples become arrays, NaN becomes null, integers beyond 64
+bits are refused), so :meth:`~.duck.Relation.records` returns the records as that JSON reads back.
+
+A relation built by the python path keeps its typed columns in memory as well (and may be left
+*pending*, its table unwritten: ``lazy``), so reading its distinct hand-off values costs no query
+and a reduction of it reads it inline (:mod:`edgedsl.runtime.selection`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import duckdb
+
+from edgedsl.core.types import FieldType
+
+from .columns import (
+    check_fields,
+    columns_of,
+    opaque_fields,
+    python_shreds,
+    record_texts,
+    serialise,
+    stored_columns,
+    write_columns,
+    write_sql_shredded,
+)
+from .duck import Relation, fresh_name
+
+__all__ = ["ShredMethod", "shred"]
+
+#: ``auto`` chooses by size (:func:`~edgedsl.runtime.columns.python_shreds`); the others force a
+#: path (both build identical tables).
+ShredMethod = Literal["auto", "python", "sql"]
+
+
+def shred(
+    con: duckdb.DuckDBPyConnection,
+    records: Sequence[Mapping[str, Any]],
+    types: Mapping[str, FieldType],
+    *,
+    arm: Sequence[str | None] | None = None,
+    name: str | None = None,
+    temp: bool | None = None,
+    method: ShredMethod = "auto",
+    lazy: bool = False,
+) -> Relation:
+    """Shred ``records`` once into a typed DuckDB table and return its :class:`~.duck.Relation`.
+
+    ``arm`` optionally tags each record with the branch it came from. ``name`` names the table
+    (default: a fresh name); the table is temporary unless a ``name`` is given (``temp``
+    overrides), so that a store can keep shredded responses in its DuckDB file. ``method``
+    forces the python or the sql path (see the module docstring); both build identical tables.
+    ``lazy`` (python path only) returns a *pending* relation whose table is written only when
+    SQL first needs it (see :meth:`~.duck.Relation.ensure`).
+    """
+    check_fields(types)
+    if arm is not None and len(arm) != len(records):
+        raise ValueError(f"{len(arm)} arm tags for {len(records)} records")
+    target = name or fresh_name()
+    is_temp = name is None if temp is None else temp
+    if method == "python" or (method == "auto" and python_shreds(len(records), len(types))):
+        raws, back = serialise(records)
+        return _shred_python(con, raws, back, types, arm, target, is_temp, lazy)
+    raws, column = record_texts(records)
+    opaque = stored_columns({f: types[f] for f in opaque_fields(types)}, column)
+    write_sql_shredded(con, raws, types, arm, target, is_temp, opaque)
+    return Relation(con, target, types, len(raws))
+
+
+def _shred_python(con: duckdb.DuckDBPyConnection, raws: list[str], back: list[Any],
+                  types: Mapping[str, FieldType], arm: Sequence[object] | None, target: str,
+                  is_temp: bool, lazy: bool) -> Relation:
+    """The python path: columns coerced in Python, written in one statement (or left pending
+    when ``lazy`` and temporary)."""
+    columns = columns_of(raws, back, types, arm)
+    if lazy and is_temp:
+        return Relation(con, target, types, len(raws), columns=columns, pending=True)
+    write_columns(con, target, types, columns, temp=is_temp)
+    return Relation(con, target, types, len(raws), columns=columns)
