@@ -3,7 +3,8 @@
 The recipe removes broken formats, answer leakage, ungradable tasks and decorative chains with
 three filter stages. This module holds the first two; the third — an independent re-solve, and
 the ``decorative`` rule that needs execution — is run by the synthesis driver and reported with
-the same vocabulary (:data:`Rejection`, :data:`STAGE_OF`, :class:`FilterReport`).
+the same vocabulary (:mod:`edgedsl.recipe.synth.rejections`: :data:`~.rejections.Rejection`,
+:data:`~.rejections.STAGE_OF`, :class:`~.rejections.FilterReport`).
 
 **Stage ``rules``** (:func:`rule_filter`), pure and fast:
 
@@ -38,10 +39,10 @@ import re
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 import jinja2
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from ...core.diagnostics import CompileError
 from ...plan.model import Plan
@@ -50,16 +51,12 @@ from ..llm import LLMClient, LLMError, Message
 from .korean import korean_date, korean_forms, mask, mentioned, pattern_of
 from .literals import literal_uses
 from .query import prompt_template, query_context
+from .rejections import FilterReport, Rejection
 from .templates import QueryTemplateError, load_glossary
 
 __all__ = [
     "MAX_DECIMALS",
     "PHI",
-    "REJECTIONS",
-    "STAGE_OF",
-    "FilterReport",
-    "Rejection",
-    "Stage",
     "Verdict",
     "astatic_check",
     "find_leaks",
@@ -73,41 +70,6 @@ __all__ = [
     "value_forms",
 ]
 
-Stage = Literal["rules", "static", "resolve", "corpus"]
-Rejection = Literal[
-    "format", "leak", "ungradable",                                        # rules
-    "query_mismatch", "unused_step", "tool_incoherent", "model_rejected",  # static
-    "decorative", "resolve_mismatch", "resolve_failed",                    # resolve (execution)
-    "perturbed_tie_break", "perturbed_page_size", "perturbed_pages_all",   # resolve (perturbed)
-    "noop_drv", "tie_drv", "distinct_mf", "decorative_if", "page_if",      # resolve: meaning
-    "page_answer", "undetermined",
-    "duplicate",                                                           # corpus
-]
-REJECTIONS: tuple[Rejection, ...] = get_args(Rejection)
-"""Every rejection reason, in stage order."""
-
-STAGE_OF: dict[Rejection, Stage] = {
-    "format": "rules", "leak": "rules", "ungradable": "rules",
-    "query_mismatch": "static", "unused_step": "static", "tool_incoherent": "static",
-    "model_rejected": "static",
-    "decorative": "resolve", "resolve_mismatch": "resolve", "resolve_failed": "resolve",
-    "perturbed_tie_break": "resolve", "perturbed_page_size": "resolve",
-    "perturbed_pages_all": "resolve",
-    "noop_drv": "resolve", "tie_drv": "resolve", "distinct_mf": "resolve",
-    "decorative_if": "resolve", "page_if": "resolve", "page_answer": "resolve",
-    "undetermined": "resolve", "duplicate": "corpus",
-}
-"""The stage that finds each reason. ``decorative`` (a call that changes nothing) needs
-execution, so it runs with the re-solve; ``resolve_mismatch`` is a re-solve that gives another
-answer, ``resolve_failed`` one that does not compile or run; ``perturbed_*`` an answer that the
-perturbation check (:func:`edgedsl.recipe.synth.resolve.resolve`) changed by the opposite
-``most_frequent`` tie-break, half the page size, or ``pages all`` where the limit was
-implicit. The rules of meaningful programs (``noop_drv`` … ``page_answer``,
-:mod:`edgedsl.recipe.synth.meaning`) and ``undetermined`` (the run's determinacy facts:
-:func:`edgedsl.runtime.determinacy.determinacy`) read the run, before the re-solve;
-``duplicate`` (a program identical to one accepted before) is found by the run over the whole
-corpus (stage ``corpus``)."""
-
 PHI = 5
 """The fan-out budget φ: an answer list longer than this is ungradable."""
 
@@ -115,57 +77,6 @@ MAX_DECIMALS = 6
 """A float answer with more decimals than this was not rounded: ungradable."""
 
 _WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-
-
-# ----------------------------------------------------------------------------- the report
-
-
-class FilterReport(BaseModel):
-    """What the filters did: trajectories checked and dropped per stage, rejections per stage
-    and reason (a trajectory may have several reasons), model fallbacks, and notes."""
-
-    model_config = ConfigDict(extra="forbid")
-    checked: dict[Stage, int] = Field(default_factory=dict)
-    dropped: dict[Stage, int] = Field(default_factory=dict)
-    rejections: dict[Stage, dict[Rejection, int]] = Field(default_factory=dict)
-    model_fallbacks: int = 0
-    notes: list[str] = Field(default_factory=list)
-
-    def record(self, stage: Stage, reasons: Sequence[Rejection], *, name: str = "") -> bool:
-        """Count one trajectory checked by ``stage`` and its rejection reasons; True when it
-        passed. :class:`ValueError` on a reason that is not a :data:`Rejection`."""
-        unknown = [r for r in reasons if r not in REJECTIONS]
-        if unknown:
-            raise ValueError(f"unknown rejection reason(s): {', '.join(unknown)}")
-        self.checked[stage] = self.checked.get(stage, 0) + 1
-        if not reasons:
-            return True
-        self.dropped[stage] = self.dropped.get(stage, 0) + 1
-        counts = self.rejections.setdefault(stage, {})
-        for r in dict.fromkeys(reasons):
-            counts[r] = counts.get(r, 0) + 1
-        if name:
-            self.notes.append(f"{name}: {stage}: {', '.join(dict.fromkeys(reasons))}")
-        return False
-
-    def total(self, reason: Rejection) -> int:
-        """Rejections for ``reason`` over all stages."""
-        return sum(c.get(reason, 0) for c in self.rejections.values())
-
-    def merge(self, other: FilterReport) -> FilterReport:
-        """The sum of two reports (for runs split across workers)."""
-        out = self.model_copy(deep=True)
-        for stage, k in other.checked.items():
-            out.checked[stage] = out.checked.get(stage, 0) + k
-        for stage, k in other.dropped.items():
-            out.dropped[stage] = out.dropped.get(stage, 0) + k
-        for stage, counts in other.rejections.items():
-            mine = out.rejections.setdefault(stage, {})
-            for r, k in counts.items():
-                mine[r] = mine.get(r, 0) + k
-        out.model_fallbacks += other.model_fallbacks
-        out.notes += other.notes
-        return out
 
 
 # ----------------------------------------------------------------------------- leaks

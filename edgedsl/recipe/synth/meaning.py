@@ -45,9 +45,9 @@ from ...runtime.result import RunResult
 from ...runtime.trace import StepTrace
 from ...syntax import nodes as n
 from ...syntax.printer import format_module
-from .filters import Rejection
 from .junction import mf_tie
 from .record import ProgramFacts
+from .rejections import Rejection
 
 __all__ = ["MEANING_RULES", "ProgramFacts", "body_key", "keep_for_facts", "meaning_rejections",
            "mf_tie", "partial_read", "program_facts"]

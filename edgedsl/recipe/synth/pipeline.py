@@ -42,8 +42,8 @@ from .config import (
     DEFAULT_TAIL,
     SynthConfig,
 )
-from .filters import FilterReport
 from .record import STRUCTURES, TaskRecord, write_records
+from .rejections import FilterReport
 from .worker import Outcome, task_name
 
 __all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_RESTARTS", "DEFAULT_SINGLE", "DEFAULT_TAIL",

@@ -34,7 +34,7 @@ from ...core.source import Source
 from ...runtime.backends import Backend
 from ...runtime.result import RunResult
 from ...syntax import nodes as n
-from .filters import Rejection
+from .rejections import Rejection
 
 __all__ = ["PERTURBED", "answer_key", "decorative_steps", "hands_on_only_inputs", "resolve",
            "value_texts"]

@@ -41,8 +41,8 @@ from ...syntax import nodes as n
 from ..graph.model import GraphEdge, ToolGraph
 from .analyze import structure_of
 from .engine import Engine, Executed, emit_module
-from .filters import Rejection, Stage
 from .record import EdgeUse
+from .rejections import Rejection, Stage
 from .structures import GENERATORS, Built
 
 __all__ = ["GENERATOR_OF", "Outcome", "WorkerState", "backend_world_seed", "provenance",

@@ -14,9 +14,6 @@ from edgedsl import api
 from edgedsl.plan.model import Plan
 from edgedsl.recipe.llm import LLMClient, LLMConfig, LLMError
 from edgedsl.recipe.synth.filters import (
-    REJECTIONS,
-    STAGE_OF,
-    FilterReport,
     astatic_check,
     find_leaks,
     rule_filter,
@@ -28,6 +25,7 @@ from edgedsl.recipe.synth.filters import (
     value_forms,
 )
 from edgedsl.recipe.synth.query import render_query
+from edgedsl.recipe.synth.rejections import REJECTIONS, STAGE_OF, FilterReport
 from edgedsl.syntax import nodes as n
 from tests.recipe.graph.fake_llm import FakeLLM, fail, ok
 
