@@ -254,7 +254,8 @@ def add_synth_parser(sub: Any) -> None:
     p.add_argument("directory", metavar="DIR")
     p.add_argument("--backend", metavar="NAME",
                    help="runs .edge files without a record here (default: world)")
-    p.add_argument("--seed", type=int, default=0, help="the world's seed (0)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the world's seed (default: each file's `run { seed }`, else 0)")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     p.set_defaults(func=cmd_synth_stats)
 

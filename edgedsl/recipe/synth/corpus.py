@@ -3,7 +3,9 @@
 ``DIR/tasks.jsonl`` (written by ``synth run``) is read when present; its records whose ``file``
 exists are kept (a relative ``file`` is relative to ``DIR``). Every ``DIR/*.edge`` file no
 record names is compiled and each of its trajectories run on one backend (``world`` by
-default, deterministic from ``seed``); each run becomes a record through
+default, deterministic from its seed: the file's ``run { seed }`` unless a ``seed`` is given,
+else 0 — as ``edgedsl run FILE`` does, so a synthesized file runs on the world it was written
+on); each run becomes a record through
 :func:`~edgedsl.recipe.synth.trace_record.task_record`, with the first result records of every call.
 A file that does not compile, a run that fails and a record whose file is missing are
 *problems* — ``(file, reason)`` pairs returned beside the records — never a traceback. A
@@ -13,7 +15,7 @@ line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,9 +95,8 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _run_file(path: Path, rel: str, backend: HeadRecorder, seed: int | None,
-              search_paths: Sequence[Path], phi: int,
-              corpus: Corpus) -> None:
+def _run_file(path: Path, rel: str, backend_for: Callable[[int | None], HeadRecorder],
+              search_paths: Sequence[Path], phi: int, corpus: Corpus) -> None:
     from ...api import compile, parse, read_source
     from ...runtime.executor import run
 
@@ -108,6 +109,9 @@ def _run_file(path: Path, rel: str, backend: HeadRecorder, seed: int | None,
     except (CompileError, OSError, UnicodeDecodeError, ValueError) as exc:
         corpus.problems.append((rel, _reason(exc)))
         return
+    backend = backend_for(plan.run.seed)
+    world = getattr(backend.backend, "world", None)  # the seed a record names is the world's
+    seed = getattr(world, "seed", None) if world is not None else None
     for traj in module.trajectories:
         result = run(plan, traj.name, backend, phi=phi, keep=keep_for(plan, traj.name))
         if not result.ok:
@@ -123,13 +127,14 @@ def load_corpus(
     directory: str | Path,
     *,
     backend: str | Backend = "world",
-    seed: int = 0,
+    seed: int | None = None,
     search_paths: Sequence[str | Path] = (),
     phi: int = 5,
 ) -> Corpus:
     """The task records of ``directory`` (module docstring): ``tasks.jsonl`` records, then runs
-    of the ``.edge`` files they do not cover. ``backend`` is a name (``world`` gets ``seed``)
-    or a backend; records are sorted by (file, name), problems by (file, reason)."""
+    of the ``.edge`` files they do not cover. ``backend`` is a name (``world`` gets ``seed``,
+    or when it is None each file's ``run { seed }``, else 0: one world per seed) or a backend;
+    records are sorted by (file, name), problems by (file, reason)."""
     directory = Path(directory)
     corpus = Corpus()
     covered: set[Path] = set()
@@ -144,14 +149,21 @@ def load_corpus(
                 corpus.problems.append((rec.file, f"record `{rec.name}`: the file does not exist"))
     todo = [p for p in sorted(directory.glob("*.edge")) if p.resolve() not in covered]
     if todo:
-        be = backend if not isinstance(backend, str) else (
-            make_backend(backend, seed=seed) if backend == "world" else make_backend(backend))
-        recorder = HeadRecorder(be)
         paths = [Path(p) for p in search_paths]
-        world = getattr(be, "world", None)  # the seed a record names is the world's
-        used = getattr(world, "seed", None) if world is not None else None
+        made: dict[int | None, HeadRecorder] = {}
+
+        def backend_for(stated: int | None) -> HeadRecorder:
+            """The backend a file runs on: one world per seed (``seed``, else the file's)."""
+            key = (seed if seed is not None else stated or 0) if backend == "world" else None
+            if key not in made:
+                made[key] = HeadRecorder(
+                    backend if not isinstance(backend, str) else
+                    make_backend(backend, seed=key) if backend == "world" else
+                    make_backend(backend))
+            return made[key]
+
         for path in todo:
-            _run_file(path, path.name, recorder, used, paths, phi, corpus)
+            _run_file(path, path.name, backend_for, paths, phi, corpus)
     corpus.records.sort(key=lambda r: (r.file, r.name))
     corpus.problems.sort()
     return corpus

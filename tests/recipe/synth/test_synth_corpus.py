@@ -222,3 +222,27 @@ def test_loading_is_deterministic(corpus_dir: Path, corpus: Corpus, backend: Any
     again = load_corpus(corpus_dir, backend=backend)
     assert [r.model_dump() for r in again.records] == [r.model_dump() for r in corpus.records]
     assert again.problems == corpus.problems
+
+
+# the answer depends on the world's seed: 서울관철초등학교 on seed 0, 서울북성초등학교 on seed 1
+OLDEST = """\
+use neis
+
+{header}trajectory oldest "서울 학교 목록의 첫 쪽에서 가장 먼저 세워진 학교의 이름은?" {{
+  schools = neis.schools(ATPT_OFCDC_SC_CODE: "B10") pages 1
+  oldest = drv schools | min FOND_YMD
+  answer oldest.SCHUL_NM
+}}
+"""
+
+
+def test_a_file_without_a_record_runs_on_the_world_of_its_run_seed(tmp_path: Path) -> None:
+    # as `edgedsl run FILE` does: the file's `run { seed }`, unless a seed is given, else 0
+    (tmp_path / "a_bare.edge").write_text(OLDEST.format(header=""), encoding="utf-8")
+    (tmp_path / "b_seed1.edge").write_text(OLDEST.format(header="run {\n  seed: 1\n}\n\n"),
+                                           encoding="utf-8")
+    got = {r.file: (r.seed, r.answer) for r in load_corpus(tmp_path).records}
+    assert got["a_bare.edge"][0] == 0 and got["b_seed1.edge"][0] == 1
+    assert got["a_bare.edge"][1] != got["b_seed1.edge"][1]  # the seed mattered
+    forced = {r.file: (r.seed, r.answer) for r in load_corpus(tmp_path, seed=0).records}
+    assert forced["b_seed1.edge"] == got["a_bare.edge"]  # a given seed wins
