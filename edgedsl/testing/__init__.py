@@ -47,7 +47,6 @@ A whole trajectory, on in-process tools, against the reference interpreter
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -81,6 +80,7 @@ from edgedsl.runtime import relations as _placement
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.columns import RESERVED_COLUMNS, python_columns
 from edgedsl.runtime.duck import Relation
+from edgedsl.runtime.perturb import same_answer
 from edgedsl.runtime.selection import select_relation
 from edgedsl.runtime.shred import shred
 
@@ -500,19 +500,6 @@ def _check_coercion_path(
 # Trajectory checks on the python backend
 
 
-def _close(a: Any, b: Any, rel: float = 1e-9) -> bool:
-    """Structural equality of answers, numbers compared with a relative tolerance."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a == b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return math.isclose(a, b, rel_tol=rel, abs_tol=rel)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y, rel) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_close(a[k], b[k], rel) for k in a)
-    return bool(a == b)
-
-
 def check_trajectory(
     source: str | Path,
     tools: Mapping[str, Callable[..., Any]],
@@ -576,7 +563,7 @@ def check_trajectory(
                 f"trajectory `{res.trajectory}`: the executor failed ({msgs}) but the reference "
                 f"answers {want.answer!r}"
             )
-        if not _close(res.answer, want.answer):
+        if not same_answer(res.answer, want.answer):
             raise AssertionError(
                 f"trajectory `{res.trajectory}`: answers differ\n"
                 f"  executor:  {res.answer!r}\n  reference: {want.answer!r}"
