@@ -312,7 +312,7 @@ def with_unit(text: str, unit: str) -> str:
 
 
 FALLBACKS = ("이(가)", "가(이)", "을(를)", "를(을)", "은(는)", "는(은)", "와(과)", "과(와)",
-             "(으)로", "(이)나", "(이)고", "(이)면", "(이)며")
+             "아(야)", "야(아)", "(으)로", "(이)나", "(이)고", "(이)면", "(이)며", "(이)랑")
 """Both forms of a particle written at once: what a query must never contain."""
 
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])")

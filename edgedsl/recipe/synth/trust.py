@@ -18,9 +18,11 @@ records do not hold is ``None`` (printed "n/a"):
   narrowing as after (``cardinality == passed``), of all ``drv`` junctions;
 * **duplicate programs** — tasks whose ``body_sha`` (the printer-formatted body without names)
   another task had before, and the groups they make;
-* **queries with API field names** — queries holding an ASCII word that is the name of a
-  record field or parameter of the catalog (needs the catalog); **particle fallbacks** —
-  queries holding a doubled particle such as ``이(가)``, ``을(를)``, ``(으)로``. Both are
+* **queries with API field names** — queries holding an ASCII identifier that reads as an API
+  name (:func:`~edgedsl.recipe.synth.korean.identifiers_in`: a record field or parameter name
+  of the catalog that no Korean label uses, or one with an underscore or a case change; needs
+  the catalog); **particle fallbacks** — queries holding a doubled particle such as ``이(가)``,
+  ``을(를)``, ``(으)로`` (:func:`~edgedsl.recipe.synth.korean.fallbacks_in`). Both are
   measurements of the query text;
 * **tasks per platform** — tasks calling a tool of each platform, a platform counted as the
   catalog module declaring it (``tago`` and ``seoulbus`` are ``bus``; every module with tools
@@ -44,14 +46,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...core.catalog import Catalog
 from ...core.types import CodeType
 from .entities import entity_of
+from .korean import fallbacks_in, identifiers_in
 from .record import TaskRecord
 from .stats import nearest_rank
 
-__all__ = ["PARTICLE_FALLBACK", "TrustStats", "render_trust", "trust_stats"]
-
-PARTICLE_FALLBACK = re.compile(
-    r"\((?:이|가|을|를|은|는|과|와|으|이고|고|이면|면|이며|며|이나|나|아|야|이랑|랑)\)")
-"""A particle written in both forms (``이(가)``, ``(으)로``): the part in parentheses."""
+__all__ = ["TrustStats", "render_trust", "trust_stats"]
 
 _ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -163,8 +162,8 @@ def trust_stats(records: Sequence[TaskRecord], catalog: Catalog | None = None) -
         duplicates=len(shas) - len(groups) if shas else None,
         duplicate_groups=sum(k > 1 for k in groups.values()) if shas else None,
         field_name_queries=None if names is None else sum(
-            any(w in names for w in _ASCII_WORD.findall(r.query)) for r in records),
-        particle_fallback_queries=sum(bool(PARTICLE_FALLBACK.search(r.query)) for r in records),
+            bool(identifiers_in(r.query, names)) for r in records),
+        particle_fallback_queries=sum(bool(fallbacks_in(r.query)) for r in records),
         platforms=dict(sorted(platforms.items())),
         uncapped_junctions=len(cards) if judged else None,
         uncapped_median=float(statistics.median(cards)) if cards else None,
