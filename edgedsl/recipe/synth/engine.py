@@ -105,7 +105,7 @@ class Executed:
     text: str
 
     def partial(self, step: str) -> bool:
-        """True when call step ``step`` read fewer records than the service reported
+        """True when call step ``step`` stopped short of its whole result
         (:func:`~edgedsl.recipe.synth.meaning.partial_read`)."""
         from .meaning import partial_read
 

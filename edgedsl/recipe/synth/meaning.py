@@ -22,7 +22,8 @@ tested against); nothing is read back from generated text.
   the service reported: a page limit decides the branch);
 * ``page_answer`` — an answer field ``count(x)`` over a call read partially (the answer is a page
   size, not the service's total);
-* ``partial_reads`` — every call step that read fewer records than the service reported.
+* ``partial_reads`` — every call step that stopped short of its whole result (the trace's
+  ``complete`` fact).
 
 :func:`meaning_rejections` turns the facts into the synthesis rejection reasons (the first six
 are reasons of the same name). :func:`body_key` is the key of the ``duplicate`` rule: the hash
@@ -61,16 +62,10 @@ MEANING_RULES: tuple[Rejection, ...] = ("noop_drv", "tie_drv", "distinct_mf", "d
 
 
 def partial_read(st: StepTrace) -> bool:
-    """True when a call step read fewer records than the service reported, for some arm."""
-    read: dict[str | None, int] = {}
-    total: dict[str | None, int] = {}
-    for c in st.calls:
-        if c.failure is not None:
-            continue
-        read[c.arm] = read.get(c.arm, 0) + c.records
-        if c.total is not None:
-            total.setdefault(c.arm, c.total)
-    return any(t > read.get(arm, 0) for arm, t in total.items())
+    """True when a call step stopped short of its whole result: the run's own fact
+    (``StepTrace.complete``, :func:`edgedsl.runtime.calls.read_fact` — a reported total not
+    reached, or a full last page at the page limit)."""
+    return st.complete is False
 
 
 def _stmts(body: Sequence[n.Stmt]) -> Iterator[n.Stmt]:
