@@ -20,6 +20,7 @@ __all__ = [
     "literal_uses",
     "pred_name",
     "python_value",
+    "shared_param",
     "tool_title",
 ]
 
@@ -139,10 +140,21 @@ def literal_uses(traj: n.Trajectory) -> list[LiteralUse]:
             elif isinstance(node, n.Parallel):
                 first = node.branches[0].call.qualname if node.branches else None
                 for a in node.shared:
-                    out.extend(LiteralUse("shared", s.name, first, a.name, python_value(i))
+                    param = shared_param(node, a.name)
+                    out.extend(LiteralUse("shared", s.name, first, param, python_value(i))
                                for i in items_of(a.value))
                 for b in node.branches:
                     call(f"{s.name}.{b.name}", b.call)
 
     walk(traj.body)
     return out
+
+
+def shared_param(p: n.Parallel, shared: str) -> str:
+    """The parameter of the first branch that takes the header value ``shared`` (the header's
+    name itself when no branch passes it): the name a shared literal is labelled and formatted
+    by (``bizyear`` feeds ``bizYear``, written ``2025년``)."""
+    for a in p.branches[0].call.args if p.branches else ():
+        if isinstance(a.value, n.SharedArg) and a.value.name == shared:
+            return a.name
+    return shared

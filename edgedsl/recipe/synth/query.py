@@ -36,7 +36,15 @@ from ...reduce.registry import REDUCERS
 from ...syntax import nodes as n
 from .analyze import structure_of
 from .korean import join_ko, josa, korean_forms, period_text, tidy, with_unit
-from .literals import LiteralUse, items_of, label_of, pred_name, python_value, tool_title
+from .literals import (
+    LiteralUse,
+    items_of,
+    label_of,
+    pred_name,
+    python_value,
+    shared_param,
+    tool_title,
+)
 from .templates import (
     PACKAGE_TEMPLATES,
     PROMPT_TEMPLATES,
@@ -282,13 +290,13 @@ class _Builder:
         first = p.branches[0].call.qualname if p.branches else None
         for a in p.shared:
             v = a.value
-            param = _shared_param(p, a.name)  # the parameter the first branch passes it to
+            param = shared_param(p, a.name)  # the parameter the first branch passes it to
             label = self.plabel(first, param) if first else a.name
             if isinstance(v, n.SeqArg | n.FanArg):
                 shared[a.name] = self.junction(a.name, label, v)
             else:
                 spec = self.pspec(first, param)
-                items = [self.lit(LiteralUse("shared", name, first, a.name, python_value(i)),
+                items = [self.lit(LiteralUse("shared", name, first, param, python_value(i)),
                                   label, spec.unit if spec else None) for i in items_of(v)]
                 text = join_ko([i["text"] for i in items])
                 if items and not _plain(label, a.name, text, items[0]["type"]):
@@ -469,15 +477,6 @@ def _constraints(args: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
         plain = _plain(label, a["name"], text, a["type"])
         out.append({"label": label, "text": text, "phrase": text if plain else f"{label} {text}"})
     return out
-
-
-def _shared_param(p: n.Parallel, shared: str) -> str:
-    """The parameter of the first branch that takes the header value ``shared`` (the header's
-    name itself when no branch passes it)."""
-    for a in p.branches[0].call.args if p.branches else ():
-        if isinstance(a.value, n.SharedArg) and a.value.name == shared:
-            return a.name
-    return shared
 
 
 def _plain(label: str, name: str, text: str, kind: str) -> bool:

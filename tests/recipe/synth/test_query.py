@@ -293,6 +293,25 @@ trajectory t "q" {
     assert "휴게소 위치정보 건수" in q
 
 
+def test_a_group_header_value_is_written_by_the_format_of_the_parameter_it_feeds() -> None:
+    # `bizyear` feeds fsc's `bizYear`: a year, "2025년", never the number "2,025"
+    text = """\
+use fsc
+
+trajectory t "q" {
+  both = parallel (crno: "1946119957486", bizyear: 2025) {
+    income_statement = fsc.income_statement(crno: crno, bizYear: bizyear) pages 1
+    item_basics = fsc.item_basics(crno: crno) pages 1
+  }
+  answer { n: count(both.item_basics) }
+}
+"""
+    plan, traj = api.compile(text, "p.edge"), api.parse(text, "p.edge").trajectories[0]
+    q = render_query(traj, plan, None, rng_seed=1)
+    assert "2025년" in q and "2,025" not in q
+    assert [u.name for u in literal_uses(traj) if u.role == "shared"] == ["crno", "bizYear"]
+
+
 def test_identifiers_and_fallbacks_are_found() -> None:
     text = "그중 LOAD_DTM이(가) 가장 이른 것, corpEnsnNm을(를) 법률(으)로, DART와 KOSPI, 12 Kcal"
     assert identifiers_in(text, {"MST"}) == ["LOAD_DTM", "corpEnsnNm"]
