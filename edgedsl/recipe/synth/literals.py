@@ -138,10 +138,9 @@ def literal_uses(traj: n.Trajectory) -> list[LiteralUse]:
                 out.extend(LiteralUse("pivot", s.name, None, r.field, python_value(r.pivot))
                            for r in node.steps if r.pivot is not None)
             elif isinstance(node, n.Parallel):
-                first = node.branches[0].call.qualname if node.branches else None
                 for a in node.shared:
-                    param = shared_param(node, a.name)
-                    out.extend(LiteralUse("shared", s.name, first, param, python_value(i))
+                    tool, param = shared_param(node, a.name)
+                    out.extend(LiteralUse("shared", s.name, tool, param, python_value(i))
                                for i in items_of(a.value))
                 for b in node.branches:
                     call(f"{s.name}.{b.name}", b.call)
@@ -150,11 +149,13 @@ def literal_uses(traj: n.Trajectory) -> list[LiteralUse]:
     return out
 
 
-def shared_param(p: n.Parallel, shared: str) -> str:
-    """The parameter of the first branch that takes the header value ``shared`` (the header's
-    name itself when no branch passes it): the name a shared literal is labelled and formatted
-    by (``bizyear`` feeds ``bizYear``, written ``2025년``)."""
-    for a in p.branches[0].call.args if p.branches else ():
-        if isinstance(a.value, n.SharedArg) and a.value.name == shared:
-            return a.name
-    return shared
+def shared_param(p: n.Parallel, shared: str) -> tuple[str | None, str]:
+    """The tool and parameter that take the header value ``shared``: the first branch that
+    passes it (the first branch's tool and the header's name itself when none does) — what a
+    shared literal is labelled and formatted by (``bizyear`` feeds ``bizYear``, written
+    ``2025년``; ``stdrestcd`` feeds only the second branch's ``stdRestCd``, 휴게소 표준코드)."""
+    for b in p.branches:
+        for a in b.call.args:
+            if isinstance(a.value, n.SharedArg) and a.value.name == shared:
+                return b.call.qualname, a.name
+    return (p.branches[0].call.qualname if p.branches else None), shared

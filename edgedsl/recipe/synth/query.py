@@ -287,16 +287,15 @@ class _Builder:
 
     def parallel(self, name: str, p: n.Parallel) -> dict[str, Any]:
         shared: dict[str, dict[str, Any]] = {}
-        first = p.branches[0].call.qualname if p.branches else None
         for a in p.shared:
             v = a.value
-            param = shared_param(p, a.name)  # the parameter the first branch passes it to
-            label = self.plabel(first, param) if first else a.name
+            tool, param = shared_param(p, a.name)  # the first tool and parameter it feeds
+            label = self.plabel(tool, param) if tool else a.name
             if isinstance(v, n.SeqArg | n.FanArg):
                 shared[a.name] = self.junction(a.name, label, v)
             else:
-                spec = self.pspec(first, param)
-                items = [self.lit(LiteralUse("shared", name, first, param, python_value(i)),
+                spec = self.pspec(tool, param)
+                items = [self.lit(LiteralUse("shared", name, tool, param, python_value(i)),
                                   label, spec.unit if spec else None) for i in items_of(v)]
                 text = join_ko([i["text"] for i in items])
                 if items and not _plain(label, a.name, text, items[0]["type"]):

@@ -312,6 +312,26 @@ trajectory t "q" {
     assert [u.name for u in literal_uses(traj) if u.role == "shared"] == ["crno", "bizYear"]
 
 
+def test_a_header_value_only_a_later_branch_takes_is_labelled_by_that_branch() -> None:
+    # `stdrestcd` feeds only rest_areas' stdRestCd: "휴게소 표준코드 000001", not a bare "000001"
+    text = """\
+use ex
+
+trajectory t "q" {
+  both = parallel (routecd: "0010", stdrestcd: "000001") {
+    congestion = ex.congestion(routeNo: routecd) pages 1
+    rest_areas = ex.rest_areas(routeNo: routecd, stdRestCd: stdrestcd) pages 1
+  }
+  answer { n: count(both.rest_areas) }
+}
+"""
+    plan, traj = api.compile(text, "p.edge"), api.parse(text, "p.edge").trajectories[0]
+    q = render_query(traj, plan, None, rng_seed=1)
+    assert "휴게소 표준코드 000001" in q, q
+    assert [(u.tool, u.name) for u in literal_uses(traj) if u.role == "shared"] == [
+        ("ex.congestion", "routeNo"), ("ex.rest_areas", "stdRestCd")]
+
+
 def test_identifiers_and_fallbacks_are_found() -> None:
     text = "그중 LOAD_DTM이(가) 가장 이른 것, corpEnsnNm을(를) 법률(으)로, DART와 KOSPI, 12 Kcal"
     assert identifiers_in(text, {"MST"}) == ["LOAD_DTM", "corpEnsnNm"]
