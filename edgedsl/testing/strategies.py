@@ -1,0 +1,282 @@
+"""Hypothesis strategies for raw public-API values, records, relations and reducer chains (see
+:mod:`edgedsl.testing`)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+
+from edgedsl.core.sqlquote import ident_key
+from edgedsl.core.types import (
+    BOOL,
+    DATE,
+    FLOAT,
+    INT,
+    NUM,
+    STR,
+    CodeType,
+    EnumType,
+    FieldType,
+    ListType,
+    RecordType,
+    is_date,
+    is_numeric,
+    storage_kind,
+)
+from edgedsl.reduce.registry import REDUCERS, ReduceStep
+from edgedsl.runtime.columns import RESERVED_COLUMNS
+
+HOSTILE_NAMES: tuple[str, ...] = (
+    '"; drop table x; --',
+    'a"b',
+    "'",
+    "it's",
+    "; select 1",
+    "with space",
+    "종가",
+    "보고서 명",
+    "?",
+    "$1",
+    "a/b",
+    "~0",
+    "$.x",
+    "[0]",
+    "*",
+    "0",
+    "back\\slash",
+    "new\nline",
+    "Select",
+    "rcept_dt",
+)
+HOSTILE_TEXT: tuple[str, ...] = (
+    "'; drop table x; --",
+    '"; drop table x; --',
+    "?",
+    "$1",
+    "' OR '1'='1",
+    "\\",
+    "%",
+    "_",
+    "",
+    " ",
+)
+_KOREAN = (
+    "삼성전자",
+    "SK하이닉스",
+    "국민의힘",
+    "더불어민주당",
+    "서울특별시",
+    "부산",
+    "보통주",
+    "가",
+    "나",
+)
+_UNITS = ("", "", "원", "%", "주", "건", "명", "KRW", "원/주")
+_NUMBER_JUNK = (
+    "",
+    " ",
+    "-",
+    "N/A",
+    "3억",
+    "1e5",
+    "1,2345",
+    ".5",
+    "5.",
+    "₩100",
+    "--1",
+    "1천원",
+    "없음",
+)
+_DATE_JUNK = (
+    "20230229",
+    "2024-13-01",
+    "2024.02.30",
+    "0000-01-01",
+    "2024-1-2",
+    "2024/01/02",
+    "24-01-02",
+    "2024-01-02T00:00:00",
+    "",
+)
+_BOOL_WORDS = ("Y", "N", "y", " yes ", "TRUE", "false", "0", "1", "No", "maybe", "")
+
+field_types_pool: tuple[FieldType, ...] = (
+    INT,
+    FLOAT,
+    NUM,
+    DATE,
+    STR,
+    BOOL,
+    EnumType(("KOSPI", "KOSDAQ", "KONEX")),
+    CodeType("codes.StockCode", r"^[0-9]{6}$"),
+    ListType(INT),
+)
+
+
+@st.composite
+def _number_text(draw: st.DrawFn) -> str:
+    n = draw(st.one_of(st.integers(-2000, 2000), st.integers(-(10**12), 10**12)))
+    body = f"{abs(n):,}" if draw(st.booleans()) else str(abs(n))
+    if draw(st.booleans()):
+        body += "." + draw(st.sampled_from(("0", "00", "5", "25", "999", "000001")))
+    sign = "-" if n < 0 else draw(st.sampled_from(("", "", "+")))
+    pad = st.sampled_from(("", "", " ", "  ", "\t"))
+    return f"{draw(pad)}{sign}{body}{draw(pad)}{draw(st.sampled_from(_UNITS))}{draw(pad)}"
+
+
+@st.composite
+def _date_text(draw: st.DrawFn) -> str:
+    d = draw(st.dates(_dt.date(1990, 1, 1), _dt.date(2030, 12, 31)))
+    fmt = draw(st.sampled_from(("%Y%m%d", "%Y-%m-%d", "%Y.%m.%d")))
+    return d.strftime(fmt)
+
+
+_ints = st.one_of(st.integers(-1000, 1000), st.integers(-(2**63), 2**63 - 1))
+_floats = st.one_of(st.floats(-1e6, 1e6), st.floats(allow_nan=True, allow_infinity=True))
+_korean = st.one_of(
+    st.sampled_from(_KOREAN),
+    st.text(st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3), min_size=1, max_size=4),
+)
+
+
+def values(ftype: FieldType) -> st.SearchStrategy[Any]:
+    """Raw values for a field of type ``ftype``, with real-world quirks and nulls."""
+    if is_numeric(ftype):
+        return st.one_of(
+            st.none(), _ints, _floats, _number_text(), st.sampled_from(_NUMBER_JUNK), st.booleans()
+        )
+    if is_date(ftype):
+        return st.one_of(
+            st.none(),
+            _date_text(),
+            _date_text().map(lambda s: f" {s} "),
+            st.sampled_from(_DATE_JUNK),
+            st.integers(19900101, 20301231),
+            st.dates(_dt.date(1990, 1, 1), _dt.date(2030, 12, 31)),
+        )
+    kind = storage_kind(ftype)
+    if kind == "bool":
+        return st.one_of(st.none(), st.booleans(), st.sampled_from(_BOOL_WORDS), st.integers(-1, 2))
+    if isinstance(ftype, ListType):
+        item = values(ftype.item) if not isinstance(ftype.item, ListType) else st.none()
+        return st.one_of(st.none(), st.lists(item, max_size=3), st.just("[1, 2]"))
+    if isinstance(ftype, EnumType):
+        return st.one_of(st.none(), st.sampled_from(ftype.members), st.sampled_from(_KOREAN))
+    if isinstance(ftype, CodeType):
+        return st.one_of(
+            st.none(), st.from_regex(ftype.pattern, fullmatch=True), st.integers(0, 999999)
+        )
+    return st.one_of(
+        st.none(),
+        _korean,
+        st.text(max_size=6),
+        st.sampled_from(HOSTILE_TEXT),
+        st.integers(-100, 100),
+        st.floats(allow_nan=False),
+        st.booleans(),
+    )
+
+
+def hostile_names() -> st.SearchStrategy[str]:
+    """Field names built to break naive SQL: quotes, semicolons, spaces, Korean, JSON paths."""
+    reserved = {ident_key(r) for r in RESERVED_COLUMNS}
+    return st.one_of(
+        st.sampled_from(HOSTILE_NAMES), st.text(min_size=1, max_size=6), _korean
+    ).filter(lambda s: "\x00" not in s and ident_key(s) not in reserved)
+
+
+def field_type_maps(
+    names: st.SearchStrategy[str] | None = None, *, min_fields: int = 1, max_fields: int = 4
+) -> st.SearchStrategy[dict[str, FieldType]]:
+    """Field name → type maps whose names DuckDB can tell apart (unique up to ASCII case)."""
+    pairs = st.lists(
+        st.tuples(
+            names if names is not None else hostile_names(), st.sampled_from(field_types_pool)
+        ),
+        min_size=min_fields,
+        max_size=max_fields,
+        unique_by=lambda kv: ident_key(kv[0]),
+    )
+    return pairs.map(dict)
+
+
+def records(record_type: RecordType) -> st.SearchStrategy[dict[str, Any]]:
+    """Raw records of ``record_type``; optional fields are sometimes missing."""
+    required = {f.name: values(f.type) for f in record_type.fields if not f.optional}
+    optional = {f.name: values(f.type) for f in record_type.fields if f.optional}
+    return st.fixed_dictionaries(required, optional=optional)
+
+
+def _types_of(spec: RecordType | Mapping[str, FieldType]) -> dict[str, FieldType]:
+    return spec.field_types() if isinstance(spec, RecordType) else dict(spec)
+
+
+@st.composite
+def relations(
+    draw: st.DrawFn,
+    spec: RecordType | Mapping[str, FieldType],
+    min_size: int = 0,
+    max_size: int = 20,
+) -> list[dict[str, Any]]:
+    """Relations (lists of raw records) with deliberate ties: values come from small pools."""
+    types = _types_of(spec)
+    pools = {f: draw(st.lists(values(t), min_size=1, max_size=4)) for f, t in types.items()}
+    n = draw(st.integers(min_size, max_size))
+    rows: list[dict[str, Any]] = []
+    for _ in range(n):
+        row: dict[str, Any] = {}
+        for f, t in types.items():
+            how = draw(st.integers(0, 9))
+            if how == 0:
+                continue  # missing
+            row[f] = draw(values(t)) if how == 1 else draw(st.sampled_from(pools[f]))
+        rows.append(row)
+    return rows
+
+
+@st.composite
+def reduce_steps(
+    draw: st.DrawFn,
+    field_types: Mapping[str, FieldType],
+    rows: Sequence[Mapping[str, Any]] = (),
+    min_steps: int = 1,
+    max_steps: int = 3,
+) -> list[ReduceStep]:
+    """Random reducer chains respecting the type rules; pivots often taken from ``rows``."""
+    ops = {op: [f for f, t in field_types.items() if r.accepts(t)] for op, r in REDUCERS.items()}
+    ops = {op: fs for op, fs in ops.items() if fs}
+    if not ops:
+        return []
+    steps = []
+    for _ in range(draw(st.integers(min_steps, max_steps))):
+        op = draw(st.sampled_from(sorted(ops)))  # the op first, so that rare types get exercised
+        field = draw(st.sampled_from(ops[op]))
+        pivot = None
+        if REDUCERS[op].needs_pivot:
+            ftype = field_types[field]
+            seen = [r[field] for r in rows if r.get(field) is not None]
+            choices = [values(ftype).filter(lambda v: v is not None)]
+            if seen:
+                choices += [st.sampled_from(seen)] * 3
+            if op == "eq" and storage_kind(ftype) == "text":
+                choices.append(st.sampled_from(HOSTILE_TEXT))
+            pivot = draw(st.one_of(choices))
+        steps.append(ReduceStep(op, field, pivot))
+    return steps
+
+
+@st.composite
+def reducer_cases(
+    draw: st.DrawFn,
+    field_types: Mapping[str, FieldType] | None = None,
+    max_size: int = 20,
+) -> tuple[dict[str, FieldType], list[dict[str, Any]], list[ReduceStep]]:
+    """``(types, rows, steps)``: random (or given) field types, a relation and a chain over it."""
+    types = dict(field_types) if field_types is not None else draw(field_type_maps())
+    rows = draw(relations(types, max_size=max_size))
+    return types, rows, draw(reduce_steps(types, rows))
+
+
