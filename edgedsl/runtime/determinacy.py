@@ -175,8 +175,11 @@ def _what(fields: Sequence[str]) -> str:
     return "answer fields " + ", ".join(f"`{f}`" for f in named) + " are"
 
 
-def undetermined_warnings(tp: TrajectoryPlan, det: Determinacy) -> list[Diagnostic]:
-    """One ``W006`` per cause of ``det``, at the causing step's span, with hints."""
+def undetermined_warnings(tp: TrajectoryPlan, det: Determinacy, *,
+                          tie_break: Literal["smallest", "largest"] = "smallest",
+                          ) -> list[Diagnostic]:
+    """One ``W006`` per cause of ``det``, at the causing step's span, with hints. ``tie_break``
+    is the rule the run used (the ``tie_break`` perturbation keeps the largest value)."""
     out: list[Diagnostic] = []
     for c in det.causes:
         s = tp.steps.get(c.step)
@@ -184,7 +187,7 @@ def undetermined_warnings(tp: TrajectoryPlan, det: Determinacy) -> list[Diagnost
         what = _what(c.fields)
         if c.kind == "tie":
             msg = (f"{what} not determined: `most_frequent {c.field}` in `{c.step}` found "
-                   f"{c.tied} values sharing the top count and kept the smallest")
+                   f"{c.tied} values sharing the top count and kept the {tie_break}")
             label = f"{c.tied} values tied"
             hints = [f"narrow `{c.step}`'s input first by something meaningful (a `drv … | "
                      "where …` the question states) so one value is the most frequent",

@@ -470,7 +470,8 @@ class _Run:
         return RunResult(trajectory=self.tp.name, ok=not diags, answer=answer,
                          say=say if not diags else None, trace=self.trace, diagnostics=diags,
                          relations=kept, determinacy=det,
-                         warnings=[] if det is None else undetermined_warnings(self.tp, det))
+                         warnings=[] if det is None else undetermined_warnings(
+                             self.tp, det, tie_break=self.tie_break))
 
 
 def _backend(backend: Backend | str) -> Backend:

@@ -63,8 +63,11 @@ def test_most_frequent_tie_is_a_fact_and_a_cause() -> None:
     out = res.to_json()
     assert out["determined"] is False and out["warnings"][0]["code"] == "W006"
     assert "diagnostics" not in out and res.ok  # a warning never fails a run
-    assert _run("  r = t.rows()\n  m = drv r | most_frequent k\n  answer m.k\n", TIED,
-                tie_break="largest").answer == "c"
+    assert "kept the smallest" in w.message
+    largest = _run("  r = t.rows()\n  m = drv r | most_frequent k\n  answer m.k\n", TIED,
+                   tie_break="largest")
+    assert largest.answer == "c"
+    assert "kept the largest" in largest.warnings[0].message  # the rule the run used
 
 
 def test_max_keeps_ties_so_they_are_facts_not_causes() -> None:
