@@ -115,22 +115,24 @@ def top_k(
     in_v = np.asarray(target_vectors if target_vectors is not None else vectors,
                       dtype=np.float64)[dst].T.copy()
     src_domain, dst_domain = domain_id[src], domain_id[dst]
+    by_domain = np.argsort(src_domain, kind="stable")  # a block meets few domains
     parts: list[tuple[np.ndarray, ...]] = []
-    for domain in np.unique(src_domain):  # a group's columns are cut once per source domain
-        mine = np.flatnonzero(src_domain == domain)
-        for is_same, k in ((True, k_same), (False, k_cross)):
-            cols = np.flatnonzero((dst_domain == domain) == is_same)
-            if k == 0 or cols.size == 0:
-                continue
-            group = in_v[:, cols]
-            step = max(1, BLOCK_CELLS // cols.size)
-            for start in range(0, mine.size, step):
-                rows = mine[start:start + step]
-                sims = np.round(out_v[rows] @ group, 6)
+    step = max(1, BLOCK_CELLS // dst.size)
+    for start in range(0, src.size, step):
+        block = by_domain[start:start + step]
+        sims = np.round(out_v[block] @ in_v, 6)  # one product per block: few BLAS calls
+        for domain in np.unique(src_domain[block]):
+            mine = np.flatnonzero(src_domain[block] == domain)
+            who = src[block[mine]]
+            for is_same, k in ((True, k_same), (False, k_cross)):
+                cols = np.flatnonzero((dst_domain == domain) == is_same)
+                if k == 0 or cols.size == 0:
+                    continue
+                group = sims[mine[:, None], cols[None, :]]
                 if is_same:  # a source is never its own target
-                    sims[src[rows][:, None] == dst[cols][None, :]] = -np.inf
-                r, c, rank = _best(sims, name_rank[dst[cols]], k)
-                parts.append((src[rows][r], dst[cols][c], sims[r, c], rank,
+                    group[who[:, None] == dst[cols][None, :]] = -np.inf
+                r, c, rank = _best(group, name_rank[dst[cols]], k)
+                parts.append((who[r], dst[cols][c], group[r, c], rank,
                               np.full(r.size, 0 if is_same else 1)))
     if not parts:
         return []
