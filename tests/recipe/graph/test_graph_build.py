@@ -47,6 +47,9 @@ def test_ten_platform_graph(built: CandidateBuild) -> None:
     assert rep.retrieved == rep.edges + sum(rep.rejected.values())
     assert 500 < rep.edges < rep.retrieved and rep.cross_domain >= 5
     assert rep.writes_excluded == 2
+    assert set(rep.cpu) == set(rep.timings) == {"nodes", "embed", "retrieve", "bind", "score",
+                                                 "assemble"}
+    assert all(v >= 0 for v in rep.cpu.values()) and rep.to_json()["cpu"].keys() == rep.cpu.keys()
 
 
 def test_edges_are_well_formed(built: CandidateBuild) -> None:
