@@ -155,3 +155,46 @@ def test_a_shared_code_crosses_platforms(catalog) -> None:
     assert _wire(w, b_platform, b_tool, {field_b: nobody}) == []
     # every platform holds most of the universe
     assert 0.6 * len(everything) < len(held_b) < len(everything)
+
+
+def _pairs(cat: SynthCatalog) -> list[tuple[str, str, str]]:
+    return [(src, dst, returns)
+            for src, (takes, returns) in sorted(cat.tool_codes.items())
+            if takes is None and returns is not None and not src.endswith(".op0")
+            for dst, (dst_takes, _) in sorted(cat.tool_codes.items())
+            if dst_takes == returns and dst.split(".")[0] != src.split(".")[0]]
+
+
+def test_a_trajectory_hands_a_shared_code_to_another_platform(catalog) -> None:
+    # by hand: the chain's values on the world, until a pair whose handed-on entity the second
+    # platform holds; then the same chain as a trajectory must give the same count
+    w = World(seed=0, modules=[catalog])
+    for src, dst, system in _pairs(catalog)[:40]:
+        a_platform, a_tool = src.split(".")
+        b_platform, b_tool = dst.split(".")
+        field_a = catalog.shared[a_platform][system]
+        field_b = catalog.shared[b_platform][system]
+        first = _wire(w, a_platform, "op0", {})
+        top = max(first, key=lambda r: int(r["amount"].replace(",", "")))
+        second = _wire(w, a_platform, a_tool, {"inCode": top["outCode"]})
+        pick = max(second, key=lambda r: int(r["amount"].replace(",", "")))
+        if pick[field_a] in holdings(0, system, b_platform)[1]:
+            break
+    else:
+        raise AssertionError("no pair hands on an entity both platforms hold")
+    expected = _wire(w, b_platform, b_tool, {field_b: pick[field_a]})
+    source = catalog.source + f"""
+trajectory cross "공유 코드: {a_platform}에서 {b_platform}로"
+{{
+  a = {a_platform}.op0()
+  top = drv a | max amount
+  b = {src}(inCode: seq top.outCode)
+  pick = drv b | max amount
+  c = {dst}({field_b}: seq pick.{field_a})
+  answer count(c)
+}}
+"""
+    backend = make_world_backend(world=World(seed=0, modules=[catalog]))
+    (res,) = run_plan_sync(compile(source), backend)
+    assert res.ok, res.diagnostics
+    assert res.answer == len(expected) > 0
