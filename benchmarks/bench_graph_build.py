@@ -134,7 +134,7 @@ def main() -> None:
     print(f"synthetic catalog: {len(synth.tools())} tools, {len(synth.platforms)} platforms, "
           f"loaded in {load_s:.2f} s")
     best_retrieve, best_cpu = _print_runs(f"synthetic catalog, {args.tools} tools",
-                                _runs(synth, args.repeat, per_platform=True))
+                                          _runs(synth, args.repeat, per_platform=True))
 
     std = load_catalog(STDLIB)
     _print_runs(f"ten-platform standard catalog, {len(std.tools())} tools",
