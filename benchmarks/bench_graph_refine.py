@@ -9,8 +9,10 @@ world's generic engine (``edgedsl.world.synth``, the platform as the domain):
     another (``--baseline-iterations`` iterations, scaled);
 
 and prints seconds per iteration and in all, calls per second, the ratio to the baseline, the
-peak resident memory and the load average.
-Never asserts on time.
+peak resident memory and the load average, and, same-domain and cross-domain apart (the
+platforms share code systems, so some candidate edges cross platforms), how many candidate
+edges there were, how many were tried, with how many trials and successes, and how many were
+kept or pruned. Never asserts on time.
 
     python benchmarks/bench_graph_refine.py [--tools 2318] [--iterations 100] [--paths 16] [--smoke]
 """
@@ -33,7 +35,7 @@ from ratios import speedup
 
 from edgedsl.check import load_catalog
 from edgedsl.recipe.graph.build import build_candidates
-from edgedsl.recipe.graph.model import CatalogRef
+from edgedsl.recipe.graph.model import CatalogRef, ToolGraph
 from edgedsl.recipe.graph.refine import RefineConfig, Refiner
 from edgedsl.recipe.graph.rollout import run_paths
 from edgedsl.runtime.http import make_world_backend
@@ -41,7 +43,20 @@ from edgedsl.world.engine import World
 from edgedsl.world.synth import synthetic_catalog
 
 
+def _tried_kept(candidates: ToolGraph, refined: ToolGraph) -> None:
+    """Print candidate, tried, kept and pruned edges, same-domain and cross-domain apart."""
+    for same, label in ((True, "same-domain"), (False, "cross-domain")):
+        kept = [e for e in refined.edges if e.same_domain == same]
+        pruned = [e for e in refined.pruned if e.same_domain == same]
+        tried = [e for e in kept + pruned if e.trials]
+        print(f"{label:>12} edges: {sum(1 for e in candidates.edges if e.same_domain == same)}"
+              f" candidates, {len(tried)} tried ({sum(e.trials for e in tried)} trials, "
+              f"{sum(e.successes for e in tried)} successes), {len(kept)} kept, "
+              f"{len(pruned)} pruned")
+
+
 def main() -> None:
+    """Run the benchmark and print its figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tools", type=int, default=2318)
     ap.add_argument("--iterations", type=int, default=100)
@@ -51,7 +66,8 @@ def main() -> None:
                     help="the smallest size: the benchmark smoke test")
     args = ap.parse_args()
     if args.smoke:
-        args.tools, args.iterations, args.paths, args.baseline_iterations = 60, 2, 4, 1
+        # three platforms, two sharing a code system: cross-domain edges to try
+        args.tools, args.iterations, args.paths, args.baseline_iterations = 300, 2, 4, 1
 
     synth = synthetic_catalog(args.tools)
     tmp = Path(tempfile.mkdtemp(prefix="edgedsl-bench-refine-"))
@@ -112,6 +128,7 @@ def main() -> None:
           f"({per_it:.2f} s per iteration, {calls} calls, {calls / ours_s:.0f} calls/s); "
           f"pass rate {its[0].pass_rate:.2f} → {its[-1].pass_rate:.2f}, "
           f"{len(refiner.graph.edges)} edges kept, {len(refiner.graph.pruned)} pruned")
+    _tried_kept(graph, refiner.graph)
     print(f"baseline: serial, one module per path: {base_per_it:.2f} s per iteration "
           f"({base_calls} calls in {args.baseline_iterations} iterations)")
     speedup(f"refine iteration, {args.tools} tools, {args.paths} paths (one module, concurrent)"

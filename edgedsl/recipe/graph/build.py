@@ -10,7 +10,8 @@ Steps, each timed in the :class:`BuildReport`:
    it takes), by the embedder (default :class:`~edgedsl.recipe.graph.embed.HashedNgramEmbedder`), in
    one call so that a corpus-level weighting sees the whole catalog.
 3. ``retrieve`` — per source, the ``k_same`` most similar targets of its domain and the
-   ``k_cross`` most similar of other domains (:func:`~edgedsl.recipe.graph.retrieve.top_k`, DuckDB).
+   ``k_cross`` most similar of other domains (:func:`~edgedsl.recipe.graph.retrieve.top_k`: one
+   matrix product, numpy).
 4. ``bind`` — the field bindings of each retrieved pair
    (:func:`~edgedsl.recipe.graph.bindings.propose`); a pair without any is rejected, counted by
    reason.
@@ -66,7 +67,8 @@ REJECT_SCORER = "scorer_no_valid_binding"
 @dataclass(frozen=True)
 class BuildReport:
     """What a candidate build did: tools, eligible sources and targets, pairs retrieved, pairs
-    rejected by reason, edges kept (same-domain and cross-domain), seconds per step."""
+    rejected by reason, edges kept (same-domain and cross-domain), wall seconds per step
+    (``timings``) and CPU seconds of the process per step, every thread counted (``cpu``)."""
 
     tools: int
     writes_excluded: int
@@ -78,6 +80,7 @@ class BuildReport:
     same_domain: int
     cross_domain: int
     timings: Mapping[str, float] = field(default_factory=dict)
+    cpu: Mapping[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output."""
@@ -92,6 +95,7 @@ class BuildReport:
             "same_domain": self.same_domain,
             "cross_domain": self.cross_domain,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "cpu": {k: round(v, 4) for k, v in self.cpu.items()},
         }
 
     def summary(self) -> str:
@@ -216,13 +220,15 @@ async def _build(
     progress: Progress | None,
 ) -> CandidateBuild:
     timings: dict[str, float] = {}
-    clock = time.perf_counter()
+    cpu: dict[str, float] = {}
+    clock, cpu_clock = time.perf_counter(), time.process_time()
 
     def lap(stage: str) -> None:
-        nonlocal clock
-        now = time.perf_counter()
+        nonlocal clock, cpu_clock
+        now, cpu_now = time.perf_counter(), time.process_time()
         timings[stage] = timings.get(stage, 0.0) + now - clock
-        clock = now
+        cpu[stage] = cpu.get(stage, 0.0) + cpu_now - cpu_clock
+        clock, cpu_clock = now, cpu_now
 
     embedder = embedder if embedder is not None else HashedNgramEmbedder()
     scorer = scorer if scorer is not None else HeuristicScorer()
@@ -291,7 +297,7 @@ async def _build(
         "include_writes": include_writes,
         "embedder": embedder.name,
         "dim": embedder.dim,
-        "retriever": "duckdb-cosine/out-in",
+        "retriever": "numpy-cosine/out-in",
         "scorer": scorer.name,
     }
     graph = ToolGraph(stage="candidates", catalog=catalog_ref or default_catalog_ref(catalog),
@@ -309,6 +315,7 @@ async def _build(
         same_domain=same,
         cross_domain=len(edges) - same,
         timings=timings,
+        cpu=cpu,
     )
     return CandidateBuild(graph, report)
 

@@ -1,21 +1,20 @@
 """Dense retrieval of candidate targets: per source tool, the top ``k_same`` targets of its own
-domain and the top ``k_cross`` of other domains, by cosine similarity computed in DuckDB.
+domain and the top ``k_cross`` of other domains, by cosine similarity.
 
 Retrieval may be asymmetric: a tool has a vector as a source (the embedding of what it returns)
 and one as a target (of what it takes); without target vectors both are the same. The vectors
-(L2-normalised, so the inner product is the cosine) go into DuckDB once, as ``FLOAT[dim]``
-arrays, bound as one JSON text parameter per set (DuckDB parses JSON faster than it converts a
-nested Python list). One query crosses the table with itself,
-computes ``array_inner_product`` for every (source, target) pair, and keeps per (source,
-same-domain?) group the ``max(k_same, k_cross)`` best targets with ``max_by(target, key, k)``,
-a top-k aggregate (much cheaper than a window over millions of pairs). The key is the
-similarity rounded to 6 decimals minus ``rank(target name) · 10⁻¹²``: equal similarities are
-broken by target name (ascending), so the result does not depend on the order in which threads
-meet the pairs. A source is never paired with itself. A second query turns the lists back into
-rows with their similarities (rounded to 6 decimals).
+are L2-normalised, so the inner product is the cosine, and every (source, target) similarity is
+one matrix product (numpy, ``float64``), computed for a block of sources at a time so that
+memory stays bounded (:data:`BLOCK_CELLS` similarities per block). Similarities are rounded to 6
+decimals. Per (source, same-domain?) group, a partition finds the ``k``-th best similarity; the
+targets at or above it (all of them, ties included) are sorted by similarity (descending), then
+by target name (ascending), and the first ``k`` kept — so equal similarities are broken by
+target name and the result does not depend on the order of the input. A source is never paired
+with itself.
 
-Names and domains are bound parameters; only the dimension (an ``int``) and ``k`` (``int``) are
-formatted into the SQL text.
+(The stage was one DuckDB statement crossing the vectors with ``array_inner_product`` and a
+``max_by(…, k)`` top-k: 2.5 s of CPU for 2,318 tools, 1.8 s of it in the 5.3 M inner products
+at about 1.3 ns per multiply-add; numpy's matrix product does them in about 0.1 s.)
 """
 
 from __future__ import annotations
@@ -23,10 +22,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import duckdb
-import orjson
+import numpy as np
 
-__all__ = ["Neighbour", "top_k"]
+__all__ = ["BLOCK_CELLS", "Neighbour", "top_k"]
+
+BLOCK_CELLS = 1 << 22
+"""Similarities computed at once (sources per block × targets): 32 MiB of ``float64``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,24 @@ def _check_vectors(vectors: Sequence[Sequence[float]], n: int) -> int:
     return dim
 
 
+def _best(sims: np.ndarray, order: np.ndarray,
+          k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of ``sims`` (``-inf``: not a candidate), the ``k`` best columns: (rows, columns,
+    rank from 1), rows ascending, then similarity descending, then ``order`` (the target's name
+    rank) ascending."""
+    width = sims.shape[1]
+    take = sims > -np.inf
+    if k < width:
+        kth = np.partition(sims, width - k, axis=1)[:, width - k]
+        take &= sims >= kth[:, None]
+    rows, cols = np.nonzero(take)
+    by = np.lexsort((order[cols], -sims[rows, cols], rows))
+    rows, cols = rows[by], cols[by]
+    pos = np.arange(rows.size) - np.searchsorted(rows, rows, side="left")
+    keep = pos < k
+    return rows[keep], cols[keep], pos[keep] + 1
+
+
 def top_k(
     names: Sequence[str],
     domains: Sequence[str],
@@ -60,7 +79,6 @@ def top_k(
     k_cross: int = 10,
     sources: Sequence[bool] | None = None,
     targets: Sequence[bool] | None = None,
-    con: duckdb.DuckDBPyConnection | None = None,
 ) -> list[Neighbour]:
     """The ``k_same`` most similar targets in each source's domain and the ``k_cross`` most
     similar in other domains (fewer when there are fewer), by the cosine of the source's
@@ -68,8 +86,7 @@ def top_k(
 
     ``names`` must be distinct; ``sources`` / ``targets`` (one flag per tool, all true by
     default) say which tools may be a source or a target. Rows come sorted by source name,
-    same-domain group first, then rank. ``con`` is a DuckDB connection to use (a fresh in-memory
-    one by default).
+    same-domain group first, then rank.
     """
     n = len(names)
     if len(domains) != n:
@@ -81,61 +98,46 @@ def top_k(
     dim = _check_vectors(vectors, n)
     if target_vectors is not None and _check_vectors(target_vectors, n) != dim:
         raise ValueError("source and target vectors of different dimensions")
-    symmetric = target_vectors is None
-    k = max(k_same, k_cross)
-    if n == 0 or k == 0 or dim == 0:
+    if n == 0 or max(k_same, k_cross) == 0 or dim == 0:
         return []
     is_source = list(sources) if sources is not None else [True] * n
     is_target = list(targets) if targets is not None else [True] * n
     if len(is_source) != n or len(is_target) != n:
         raise ValueError("one source flag and one target flag per tool")
-    order = sorted(range(n), key=lambda i: names[i])
-    rank_of = [0] * n
-    for r, i in enumerate(order):
-        rank_of[i] = r
-    own = con is None
-    db = duckdb.connect(":memory:") if con is None else con
-    try:
-        db.execute(
-            f"CREATE OR REPLACE TEMP TABLE edge_vectors AS SELECT * FROM ("
-            f"SELECT unnest(?::INTEGER[]) AS id, unnest(?::VARCHAR[]) AS name, "
-            f"unnest(?::VARCHAR[]) AS domain, unnest(?::BOOLEAN[]) AS is_source, "
-            f"unnest(?::BOOLEAN[]) AS is_target, unnest(?::JSON::FLOAT[{int(dim)}][]) AS vec, "
-            f"unnest(?::JSON::FLOAT[{int(dim)}][]) AS vec_in)",
-            [rank_of, list(names), list(domains), is_source, is_target,
-             orjson.dumps(list(vectors)).decode(),
-             orjson.dumps(list(target_vectors) if target_vectors is not None else []).decode()],
-        )
-        target_vec = "vec" if symmetric else "vec_in"
-        rows = db.execute(
-            f"""
-            WITH best AS (
-                SELECT s.id AS src, s.domain = t.domain AS same,
-                       max_by(t.id, round(array_inner_product(s.vec, t.{target_vec})::DOUBLE, 6)
-                                    - t.id * 1e-12,
-                              {int(k)}) FILTER (WHERE s.id <> t.id) AS ids
-                FROM (SELECT * FROM edge_vectors WHERE is_source) AS s
-                CROSS JOIN (SELECT * FROM edge_vectors WHERE is_target) AS t
-                GROUP BY ALL
-            ),
-            ranked AS (
-                SELECT src, same, unnest(ids) AS dst, generate_subscripts(ids, 1) AS rank
-                FROM best
-            )
-            SELECT a.name, b.name,
-                   round(array_inner_product(a.vec, b.{target_vec})::DOUBLE, 6) AS sim,
-                   r.same, r.rank
-            FROM ranked AS r
-            JOIN edge_vectors AS a ON a.id = r.src
-            JOIN edge_vectors AS b ON b.id = r.dst
-            WHERE r.rank <= CASE WHEN r.same THEN ? ELSE ? END
-            ORDER BY a.name, r.same DESC, r.rank
-            """,
-            [k_same, k_cross],
-        ).fetchall()
-        db.execute("DROP TABLE IF EXISTS edge_vectors")
-    finally:
-        if own:
-            db.close()
-    return [Neighbour(str(s), str(t), float(sim), bool(same), int(rank))
-            for s, t, sim, same, rank in rows]
+    name_rank = np.empty(n, dtype=np.int64)
+    name_rank[sorted(range(n), key=lambda i: names[i])] = np.arange(n)
+    _, domain_id = np.unique(np.asarray(domains, dtype=object), return_inverse=True)
+    src = np.flatnonzero(np.asarray(is_source, dtype=bool))
+    dst = np.flatnonzero(np.asarray(is_target, dtype=bool))
+    if src.size == 0 or dst.size == 0:
+        return []
+    out_v = np.asarray(vectors, dtype=np.float64)[src]
+    in_v = np.asarray(target_vectors if target_vectors is not None else vectors,
+                      dtype=np.float64)[dst].T.copy()
+    src_domain, dst_domain = domain_id[src], domain_id[dst]
+    by_domain = np.argsort(src_domain, kind="stable")  # a block meets few domains
+    parts: list[tuple[np.ndarray, ...]] = []
+    step = max(1, BLOCK_CELLS // dst.size)
+    for start in range(0, src.size, step):
+        block = by_domain[start:start + step]
+        sims = np.round(out_v[block] @ in_v, 6)  # one product per block: few BLAS calls
+        for domain in np.unique(src_domain[block]):
+            mine = np.flatnonzero(src_domain[block] == domain)
+            who = src[block[mine]]
+            for is_same, k in ((True, k_same), (False, k_cross)):
+                cols = np.flatnonzero((dst_domain == domain) == is_same)
+                if k == 0 or cols.size == 0:
+                    continue
+                group = sims[mine[:, None], cols[None, :]]
+                if is_same:  # a source is never its own target
+                    group[who[:, None] == dst[cols][None, :]] = -np.inf
+                r, c, rank = _best(group, name_rank[dst[cols]], k)
+                parts.append((who[r], dst[cols][c], group[r, c], rank,
+                              np.full(r.size, 0 if is_same else 1)))
+    if not parts:
+        return []
+    who, whom, sim, rank, cross = (np.concatenate(col) for col in zip(*parts, strict=True))
+    by = np.lexsort((rank, cross, name_rank[who]))
+    return [Neighbour(names[s], names[t], v, not c, r) for s, t, v, r, c in zip(
+        who[by].tolist(), whom[by].tolist(), sim[by].tolist(), rank[by].tolist(),
+        cross[by].tolist(), strict=True)]

@@ -1,4 +1,4 @@
-"""Retrieval in DuckDB against a pure-Python cosine top-k reference."""
+"""Retrieval (numpy) against a pure-Python cosine top-k reference."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from edgedsl.recipe.graph import retrieve
 from edgedsl.recipe.graph.retrieve import Neighbour, top_k
 
 
@@ -90,3 +91,19 @@ def test_rejects_inconsistent_input() -> None:
     with pytest.raises(ValueError):
         top_k(["a", "b"], ["x", "x"], [[1.0], [1.0, 0.0]])
     assert top_k([], [], []) == []
+
+
+def test_blocks_of_sources_give_the_same_neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the product is computed a block of sources at a time (sources sorted by domain); blocks of
+    # a few similarities each must give what one block gives
+    rng = random.Random(11)
+    n = 60
+    names = [f"p{i % 5}.tool{i:02d}" for i in range(n)]
+    domains = [f"d{(i * 7) % 5}" for i in range(n)]  # domains interleaved in input order
+    vec = [[float(rng.randint(-2, 2)) for _ in range(8)] for _ in range(n)]
+    vin = [[float(rng.randint(-2, 2)) for _ in range(8)] for _ in range(n)]
+    whole = top_k(names, domains, vec, vin, k_same=4, k_cross=6)
+    monkeypatch.setattr(retrieve, "BLOCK_CELLS", 7 * n)
+    assert top_k(names, domains, vec, vin, k_same=4, k_cross=6) == whole
+    reference = _reference(names, domains, vec, vin, 4, 6, [True] * n, [True] * n)
+    assert _key(whole) == reference
