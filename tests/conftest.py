@@ -1,10 +1,13 @@
-"""Shared pytest configuration: Hypothesis profiles ``ci`` (default) and ``long``, the
+"""Shared pytest configuration: the Hypothesis profile of the run (:mod:`tests.profiles`:
+``fast`` for the fast tier, ``ci`` for the full suite, ``long`` on request), the
 ``--update-goldens`` option (:mod:`tests.goldens`), and the fake chat endpoint as fixtures
 (``llm_served``, ``fake``). ``tests`` is a package: shared helpers
 import as ``tests.loopback``, ``tests.plan_fixtures`` and so on.
 
-Select the long profile with ``EDGEDSL_PROFILE=long``. Two tiers: ``pytest -m "not slow"`` is
-the fast tier for everyday work; the full suite (``.ci/run``) runs the ``slow`` tests too.
+Two tiers: ``pytest -m "not slow"`` is the fast tier for everyday work (profile ``fast``); the
+full suite (``.ci/run``) runs the ``slow`` tests too (profile ``ci``). ``EDGEDSL_PROFILE=name``
+or Hypothesis's own ``--hypothesis-profile=name`` overrides the choice (``long`` for thousands of
+cases per property).
 """
 
 from __future__ import annotations
@@ -15,15 +18,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 
-settings.register_profile(
-    "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile(
-    "long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.load_profile(os.environ.get("EDGEDSL_PROFILE", "ci"))
+from tests import profiles
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -34,10 +31,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Turn ``--update-goldens`` into ``EDGEDSL_UPDATE_GOLDENS=1`` (xdist workers are
-    configured with the same options, so they see it as well)."""
+    """Load the run's Hypothesis profile (:func:`tests.profiles.choose`, before any test module
+    is imported) and turn ``--update-goldens`` into ``EDGEDSL_UPDATE_GOLDENS=1`` (xdist workers
+    are configured with the same options, so they see both)."""
+    named = config.getoption("--hypothesis-profile", None)  # Hypothesis's own option wins
+    settings.load_profile(named or profiles.choose(config.getoption("markexpr") or "",
+                                                   os.environ))
     if config.getoption("--update-goldens"):
         os.environ["EDGEDSL_UPDATE_GOLDENS"] = "1"
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Name the Hypothesis profile in the run's header."""
+    return f"hypothesis profile: {settings.get_current_profile_name()}"
 
 
 @pytest.fixture(autouse=True)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from edgedsl import api
 from edgedsl.core.diagnostics import CompileError
 from edgedsl.core.types import MAX_PATTERN_GROUPS, CodePatternError, CodeType, code_pattern
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -129,7 +130,7 @@ def test_every_stdlib_pattern_compiles_and_generates(code: CodeType) -> None:
     it under RE2."""
     code_pattern(code.pattern)
 
-    @settings(max_examples=20, deadline=None, database=None)
+    @settings(max_examples=examples(20), deadline=None, database=None)
     @given(st.from_regex(code.pattern, fullmatch=True))
     def drawn_values_match(value: str) -> None:
         assert code.matches(value), value

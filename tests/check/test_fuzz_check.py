@@ -39,6 +39,7 @@ from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.parser import _lark
 from edgedsl.syntax.printer import format_module
 from tests.ast_strategies import modules
+from tests.profiles import examples
 
 
 @functools.cache
@@ -63,7 +64,7 @@ def _tokens(text: str) -> list[Token]:
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 LONG = os.environ.get("EDGEDSL_PROFILE") == "long"
-FUZZ = settings(max_examples=10_000 if LONG else 150, deadline=None)
+FUZZ = settings(max_examples=10_000 if LONG else examples(150), deadline=None)
 
 SEEDS = [
     p.read_text(encoding="utf-8")

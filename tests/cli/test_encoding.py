@@ -13,11 +13,13 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from edgedsl import api
+from edgedsl.cli import main
 from edgedsl.core.diagnostics import CompileError
 from edgedsl.core.source import Source
 
@@ -29,8 +31,28 @@ COMMANDS = [["parse"], ["parse", "--tree"], ["check"], ["check", "--json"], ["fm
 
 
 def _edgedsl(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m edgedsl *args`` in a new process (the slow tier's tests)."""
     return subprocess.run([sys.executable, "-m", "edgedsl", *args], capture_output=True,
                           text=True, timeout=120, cwd=cwd)
+
+
+Cli = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """``edgedsl *args`` through :func:`edgedsl.cli.main` in this process, in directory
+    ``cwd``: the exit code and both streams, as :func:`_edgedsl` gives them (a new interpreter
+    per command cost ~0.8 s of CPU each; ``test_cli`` runs ``python -m edgedsl`` itself)."""
+
+    def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["edgedsl", *args], code, out, err)
+
+    return run
 
 
 def _project(tmp_path: Path, main: bytes) -> Path:
@@ -47,9 +69,10 @@ NOT_UTF8 = b"use fin\n\n# comment \xff\xfe\n" + SAMSUNG.split(b"\n", 2)[2]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
-def test_a_file_that_is_not_utf8_is_e000_exit_1(command: list[str], tmp_path: Path) -> None:
+def test_a_file_that_is_not_utf8_is_e000_exit_1(command: list[str], tmp_path: Path,
+                                                cli: Cli) -> None:
     path = _project(tmp_path, NOT_UTF8)
-    proc = _edgedsl(*command, str(path), cwd=tmp_path)
+    proc = cli(*command, str(path), cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
     if "--json" in command:
@@ -76,10 +99,11 @@ def test_check_goes_on_with_the_other_files(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["check", "compile", "run"])
-def test_a_used_module_that_is_not_utf8_is_e000_exit_1(command: str, tmp_path: Path) -> None:
+def test_a_used_module_that_is_not_utf8_is_e000_exit_1(command: str, tmp_path: Path,
+                                                        cli: Cli) -> None:
     path = _project(tmp_path, SAMSUNG)
     (tmp_path / "fin.edge").write_bytes(b"# \xc3\x28 bad\n" + (EX / "fin.edge").read_bytes())
-    proc = _edgedsl(command, str(path), cwd=tmp_path)
+    proc = cli(command, str(path), cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.startswith("error[E000]: "), proc.stderr
     assert f"--> {path}:2:5" in proc.stderr  # the `use`
@@ -89,10 +113,10 @@ def test_a_used_module_that_is_not_utf8_is_e000_exit_1(command: str, tmp_path: P
 
 @pytest.mark.parametrize("command", [["parse"], ["check"], ["fmt", "--check"], ["compile"],
                                      ["run"]], ids=" ".join)
-def test_a_byte_order_mark_is_ignored(command: list[str], tmp_path: Path) -> None:
+def test_a_byte_order_mark_is_ignored(command: list[str], tmp_path: Path, cli: Cli) -> None:
     path = _project(tmp_path, BOM + SAMSUNG)
     tools = ["--tools", str(EX / "tools.py")] if command == ["run"] else []
-    proc = _edgedsl(*command, str(path), *tools, cwd=tmp_path)
+    proc = cli(*command, str(path), *tools, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
 
 

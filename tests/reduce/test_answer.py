@@ -34,6 +34,7 @@ from edgedsl.reduce.answer import (
     value_from_json_data,
 )
 from edgedsl.reduce.render import render_answer, render_predicate
+from tests.profiles import examples
 
 _names = st.sampled_from(["a", "b", 'we"ird', "한글"])
 _lits = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(max_size=5) \
@@ -59,7 +60,7 @@ _preds: st.SearchStrategy[Predicate] = st.recursive(st.one_of(
 ), max_leaves=5)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_values)
 def test_a_value_reads_back_from_its_json(q: Value) -> None:
     data = orjson.loads(orjson.dumps(to_json(q)))
@@ -69,7 +70,7 @@ def test_a_value_reads_back_from_its_json(q: Value) -> None:
     assert [type(p) for p in render_answer(back)[1]] == [type(p) for p in render_answer(q)[1]]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_preds)
 def test_a_predicate_reads_back_from_its_json(p: Predicate) -> None:
     back = predicate_from_json(orjson.loads(orjson.dumps(to_json(p))))
@@ -98,7 +99,7 @@ def test_facts_by_example() -> None:
         f.reads["u"] = ()  # type: ignore[index]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_values | _preds)
 def test_facts_reads_are_reads(q: Value | Predicate) -> None:
     f = facts(q)

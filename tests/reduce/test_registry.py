@@ -20,6 +20,7 @@ from edgedsl.plan.model import DrvStep
 from edgedsl.reduce.query import ReduceQuery
 from edgedsl.reduce.registry import BY_SURFACE, REDUCERS, Reducer, ReduceStep
 from edgedsl.testing import check_reducer_chain, check_trajectory, records
+from tests.profiles import examples
 
 FIELDS: dict[str, FieldType] = {"n": INT, "x": FLOAT, "d": DATE, "s": STR, "b": BOOL}
 ROW = RecordType("Row", tuple(FieldSpec(f, t) for f, t in FIELDS.items()))
@@ -90,7 +91,7 @@ def test_a_field_it_does_not_accept_is_e204_with_its_rule(red: Reducer) -> None:
 
 
 @pytest.mark.parametrize("case", _cases(), ids=_id)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.data_too_large])
 @given(rows=st.lists(records(ROW), max_size=12))
 def test_runs_agree_with_the_reference(case: tuple[Reducer, str],

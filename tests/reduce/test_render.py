@@ -21,6 +21,7 @@ from edgedsl.runtime.relations import scratch_cursor
 from edgedsl.runtime.selection import _stype
 from edgedsl.runtime.shred import shred
 from edgedsl.testing import reducer_cases
+from tests.profiles import examples
 
 HEAD = 'SELECT unnest(?) AS "__row", unnest(?) AS "k"'
 
@@ -84,7 +85,7 @@ def test_values_never_reach_the_text() -> None:
 _CON = duckdb.connect()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(case=reducer_cases(), form=st.sampled_from(["window", "table"]))
 def test_the_kept_statement_keeps_the_rows_of_the_table_statement(case: Any, form: Form) -> None:
     """Any reduction chain's kept-row statement over bound columns keeps the rows its
@@ -119,7 +120,7 @@ def test_the_counting_statement_reads_the_table_form_once() -> None:
         'SELECT "k", count(*) FROM "__reduce_1" GROUP BY "k" ORDER BY min("__row")')
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(case=reducer_cases(), pick=st.integers(min_value=0, max_value=8))
 def test_the_counting_statement_counts_the_kept_rows_and_their_distinct_values(
         case: Any, pick: int) -> None:

@@ -37,6 +37,7 @@ from tests.plan_fixtures import (
     program,
     traj,
 )
+from tests.profiles import examples
 from tests.runtime.test_duck import ROWS, TYPES
 
 
@@ -90,7 +91,7 @@ def test_nothing_kept(con: duckdb.DuckDBPyConnection) -> None:
 _SHARED = duckdb.connect()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(case=reducer_cases(), pick=st.integers(min_value=-1, max_value=8))
 def test_a_deferred_reduction_agrees_with_the_reference(case: Any, pick: int) -> None:
     """Any chain over a written table: the deferred relation counts the rows the reference

@@ -15,6 +15,7 @@ from edgedsl.runtime.executor import run
 from edgedsl.runtime.python_backend import PythonBackend
 from edgedsl.runtime.trace import Trace
 from edgedsl.testing import check_trajectory
+from tests.profiles import examples
 
 CATALOG = """\
 platform t {
@@ -165,7 +166,7 @@ row = st.fixed_dictionaries({"k": st.sampled_from(["a", "b", "c", "d"]),
                              "v": st.integers(0, 3)})
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(row, max_size=9), st.sampled_from(["smallest", "largest"]))
 def test_facts_match_the_reference(rows: list[dict[str, Any]], tie_break: str) -> None:
     # check_trajectory compares ties, complete reads and `determined` with the reference
@@ -181,7 +182,7 @@ trajectory a "q" {
 """
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(row, min_size=1, max_size=8))
 def test_the_opposite_tie_break_changes_the_answer_exactly_when_undetermined(
         rows: list[dict[str, Any]]) -> None:

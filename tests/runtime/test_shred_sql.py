@@ -22,6 +22,7 @@ from edgedsl.runtime.bind import packing
 from edgedsl.runtime.columns import record_texts, serialise
 from edgedsl.runtime.shred import shred
 from edgedsl.testing import HOSTILE_TEXT, field_type_maps, values
+from tests.profiles import examples
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +87,7 @@ def odd_relations(draw: st.DrawFn) -> tuple[dict[str, FieldType], list[dict[str,
 
 
 @given(case=odd_relations(), packed=st.booleans(), tagged=st.booleans())
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 def test_sql_path_builds_the_python_paths_table(case: tuple[dict[str, FieldType],
                                                             list[dict[str, Any]]],
                                                 packed: bool, tagged: bool,

@@ -20,6 +20,7 @@ from edgedsl.core.diagnostics import CompileError
 from edgedsl.core.source import Source, Span
 from edgedsl.syntax.build import build, parse_module
 from edgedsl.syntax.parser import MAX_DEPTH, parse, rule_names
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,7 +79,7 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=25))
 def test_direct_builder_matches_on_random_texts(pieces: list[str]) -> None:
     direct, tree = _both("".join(pieces))

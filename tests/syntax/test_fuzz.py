@@ -25,10 +25,11 @@ from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.parser import _lark
 from edgedsl.syntax.printer import format_module
 from tests.ast_strategies import modules
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG = os.environ.get("EDGEDSL_PROFILE") == "long"
-FUZZ = settings(max_examples=max(settings.default.max_examples, 10_000) if LONG else 300)
+FUZZ = settings(max_examples=max(settings.default.max_examples, 10_000) if LONG else examples(300))
 
 # E0xx: syntax; E101/E102: catalog literals checked while building (bad regex, fractional quota)
 CODE = re.compile(r"E0\d\d|E10[12]")

@@ -29,6 +29,7 @@ from edgedsl.syntax.lalr import fused_parser
 from edgedsl.syntax.parser import MAX_DEPTH, TooDeep, _new_lark, direct_parser, rule_names
 from edgedsl.syntax.printer import format_module
 from tests.ast_strategies import modules
+from tests.profiles import examples
 from tests.syntax.test_fuzz import generated_mutants, shipped_mutants, token_soup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -224,21 +225,21 @@ def test_token_stream_of_edge_cases(text: str) -> None:
     _builders_agree(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(modules.map(format_module))
 @pytest.mark.slow
 def test_token_stream_of_generated_programs(text: str) -> None:
     _agree(text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.one_of(token_soup, shipped_mutants, generated_mutants, st.text(max_size=80)))
 @pytest.mark.slow
 def test_token_stream_of_broken_text(text: str) -> None:
     _agree(text)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.one_of(modules.map(format_module), token_soup, shipped_mutants))
 def test_builder_calls_agree(text: str) -> None:
     _builders_agree(text)

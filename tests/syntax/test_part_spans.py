@@ -23,6 +23,7 @@ from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.printer import format_module, format_string
 from tests.ast_strategies import modules
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -127,7 +128,7 @@ def test_every_part_kind_is_exercised() -> None:
     assert kinds <= _SEEN, sorted(kinds - _SEEN)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(modules.map(format_module))
 def test_part_spans_of_generated_programs(text: str) -> None:
     src = Source("gen.edge", text)

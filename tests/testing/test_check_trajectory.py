@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from edgedsl.core.types import DATE, INT, STR, FieldSpec, RecordType
 from edgedsl.testing import check_trajectory, records
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,7 +70,7 @@ def _tools(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"realty.deals": lambda **kw: rows, "realty.apt": apt}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(records(DEAL), max_size=25))
 def test_executor_agrees_with_reference_on_random_tool_data(rows: list[dict[str, Any]]) -> None:
     check_trajectory(SOURCE, _tools(rows))

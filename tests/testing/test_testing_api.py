@@ -23,6 +23,7 @@ from edgedsl.testing import (
     relations,
     values,
 )
+from tests.profiles import CI_EXAMPLES
 
 CODE = CodeType("codes.StockCode", r"^[0-9]{6}$")
 REC = RecordType("Trade", (FieldSpec("amt", INT), FieldSpec("dt", DATE, optional=True)))
@@ -57,6 +58,7 @@ def test_records_follow_the_record_type(rec: dict[str, Any]) -> None:
 def test_values_cover_the_quirks() -> None:
     seen: list[Any] = []
 
+    @settings(max_examples=CI_EXAMPLES)  # a probe of the strategy: the same sample in every tier
     @given(values(INT))
     def collect(v: Any) -> None:
         seen.append(v)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from edgedsl.recipe.graph.candidate import Candidate
 from edgedsl.recipe.graph.heuristic import HeuristicScorer, score_parts
 from edgedsl.recipe.graph.model import Binding, Port, ToolNode
+from tests.profiles import examples
 
 TYPES = [("str", None), ("int", None), ("float", None), ("date", None), ("enum[A, B]", None),
          ("CorpCode", "codes.CorpCode"), ("StockCode", "codes.StockCode")]
@@ -34,7 +35,7 @@ def candidates(draw: st.DrawFn) -> Candidate:
                      similarity=draw(st.floats(-1, 1)), same_domain=draw(st.booleans()))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(candidates())
 def test_score_in_range_and_deterministic(c: Candidate) -> None:
     prior = HeuristicScorer().score(c)
@@ -44,7 +45,7 @@ def test_score_in_range_and_deterministic(c: Candidate) -> None:
     assert set(prior.defaults) <= set(c.target.required)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(candidates(), st.floats(0, 1))
 def test_monotone_in_similarity(c: Candidate, more: float) -> None:
     higher = Candidate(c.source, c.target, c.bindings, min(1.0, max(0.0, c.similarity) + more),
@@ -52,7 +53,7 @@ def test_monotone_in_similarity(c: Candidate, more: float) -> None:
     assert score_parts(higher)[0].score >= score_parts(c)[0].score
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(candidates())
 def test_a_default_never_lowers_the_score(c: Candidate) -> None:
     parts, _ = score_parts(c)
@@ -64,7 +65,7 @@ def test_a_default_never_lowers_the_score(c: Candidate) -> None:
     assert score_parts(better)[0].score >= parts.score
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(candidates())
 def test_without_a_valid_binding_only_similarity_counts(c: Candidate) -> None:
     bare = Candidate(c.source, c.target, (), c.similarity, c.same_domain)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from edgedsl.recipe.graph import retrieve
 from edgedsl.recipe.graph.retrieve import Neighbour, top_k
+from tests.profiles import examples
 
 
 def _reference(names: list[str], domains: list[str], src_v: list[list[float]],
@@ -32,7 +33,7 @@ def _key(rows: list[Neighbour]) -> list[tuple[str, str, bool, int]]:
     return [(n.source, n.target, n.same_domain, n.rank) for n in rows]
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.integers(2, 14), st.integers(0, 5), st.integers(0, 4), st.integers(0, 10_000),
        st.booleans())
 def test_matches_reference_with_ties(n: int, k_same: int, k_cross: int, seed: int,

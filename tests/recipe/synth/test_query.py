@@ -39,6 +39,7 @@ from edgedsl.recipe.synth.templates import (
     load_glossary,
 )
 from edgedsl.syntax import nodes as n
+from tests.profiles import examples
 from tests.recipe.graph.fake_llm import FakeLLM, fail, ok
 
 # ----------------------------------------------------------------------------- programs
@@ -423,7 +424,7 @@ _SCALARS = st.one_of(
 _VALUES = st.one_of(st.none(), _SCALARS, st.lists(_SCALARS, max_size=4))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_templates_never_leak_answer_values(cases: dict[str, Case], data: st.DataObject) -> None:
     case = cases[data.draw(st.sampled_from(sorted(cases)))]
