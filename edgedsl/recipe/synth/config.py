@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .entities import ENTITY_WEIGHT
+from .memo import READ_PAGES
 from .structures import COMBOS
 
 __all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_NARROW_FANS", "DEFAULT_RESTARTS",
@@ -55,6 +56,7 @@ class SynthConfig(BaseModel):
     restarts: int = Field(default=DEFAULT_RESTARTS, ge=0)
     combos: dict[str, float] = Field(default_factory=lambda: dict(COMBOS))
     entity_weight: float = Field(default=ENTITY_WEIGHT, ge=0.0)
+    read_pages: int = Field(default=READ_PAGES, ge=1, le=50)
     tries: int = Field(default=3, ge=1)
     batch: int = Field(default=32, ge=1)
     max_attempts: int | None = None
