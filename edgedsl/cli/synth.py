@@ -223,7 +223,7 @@ def add_synth_parser(sub: Any) -> None:
                         "(0 … 1; 0.9)")
     p.add_argument("--narrow-fans", type=float, metavar="P",
                    help="chance that a hand-off of 2 … φ values, a fan by the recipe's "
-                        "typing, is narrowed to one value by a drv instead (0 … 1; 0.6)")
+                        "typing, is narrowed to one value by a drv instead (0 … 1; 0)")
     p.add_argument("--restarts", type=int, metavar="K",
                    help="a Seq, Fan or Drv chain that ends short of its drawn length is grown "
                         "again from another root up to K times, the longest kept (2)")
