@@ -8,8 +8,10 @@ Measures, in the same process:
   * baseline: the same synthesis with one worker for ``--baseline-n`` trajectories (another
     seed, so that nothing is shared), scaled to trajectories per second;
 
-and prints seconds per phase, trajectories per second, the ratio to the baseline, the peak resident
-memory of this process and of the largest worker, and the statistics beside the recipe's.
+and prints seconds per phase, trajectories per second, the ratio to the baseline, the CPU seconds
+of the synthesis (this process and its workers: on a shared machine wall time mostly measures the
+other load) per trajectory and per attempt, attempts per trajectory, the peak resident memory of
+this process and of the largest worker, and the statistics beside the recipe's.
 Progress is shown on stderr. Never asserts on time.
 
     python benchmarks/bench_synth.py [-n 1781] [--workers 2] [--baseline-n 100] [-o DIR] [--smoke]
@@ -50,16 +52,25 @@ def _progress(label: str):  # type: ignore[no-untyped-def]
     return show
 
 
-def _synth(n: int, seed: int, workers: int, out: Path, label: str) -> tuple[SynthReport, float]:
+def _cpu() -> float:
+    """User + system CPU seconds of this process and of its finished workers."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _synth(n: int, seed: int, workers: int, out: Path,
+           label: str) -> tuple[SynthReport, float, float]:
+    """The report, the wall seconds and the CPU seconds of one synthesis run."""
     graph = load_graph(default_graph_path())
     catalog = load_catalog(graph.catalog.modules, [])
     mk = partial(make_backend, "world", seed=0)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu()
     rep = asyncio.run(synthesize(graph, catalog, mk(), out, SynthConfig(n=n, seed=seed),
                                  fresh=mk, workers=workers, backend_factory=mk,
                                  progress=_progress(label)))
     sys.stderr.write("\n")
-    return rep, time.perf_counter() - t0
+    return rep, time.perf_counter() - t0, _cpu() - c0
 
 
 def main() -> None:
@@ -79,9 +90,9 @@ def main() -> None:
 
     base = None
     if args.baseline_n:
-        brep, bs = _synth(args.baseline_n, args.seed + 1, 1, root / "baseline", "baseline")
+        brep, bs, _ = _synth(args.baseline_n, args.seed + 1, 1, root / "baseline", "baseline")
         base = brep.written / bs
-    rep, synth_s = _synth(args.n, args.seed, args.workers, root / "corpus", "ours")
+    rep, synth_s, synth_cpu = _synth(args.n, args.seed, args.workers, root / "corpus", "ours")
     t0 = time.perf_counter()
     sizes = {}
     for fmt, name in (("sft", "sft.jsonl"), ("rl", "rl.parquet"), ("steps", "steps.jsonl")):
@@ -98,6 +109,9 @@ def main() -> None:
     print(f"synthesized: {rep.written}/{rep.requested} in {synth_s:.1f} s "
           f"({rate:.2f}/s, {rep.attempts} attempts, {args.workers} workers, "
           f"{rep.calls} calls + {rep.memo_hits} from memory)")
+    print(f"CPU: {synth_cpu:.1f} s, {synth_cpu / max(1, rep.written):.2f} s per trajectory, "
+          f"{synth_cpu / max(1, rep.attempts):.3f} s per attempt; "
+          f"{rep.attempts / max(1, rep.written):.2f} attempts per trajectory")
     print(f"skipped: {rep.skipped}; moved: {rep.moved or 'none'}")
     print(f"filters: checked {rep.filters.checked}, dropped {rep.filters.dropped}")
     for stage, reasons in rep.filters.rejections.items():

@@ -94,7 +94,7 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
         "mix": _pairs(args.mix, "mix"), "lengths": _pairs(args.lengths, "lengths", int),
         "tail": _pairs(args.tail, "tail", int), "combos": _pairs(args.combos, "combos"),
         **{k: getattr(args, k) for k in ("single", "narrow_fans", "restarts", "tries",
-                                         "entity_weight")}}
+                                         "entity_weight", "read_pages")}}
     knobs.update({k: v for k, v in given.items() if v is not None})
     try:
         cfg = SynthConfig(**knobs)
@@ -223,7 +223,7 @@ def add_synth_parser(sub: Any) -> None:
                         "(0 … 1; 0.9)")
     p.add_argument("--narrow-fans", type=float, metavar="P",
                    help="chance that a hand-off of 2 … φ values, a fan by the recipe's "
-                        "typing, is narrowed to one value by a drv instead (0 … 1; 0.6)")
+                        "typing, is narrowed to one value by a drv instead (0 … 1; 0)")
     p.add_argument("--restarts", type=int, metavar="K",
                    help="a Seq, Fan or Drv chain that ends short of its drawn length is grown "
                         "again from another root up to K times, the longest kept (2)")
@@ -232,6 +232,9 @@ def add_synth_parser(sub: Any) -> None:
     p.add_argument("--entity-weight", type=float, metavar="W",
                    help="added to the draw of an edge handing off an entity identifier "
                         "(a company, school, bill, statute, district, route; 0.2; 0: off)")
+    p.add_argument("--read-pages", type=int, metavar="K",
+                   help="pages a draft may read of one call (`pages all` within this budget; "
+                        "a call whose whole result needs more is passed over; 1 … 50; 25)")
     p.add_argument("--combos", metavar="NAME=WEIGHT,…",
                    help="weights of the compositions a Mixed trajectory tries: cmp+chain, "
                         "chain+sem, chain+cond, fan+sem, drv+fan (default cmp+chain=1,"

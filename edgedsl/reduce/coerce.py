@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
+from collections.abc import Callable
 
 import orjson
 
@@ -189,22 +190,36 @@ def decode_stored(t: FieldType | None, v: object) -> object:
 
 def coerce(t: FieldType, v: object) -> object:
     """Coerce raw value ``v`` to field type ``t`` (Python reference of :func:`coerce_sql`)."""
+    return coercer(t)(v)
+
+
+def _coerce_json(v: object) -> object:
+    text = json_text(v)
+    return None if text is None else orjson.loads(text)
+
+
+def _coerce_list(v: object) -> object:
+    # kept as JSON text in DuckDB: elements read back as JSON (NaN → None, date → ISO text)
+    return orjson.loads(orjson.dumps(v)) if isinstance(v, list | tuple) else None
+
+
+def coercer(t: FieldType) -> Callable[[object], object]:
+    """The function coercing a raw value to field type ``t`` (:func:`coerce` with the type's
+    storage kind looked up once: a column is coerced with one)."""
     kind = storage_of(t)
     if kind == "json":
-        text = json_text(v)
-        return None if text is None else orjson.loads(text)
+        return _coerce_json
     if kind == "integer":
-        return coerce_int(v)
+        return coerce_int
     if kind == "double":
-        return coerce_float(v)
+        return coerce_float
     if kind == "date":
-        return coerce_date(v)
+        return coerce_date
     if kind == "bool":
-        return coerce_bool(v)
+        return coerce_bool
     if kind == "list":
-        # kept as JSON text in DuckDB: elements read back as JSON (NaN → None, date → ISO text)
-        return orjson.loads(orjson.dumps(v)) if isinstance(v, list | tuple) else None
-    return coerce_text(v)
+        return _coerce_list
+    return coerce_text
 
 
 _SQL_TYPES = {

@@ -78,7 +78,16 @@ from edgedsl.core.types import (
     storage_kind,
 )
 
-from .coerce import coerce, coerce_date, coerce_float, coerce_number, is_json, json_text, sql_type
+from .coerce import (
+    coerce,
+    coerce_date,
+    coerce_float,
+    coerce_number,
+    coercer,
+    is_json,
+    json_text,
+    sql_type,
+)
 from .query import Compare, CompareOp, Extreme, Filter, KeepNone, Mode, ReduceQuery
 
 __all__ = [
@@ -174,7 +183,20 @@ def coerced_column(rows: Rows, field: str, ftype: FieldType) -> list[Any]:
     canonical text, like the SQL column)."""
     if is_json(ftype):
         return [json_text(r.get(field)) for r in rows]
-    return [coerce(ftype, r.get(field)) for r in rows]
+    fn = coercer(ftype)
+    # a column repeats its texts (dates, codes, names): each distinct text is coerced once
+    seen: dict[str, object] = {}
+    out: list[Any] = []
+    for r in rows:
+        v = r.get(field)
+        if type(v) is str:
+            got = seen.get(v, seen)
+            if got is seen:
+                got = seen[v] = fn(v)
+            out.append(got)
+        else:
+            out.append(fn(v))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

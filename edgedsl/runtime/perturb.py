@@ -19,6 +19,14 @@ the answer held only because of what was perturbed — a ``seq`` that sees more 
 records are read, say) or ``not_applied``. The answer is *stable* when none changed or failed.
 The check reads the store or the world like any run: a replay-only store misses the perturbed
 calls (they are other requests), which shows as ``failed``.
+
+**Moot perturbations.** With ``skip_moot`` a perturbation the baseline run's own facts show
+cannot change anything is not run (outcome ``not_applied``, detail ``moot: …``;
+:func:`moot_perturbations`): ``tie_break`` when no ``most_frequent`` step of the run broke a
+tie (the policy decides nothing else, so every step reads and keeps the same rows), and
+``pages_all`` when every call it would lift read its whole result (the runtime stops at the
+same page either way). ``page_size`` is never moot: another page size asks the service other
+requests.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from .executor import DEFAULT_MAX_PAGES, run_trajectory
 from .result import RunResult
 
 __all__ = ["PERTURBATIONS", "DeterminacyCheck", "PerturbationResult", "check_determinacy",
-           "same_answer"]
+           "moot_perturbations", "same_answer"]
 
 PerturbationName = Literal["tie_break", "page_size", "pages_all"]
 Lift = Literal["implicit", "every"]
@@ -133,22 +141,48 @@ def _all_pages(plan: Plan, tp: TrajectoryPlan, lift: Lift) -> tuple[Plan, str] |
         f"`{k}`" for k in changed)
 
 
+def moot_perturbations(plan: Plan, tp: TrajectoryPlan, base: RunResult,
+                       lift: Lift = "implicit") -> dict[PerturbationName, str]:
+    """The perturbations that cannot change the answer of ``base`` (a successful run of ``tp``),
+    by its trace's facts (module docstring, "Moot perturbations"), each with why."""
+    out: dict[PerturbationName, str] = {}
+    trace = base.trace
+    if trace is None or not base.ok:
+        return out
+    if not any(t.broken for st in trace.steps for t in st.ties):
+        out["tie_break"] = "moot: no most_frequent tie was broken"
+    ran = {st.id: st for st in trace.steps}
+    lifted = [k for k, s in _requests(tp)
+              if (s.request.pages is None or (lift == "every" and s.request.pages != "all"))
+              and plan.tools[s.request.tool].paging is not None]
+    if lifted and all(k in ran and ran[k].complete is True for k in lifted):
+        out["pages_all"] = "moot: every call read its whole result"
+    return out
+
+
 async def check_determinacy(plan: Plan, name: str, backend: Backend, *, phi: int = 5,
                             max_pages: int = DEFAULT_MAX_PAGES,
                             baseline: RunResult | None = None,
-                            lift: Lift = "implicit") -> DeterminacyCheck:
+                            lift: Lift = "implicit",
+                            skip_moot: bool = False) -> DeterminacyCheck:
     """The perturbation check of trajectory ``name`` of ``plan`` on ``backend`` (see the module
     docstring); ``baseline`` is the run as written when the caller already has it; ``lift``
     which page limits ``pages_all`` lifts (``"implicit"``: calls without ``pages``;
-    ``"every"``: ``pages N`` too)."""
+    ``"every"``: ``pages N`` too); ``skip_moot`` skips the perturbations
+    :func:`moot_perturbations` finds moot."""
     base = baseline or await run_trajectory(plan, name, backend, phi=phi, max_pages=max_pages)
     out = DeterminacyCheck(trajectory=name, ok=base.ok, answer=base.answer,
                            determined=base.determined)
     if not base.ok:
         return out
     tp = plan.trajectory(name)
+    moot = moot_perturbations(plan, tp, base, lift) if skip_moot else {}
     for which in PERTURBATIONS:
         detail = ""
+        if which in moot:
+            out.perturbations.append(PerturbationResult(name=which, outcome="not_applied",
+                                                        detail=moot[which]))
+            continue
         if which == "tie_break":
             res = await run_trajectory(plan, name, backend, phi=phi, max_pages=max_pages,
                                        tie_break="largest")

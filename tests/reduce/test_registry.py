@@ -103,3 +103,25 @@ def test_runs_agree_with_the_reference(case: tuple[Reducer, str],
     check_trajectory(_source(red, field), {"reg.rows": lambda **kw: rows})
     pivot = PIVOT_VALUE[FIELDS[field]] if red.needs_pivot else None
     check_reducer_chain(rows, [ReduceStep(red.op, field, pivot)], FIELDS)
+
+
+RAW = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
+                st.floats(allow_nan=True, allow_infinity=False),
+                st.sampled_from(["", " 12 ", "1,234", "3.5", "2024-06-01", "20240601", "true",
+                                 "N", "abc", "2024.06.01", "-7", "1e3"]),
+                st.text(max_size=6), st.lists(st.integers(0, 3), max_size=2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(RAW, max_size=12), ftype=st.sampled_from([*FIELDS.values()]))
+def test_a_coerced_column_is_each_value_coerced(values: list[Any], ftype: FieldType) -> None:
+    # coerced_column looks the coercer up once and coerces each distinct text once
+    from edgedsl.reduce.coerce import coerce
+    from edgedsl.reduce.registry import coerced_column
+
+    rows = [{"f": v} for v in values] + [{"f": v} for v in values]  # texts repeat
+    got = coerced_column(rows, "f", ftype)
+    want = [coerce(ftype, r["f"]) for r in rows]
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        assert type(a) is type(b) and (a == b or (a != a and b != b))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .entities import ENTITY_WEIGHT
+from .memo import READ_PAGES
 from .structures import COMBOS
 
 __all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_NARROW_FANS", "DEFAULT_RESTARTS",
@@ -31,12 +32,13 @@ DEFAULT_SINGLE = 0.9
 """The chance that a narrowing is drawn among those handing on one value (the next call
 sequential) rather than among all that work (several values: a fan of parallel calls)."""
 
-DEFAULT_NARROW_FANS = 0.6
+DEFAULT_NARROW_FANS = 0.0
 """The chance that a hand-off of 2 … φ values (a fan by the recipe's typing) is narrowed to one
-value by a ``drv`` instead. Off (0) while ``most_frequent`` ties narrowed fans to one value;
-since no narrowing may be a tie (issue 18 §2) more fans stay fans, and narrowing 60% of them by
-narrowings the data decide keeps the call mix (``synth run -n 200 --seed 1``: 3.96 calls per
-task, 56.0% sequential; 4.04 and 53.5% with 0; docs/synth.md)."""
+value by a ``drv`` instead. Off: the recipe's typing. It was 0.6 while drafts read one page
+and no narrowing could be a tie (more fans stayed fans); since drafts read every call whole a
+hand-off of 2 … φ values is rare, and over the same 160 attempts of ``synth run -n 200 --seed 1``
+0, 0.3 and 0.6 gave 4.24, 4.24 and 4.20 calls per task and 64.4%, 64.0% and 64.1% sequential
+calls (docs/synth.md, "The mix, chain lengths and the schedule")."""
 
 
 class SynthConfig(BaseModel):
@@ -55,6 +57,7 @@ class SynthConfig(BaseModel):
     restarts: int = Field(default=DEFAULT_RESTARTS, ge=0)
     combos: dict[str, float] = Field(default_factory=lambda: dict(COMBOS))
     entity_weight: float = Field(default=ENTITY_WEIGHT, ge=0.0)
+    read_pages: int = Field(default=READ_PAGES, ge=1, le=50)
     tries: int = Field(default=3, ge=1)
     batch: int = Field(default=32, ge=1)
     max_attempts: int | None = None

@@ -14,6 +14,12 @@ that made them, and those records. :class:`Engine` holds G*, the catalog and a m
   decorative — :func:`decorative` — are passed over before anything runs);
 * :meth:`Engine.execute` — emit the draft as a formatted module, compile and run it.
 
+Every call of a paged tool reads ``pages all``, within the memo's read budget
+(:data:`~edgedsl.recipe.synth.memo.READ_PAGES`, ``read_pages``): a call whose whole result does
+not fit fails, and a draft whose run still read part of a call's result (a tool without paging
+that returned fewer records than it reported) is not grown — either would reach the answer as
+a partial read and make it undetermined (issue 18 §1). No page limit is ever the question's.
+
 Every step runs the whole draft again (compiled from its formatted text, exactly as the final
 file will be); the memoising backend makes a repeated call free, so a step costs one compile
 and one local run.
@@ -47,7 +53,7 @@ from ..graph.refine import emitter_for
 from ..graph.rollout import literal
 from .entities import ENTITY_WEIGHT, handoff_score
 from .junction import Columns, JunctionPlan, Prefer, ReduceChoice, type_junction
-from .memo import MemoBackend
+from .memo import READ_PAGES, MemoBackend
 
 __all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "literal_texts",
            "reducer_node", "value_literal"]
@@ -183,7 +189,8 @@ class Engine:
     ``combos`` weighs the compositions a Mixed draft tries (None: the weights of
     :data:`~edgedsl.recipe.synth.structures.COMBOS`). These are the knobs of the call mix.
     ``entity_weight`` is what an edge handing off an entity identifier adds to its draw
-    (:mod:`edgedsl.recipe.synth.entities`)."""
+    (:mod:`edgedsl.recipe.synth.entities`). ``read_pages`` is the read budget: the pages a
+    draft's ``pages all`` may read of one call (:mod:`edgedsl.recipe.synth.memo`)."""
 
     graph: ToolGraph
     catalog: Catalog
@@ -197,11 +204,13 @@ class Engine:
     restarts: int = 0
     combos: dict[str, float] | None = None
     entity_weight: float = ENTITY_WEIGHT
+    read_pages: int = READ_PAGES
     memo: MemoBackend = field(init=False)
 
     def __post_init__(self) -> None:
         self.memo = self.backend if isinstance(self.backend, MemoBackend) \
             else MemoBackend(self.backend)
+        self.memo.budget = self.read_pages
         self.emitter = emitter_for(self.graph, self.catalog)
         self.nodes = {t.name: t for t in self.graph.tools}
         self.args = ArgChooser(self.nodes, pool_from_graph(self.graph), self.catalog.code_types)
@@ -254,10 +263,10 @@ class Engine:
         return out
 
     def call(self, tool: str, args: Sequence[n.Arg]) -> n.Call:
-        """A call node (a paged tool reads one page)."""
+        """A call node (a paged tool reads all pages: see the module doc)."""
         platform, _, name = tool.partition(".")
         return n.Call(platform=platform, tool=name, args=tuple(args),
-                      pages=1 if tool in self.emitter.paged else None)
+                      pages="all" if tool in self.emitter.paged else None)
 
     # ---------------------------------------------------------------- running
 
@@ -268,8 +277,9 @@ class Engine:
     async def execute(self, body: Sequence[n.Stmt], answer: n.AnswerStmt, *,
                       name: str = "draft", query: str = "draft",
                       keep: bool = False) -> Executed | None:
-        """Emit, compile and run ``body`` with ``answer``; None when it does not compile.
-        ``keep`` keeps the relations a task record needs (see
+        """Emit, compile and run ``body`` with ``answer``; None when it does not compile, or
+        when a call of the run read part of its result (see the module doc: nothing grows from
+        a partial read). ``keep`` keeps the relations a task record needs (see
         :func:`~edgedsl.recipe.synth.trace_record.keep_for`)."""
         from ...api import compile as compile_source
         from .trace_record import keep_for
@@ -282,6 +292,8 @@ class Engine:
             return None
         result = await run_trajectory(plan, name, self.memo, phi=self.phi,
                                       keep=keep_for(plan, name) if keep else ())
+        if result.trace is not None and any(st.complete is False for st in result.trace.steps):
+            return None
         return Executed(plan, result, text)
 
     @staticmethod

@@ -5,6 +5,14 @@ trajectories start from the same calls; :class:`MemoBackend` answers a repeated
 ``(tool, args, page)`` from memory (concurrent identical calls share one request). Only the
 world and recorded responses are deterministic enough for this; failures are remembered too,
 except environmental ones, which are retried on the next ask.
+
+**Read budget.** Synthesis drafts every call of a paged tool with ``pages all`` (a partial read
+reaching the answer makes it undetermined, issue 18 §1), and a draft must read a call whole
+within ``budget`` pages (:data:`READ_PAGES`): page ``p`` > 1 of a call is refused — a structural
+failure (R506, not remembered, not a call) — when ``p`` exceeds the budget or when the total
+the first page reported needs more pages than the budget at that page's size. So a call whose
+whole result does not fit costs one page, not ``max_pages``, and the run fails where the runtime
+would have failed after reading ``max_pages`` pages: the draft is not grown there.
 """
 
 from __future__ import annotations
@@ -18,7 +26,13 @@ import orjson
 from ...plan.model import ToolSpec
 from ...runtime.backends import Backend, Response, ToolFailure
 
-__all__ = ["MemoBackend", "call_key"]
+__all__ = ["READ_PAGES", "MemoBackend", "call_key"]
+
+READ_PAGES = 25
+"""The pages a draft may read of one call (the read budget; ``synth run --read-pages``): at most
+half the runtime's ``max_pages`` (100), so the half-page-size perturbation still reads whole;
+25 admits the whole list of legal-dong codes (20,564 records, 21 pages), the region platform's
+only root that returns records on the world (docs/synth.md, "Whole reads")."""
 
 
 def _default(v: object) -> object:
@@ -35,8 +49,9 @@ def call_key(tool: str, args: dict[str, Any], page: int | None) -> bytes:
 class MemoBackend:
     """Wraps a backend; answers each distinct call once (see the module doc)."""
 
-    def __init__(self, inner: Backend) -> None:
+    def __init__(self, inner: Backend, budget: int | None = None) -> None:
         self.inner = inner
+        self.budget = budget
         self.name = getattr(inner, "name", "backend")
         self._done: dict[bytes, Response | ToolFailure] = {}
         self._pending: dict[bytes, asyncio.Future[Response | ToolFailure]] = {}
@@ -59,6 +74,8 @@ class MemoBackend:
     async def call(self, tool: ToolSpec, args: dict[str, object], *,
                    page: int | None) -> Response:
         """The inner backend's answer, from memory when this call was made before."""
+        if page is not None and page > 1 and self.budget is not None:
+            self._within_budget(tool, args, page, self.budget)
         key = call_key(tool.qualname, args, page)
         got = self._done.get(key)
         if got is None and key in self._pending:
@@ -87,6 +104,19 @@ class MemoBackend:
         self._done[key] = resp
         fut.set_result(resp)
         return self._copy(resp)
+
+    def _within_budget(self, tool: ToolSpec, args: dict[str, object], page: int,
+                       budget: int) -> None:
+        """Raise the read budget's failure for page ``page`` of a call (module doc)."""
+        first = self._done.get(call_key(tool.qualname, args, 1))
+        told, need = "", None
+        if isinstance(first, Response) and first.total is not None and len(first) > 0:
+            need = -(-first.total // len(first))
+            told = f" ({first.total:,} records need {need} pages)"
+        if page > budget or (need is not None and need > budget):
+            raise ToolFailure("structural", "R506",
+                              f"`{tool.qualname}` does not fit the read budget of {budget} "
+                              f"pages{told}")
 
     def records(self, tool: str, args: dict[str, Any],
                 page: int | None) -> list[dict[str, Any]] | None:

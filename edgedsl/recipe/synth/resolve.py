@@ -15,7 +15,8 @@ the emitted text afresh (nothing of the synthesis run is reused), runs it on ano
 fresh world) — the answer must equal the synthesized one — and then runs the perturbation check
 of :func:`edgedsl.runtime.perturb.check_determinacy` on that run: the opposite ``most_frequent``
 tie-break, half the page size, ``pages all`` in place of every page limit (the generator
-wrote ``pages 1``; no question states it, so every limit is implicit here). Each
+wrote them; no question states one, so every limit is implicit here; a perturbation the run's
+facts show moot is skipped: no broken tie, whole reads). Each
 perturbation that changes or breaks the answer is a rejection (``perturbed_tie_break``,
 ``perturbed_page_size``, ``perturbed_pages_all``). Re-running the same program on the same data
 alone (the re-solve this replaces) could never fail.
@@ -144,7 +145,9 @@ async def resolve(text: str, name: str, expected: Any, backend: Backend, *,
     if answer_key(result.answer) != answer_key(expected):
         return ["resolve_mismatch"]
     # every page limit of a synthesized program is the generator's, not the question's
-    check = await check_determinacy(plan, name, backend, phi=phi, baseline=result, lift="every")
+    # (a perturbation the run's facts show moot is not run: runtime.perturb.moot_perturbations)
+    check = await check_determinacy(plan, name, backend, phi=phi, baseline=result, lift="every",
+                                    skip_moot=True)
     return [PERTURBED[p] for p in check.changed_by]
 
 

@@ -134,7 +134,7 @@ class WorkerState:
                      width=min(config.width, config.phi), single=config.single,
                      narrow_fans=config.narrow_fans, tail=dict(config.tail),
                      restarts=config.restarts, combos=dict(config.combos),
-                     entity_weight=config.entity_weight)
+                     entity_weight=config.entity_weight, read_pages=config.read_pages)
         return cls(eng, config.seed, config.phi, dict(config.lengths), verifier, llm,
                    Path(config.templates) if config.templates else None,
                    world_seed=backend_world_seed(backend))

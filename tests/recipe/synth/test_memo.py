@@ -69,3 +69,44 @@ def test_structural_failures_are_remembered_environmental_ones_retried() -> None
         with pytest.raises(ToolFailure):
             asyncio.run(ask("e"))
     assert [c[1]["x"] for c in inner.calls] == ["s", "e", "e"]
+
+
+class Paged:
+    """A paged service: ``total`` records, three a page."""
+
+    name = "paged"
+
+    def __init__(self, total: int, told: bool = True) -> None:
+        self.total, self.told, self.pages = total, told, []
+
+    async def call(self, tool, args, *, page):
+        self.pages.append(page)
+        start = (page - 1) * 3
+        return Response([{"i": i} for i in range(start, min(start + 3, self.total))],
+                        total=self.total if self.told else None)
+
+
+def test_the_read_budget_refuses_pages_of_a_call_that_cannot_fit() -> None:
+    async def read(memo: MemoBackend, pages: int) -> list[int]:
+        got = []
+        for p in range(1, pages + 1):
+            got += [r["i"] for r in (await memo.call(T, {}, page=p)).records]  # type: ignore[arg-type]
+        return got
+
+    # 7 records need 3 pages: within a budget of 3, every page is read
+    inner = Paged(7)
+    assert asyncio.run(read(MemoBackend(inner, budget=3), 3)) == list(range(7))
+    # 10 records need 4 pages: the second page is refused, only the first was asked for
+    inner = Paged(10)
+    memo = MemoBackend(inner, budget=3)
+    with pytest.raises(ToolFailure) as err:
+        asyncio.run(read(memo, 4))
+    assert (err.value.kind, err.value.code) == ("structural", "R506")
+    assert "10 records need 4 pages" in err.value.message
+    assert inner.pages == [1] and memo.calls == 1
+    # a page past the budget is refused even without a total; no budget: no limit
+    inner = Paged(10, told=False)
+    with pytest.raises(ToolFailure):
+        asyncio.run(read(MemoBackend(inner, budget=3), 4))
+    assert inner.pages == [1, 2, 3]
+    assert asyncio.run(read(MemoBackend(Paged(10)), 4)) == list(range(10))

@@ -225,10 +225,11 @@ def test_single_hands_on_one_value_where_several_could_go() -> None:
     # proposed (issue 18 §2), and whether only a tie could depends on how far it narrows
     assert len(plain) > 0 and len(single) > 0
     assert abs(len(single) - len(plain)) <= 0.2 * len(plain)
-    # single alone: every 2 … φ hand-off is still a fan
+    # single alone: every 2 … φ hand-off is still a fan (read whole, the roots of the light
+    # world hand on more than φ values: a fan is a narrowing that keeps several)
     assert [x for x in plain if x[0] == "fan"] == [x for x in fans_kept if x[0] == "fan"]
-    assert any(k == "fan" for k, _, _ in plain)
-    assert not any(k == "fan" for k, _, _ in single)  # every fan narrowed
+    assert any(h == "fan" for _, h, _ in plain)
+    assert not any(k == "fan" or h == "fan" for k, h, _ in single)  # every fan narrowed
     seq = [sum(h == "seq" for _, h, _ in x) for x in (plain, single)]
     assert seq[1] > seq[0] and seq[1] >= 0.9 * len(single)
 
@@ -358,3 +359,53 @@ def test_the_config_carries_the_mix_knobs_to_the_engine() -> None:
     assert eng.combos == {"chain+cond": 2.0, "cmp+chain": 1.0} and eng.tries == 5
     with pytest.raises(ValueError, match="unknown composition"):
         SynthConfig(combos={"chain": 1})
+
+
+# ---------------------------------------------------------------- whole reads (issue 18 §1)
+
+def test_a_draft_reads_every_page_within_the_read_budget() -> None:
+    """A paged call is drafted ``pages all``: read whole when its result fits the read
+    budget (the academies of B10: 6,750 records, 7 pages of 1,000), passed over when not."""
+    got = {}
+    for budget in (7, 6):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0),
+                     read_pages=budget)
+
+        async def main(eng: Engine = eng):  # type: ignore[no-untyped-def]
+            return await eng.root("neis.academies", random.Random(0))
+        got[budget] = (asyncio.run(main()), eng.memo.calls)
+    whole, calls = got[7]
+    assert whole is not None and len(whole.rows) == 6750 and calls == 7
+    (call,) = [s.node for s in whole.body if isinstance(s, n.Binding)]
+    assert isinstance(call, n.Call) and call.pages == "all"
+    assert got[6] == (None, 1)  # the first page told the total: no other page was read
+
+
+@pytest.mark.parametrize("kind", ["chain", "sem", "cmp", "cond", "mixed"])
+def test_finished_drafts_read_every_call_whole(engine: Engine, kind: str) -> None:
+    """No partial read can reach an answer: every paged call reads ``pages all`` and every
+    call of the run read its whole result (so no page limit is left to state in a query)."""
+    built = _finish(engine, kind, range(12), length=3, want=3)
+    assert built
+    for b in built:
+        res = _check_runs(engine, b)
+        steps = res.trace.steps  # type: ignore[attr-defined]
+        assert all(st.complete is not False for st in steps)
+        calls = [c for s in b.body for c in _calls(s)]
+        assert calls and all(c.pages == "all" for c in calls
+                             if c.qualname in engine.emitter.paged)
+
+
+def _calls(s: n.Stmt) -> list[n.Call]:
+    if isinstance(s, n.IfStmt):
+        return [c for t in (*s.then, *(s.orelse or ())) for c in _calls(t)]
+    if not isinstance(s, n.Binding):
+        return []
+    node = s.node
+    if isinstance(node, n.Call):
+        return [node]
+    if isinstance(node, n.Compare):
+        return [node.call]
+    if isinstance(node, n.Parallel):
+        return [b.call for b in node.branches]
+    return []
