@@ -13,6 +13,14 @@ failure (R506, not remembered, not a call) — when ``p`` exceeds the budget or 
 the first page reported needs more pages than the budget at that page's size. So a call whose
 whole result does not fit costs one page, not ``max_pages``, and the run fails where the runtime
 would have failed after reading ``max_pages`` pages: the draft is not grown there.
+
+**Bounded.** Whole reads make the memo large (one worker held 5 GB in a 200-task run), so it
+keeps at most ``max_records`` records (:data:`MEMO_RECORDS`): :meth:`MemoBackend.trim`, called
+between batches of attempts (:func:`~edgedsl.recipe.synth.worker.run_attempts`), forgets the
+least recently used calls until the rest fit. Never during a batch: an attempt reads its calls'
+records back after its run (task records, junction columns), and those calls are then its own
+batch's. A forgotten call is simply made again when asked; the world and recorded responses
+answer it the same, so eviction changes the counters and the time, never an outcome.
 """
 
 from __future__ import annotations
@@ -26,13 +34,18 @@ import orjson
 from ...plan.model import ToolSpec
 from ...runtime.backends import Backend, Response, ToolFailure
 
-__all__ = ["READ_PAGES", "MemoBackend", "call_key"]
+__all__ = ["MEMO_RECORDS", "READ_PAGES", "MemoBackend", "call_key"]
 
 READ_PAGES = 25
 """The pages a draft may read of one call (the read budget; ``synth run --read-pages``): at most
 half the runtime's ``max_pages`` (100), so the half-page-size perturbation still reads whole;
 25 admits the whole list of legal-dong codes (20,564 records, 21 pages), the region platform's
 only root that returns records on the world (docs/synth.md, "Whole reads")."""
+
+
+MEMO_RECORDS = 1_000_000
+"""The records a synthesis memo keeps between batches (:meth:`MemoBackend.trim`); a record of
+the world costs about 1–2 KB in memory, so about 1–2 GB per worker at most."""
 
 
 def _default(v: object) -> object:
@@ -49,14 +62,18 @@ def call_key(tool: str, args: dict[str, Any], page: int | None) -> bytes:
 class MemoBackend:
     """Wraps a backend; answers each distinct call once (see the module doc)."""
 
-    def __init__(self, inner: Backend, budget: int | None = None) -> None:
+    def __init__(self, inner: Backend, budget: int | None = None,
+                 max_records: int | None = MEMO_RECORDS) -> None:
         self.inner = inner
         self.budget = budget
+        self.max_records = max_records
         self.name = getattr(inner, "name", "backend")
         self._done: dict[bytes, Response | ToolFailure] = {}
         self._pending: dict[bytes, asyncio.Future[Response | ToolFailure]] = {}
         self.calls = 0
         self.hits = 0
+        self.forgotten = 0  # calls dropped by trim()
+        self._held = 0  # records held in _done
 
     def unsupported(self, tool: ToolSpec) -> str | None:
         """Whatever the inner backend says."""
@@ -77,7 +94,9 @@ class MemoBackend:
         if page is not None and page > 1 and self.budget is not None:
             self._within_budget(tool, args, page, self.budget)
         key = call_key(tool.qualname, args, page)
-        got = self._done.get(key)
+        got = self._done.pop(key, None)
+        if got is not None:
+            self._done[key] = got  # most recently used last (trim() forgets from the front)
         if got is None and key in self._pending:
             got = await asyncio.shield(self._pending[key])
         if got is not None:
@@ -102,8 +121,19 @@ class MemoBackend:
         finally:
             self._pending.pop(key, None)
         self._done[key] = resp
+        self._held += len(resp)
         fut.set_result(resp)
         return self._copy(resp)
+
+    def trim(self) -> None:
+        """Forget the least recently used calls until at most ``max_records`` records are held
+        (see the module doc: call it only when no attempt is running)."""
+        if self.max_records is None:
+            return
+        while self._held > self.max_records and self._done:
+            got = self._done.pop(next(iter(self._done)))
+            self._held -= len(got) if isinstance(got, Response) else 0
+            self.forgotten += 1
 
     def _within_budget(self, tool: ToolSpec, args: dict[str, object], page: int,
                        budget: int) -> None:

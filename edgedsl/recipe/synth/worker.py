@@ -216,7 +216,9 @@ async def _one(st: WorkerState, i: int, target: str, open_types: frozenset[str])
 async def run_attempts(st: WorkerState, items: Sequence[tuple[int, str]],
                        open_types: frozenset[str]) -> list[Outcome]:
     """The outcomes of ``items`` (``(attempt, target)``), run concurrently, in item order;
-    ``open_types`` are the structure types whose quota was not full when they were scheduled."""
+    ``open_types`` are the structure types whose quota was not full when they were scheduled.
+    The engine's memo is trimmed first, while no attempt runs (:meth:`MemoBackend.trim`)."""
+    st.engine.memo.trim()
     return list(await asyncio.gather(*(_one(st, i, t, open_types) for i, t in items)))
 
 

@@ -110,3 +110,43 @@ def test_the_read_budget_refuses_pages_of_a_call_that_cannot_fit() -> None:
         asyncio.run(read(MemoBackend(inner, budget=3), 4))
     assert inner.pages == [1, 2, 3]
     assert asyncio.run(read(MemoBackend(Paged(10)), 4)) == list(range(10))
+
+
+def test_trim_forgets_the_least_recently_used_calls_and_a_forgotten_call_is_made_again() -> None:
+    inner = Inner()
+    memo = MemoBackend(inner, max_records=6)  # two calls of 3 records fit
+
+    async def ask(x: int) -> list[dict]:
+        return (await memo.call(T, {"x": x}, page=None)).records  # type: ignore[arg-type]
+
+    async def main() -> None:
+        first = await ask(1)
+        await ask(2)
+        await ask(3)
+        memo.trim()  # never during a batch: three calls are held until now
+        assert memo.records("p.t", {"x": 3}, None) is not None
+        await ask(2)  # 2 is now the most recently used
+        await ask(4)
+        memo.trim()
+        assert memo.records("p.t", {"x": 1}, None) is None  # forgotten first
+        assert memo.records("p.t", {"x": 3}, None) is None
+        assert memo.records("p.t", {"x": 2}, None) is not None
+        assert memo.forgotten == 2
+        again = await ask(1)
+        assert again == first  # asked again: made again, the same answer
+
+    asyncio.run(main())
+    assert [c[1]["x"] for c in inner.calls] == [1, 2, 3, 4, 1]
+
+
+def test_an_unbounded_memo_never_forgets() -> None:
+    memo = MemoBackend(Inner(), max_records=None)
+
+    async def main() -> None:
+        for x in range(5):
+            await memo.call(T, {"x": x}, page=None)  # type: ignore[arg-type]
+        memo.trim()
+
+    asyncio.run(main())
+    assert memo.forgotten == 0 and all(
+        memo.records("p.t", {"x": x}, None) is not None for x in range(5))
