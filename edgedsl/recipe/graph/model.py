@@ -58,13 +58,15 @@ _cfg = ConfigDict(extra="forbid")
 
 
 class Port(BaseModel):
-    """A typed parameter (input) or field (output) of a tool."""
+    """A typed parameter (input) or field (output) of a tool, with its catalog label (the
+    Korean name the catalog declares, ``"정류소명"``) when it has one."""
 
     model_config = _cfg
     name: str
     type: str
     code: str | None = None
     optional: bool = False
+    label: str | None = None
 
 
 class ToolNode(BaseModel):
