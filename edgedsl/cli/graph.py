@@ -260,8 +260,8 @@ def add_graph_parser(sub: Any) -> None:
                    help="failure evidence of an environmental failure (0: none)")
     p.add_argument("--min-trials", type=positive_int, default=3,
                    help="informative trials every reachable edge needs before convergence (3)")
-    p.add_argument("--directed", type=probability, default=0.5,
-                   help="share of paths aimed at reachable edges below --min-trials (0.5)")
+    p.add_argument("--directed", type=probability, default=0.75,
+                   help="share of paths aimed at unsettled reachable edges (0.75)")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from OUTPUT.ckpt")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -22,8 +22,10 @@ edges, its target's required parameters are bound or have candidates) is to be j
 untried. An edge is *settled* when it has ``min_trials`` informative trials and at least one
 success; one that has only failed stays unsettled until the prune rule cuts it (an edge of a
 strong prior needs more failures). A share ``directed`` of each iteration's paths is aimed at
-the unsettled reachable edges, least-tried first: the shortest prefix from a root to the edge's
-source, the edge, then the least-tried edges onwards. An edge whose directed paths missed it
+the unsettled reachable edges — those that have only failed first, most failures first, so that
+each is followed to its verdict; then the untried; then those with too few trials — each path
+the shortest prefix from a root to the edge's source, the edge, then the least-tried edges
+onwards. An edge whose directed paths missed it
 ``give_up`` times (no informative outcome: its source returned nothing whatever the defaults, or
 it failed only for environmental reasons) is left to ordinary sampling.
 
@@ -80,7 +82,7 @@ class RefineConfig:
     seed: int = 0
     concurrency: int = 8
     min_trials: int = 3
-    directed: float = 0.5
+    directed: float = 0.75
     give_up: int = 6
 
     def as_config(self) -> dict[str, Scalar | None]:
@@ -196,8 +198,15 @@ class Refiner:
                 continue
             if not self.settled(e) and self.missed.get(_aim_key(e), 0) < cfg.give_up:
                 below.append((e, prefix))
-        below.sort(key=lambda ep: self._informative(ep[0]))
+        below.sort(key=lambda ep: self._aim_order(ep[0]))
         return below, unreachable
+
+    def _aim_order(self, e: GraphEdge) -> tuple[bool, bool, int]:
+        """Edges that have only failed first, most failures first (each is aimed at until the
+        prune rule decides it), then untried edges, then edges that succeeded but have too few
+        trials, least-tried first."""
+        n = self._informative(e)
+        return e.successes > 0, n == 0, -n if e.successes == 0 else n
 
     def directed_path(self, edge: GraphEdge, prefix: Sequence[GraphEdge],
                       runnable: set[tuple[str, str]]) -> PathSpec:
