@@ -163,9 +163,9 @@ def cmd_graph_refine(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(f"wrote {out}: {len(gstar.edges)} edges kept, {len(gstar.pruned)} "
                          f"pruned, {len(its)} iterations ({summary['stopped']}; "
-                         f"{gstar.config.get('below_min_trials')} reachable edges below "
-                         f"{cfg.min_trials} trials, {gstar.config.get('unreachable')} "
-                         "unreachable)\n")
+                         f"{gstar.config.get('below_min_trials')} reachable edges unsettled, "
+                         f"{gstar.config.get('given_up')} given up, "
+                         f"{gstar.config.get('unreachable')} unreachable)\n")
     return EXIT_OK
 
 

@@ -97,6 +97,7 @@ class GraphReport(BaseModel):
     iterations_run: int | None = None
     below_min_trials: int | None = None
     unreachable_edges: int | None = None
+    given_up: int | None = None
 
 
 def bootstrap_ci(per_edge: Sequence[tuple[int, int]], *, samples: int = 2000, seed: int = 0,
@@ -229,7 +230,8 @@ async def graph_report(graph: ToolGraph, catalog: Catalog, backend: Backend, *, 
         seed=seed, runs_per_edge=runs, stopped=_text(graph.config.get("stopped")),
         iterations_run=_int(graph.config.get("iterations_run")),
         below_min_trials=_int(graph.config.get("below_min_trials")),
-        unreachable_edges=_int(graph.config.get("unreachable")))
+        unreachable_edges=_int(graph.config.get("unreachable")),
+        given_up=_int(graph.config.get("given_up")))
 
 
 def _text(v: object) -> str | None:
@@ -269,8 +271,10 @@ def render_report(rep: GraphReport) -> str:
                "iterations": "its iteration budget ran out"}.get(rep.stopped, rep.stopped)
         lines.append(f"refinement stopped after {rep.iterations_run} iterations: {why}")
         if rep.below_min_trials is not None:
-            lines.append(f"  {rep.below_min_trials} reachable edges below the minimum of "
-                         f"informative trials; {rep.unreachable_edges} edges no path reaches")
+            lines.append(f"  {rep.below_min_trials} reachable edges unsettled (below the "
+                         f"minimum of informative trials, or only failures and not pruned); "
+                         f"{rep.given_up} given up on (directed paths never reached them); "
+                         f"{rep.unreachable_edges} edges no path reaches")
     if rep.iterations:
         lines += ["", "per iteration:",
                   f"  {'iter':>4} {'paths':>5} {'pass':>7} {'steps':>7} {'pruned':>6} "

@@ -78,6 +78,7 @@ def test_report_separates_the_edge_sets(gstar) -> None:  # type: ignore[no-untyp
     assert rep.stopped == "iterations" and rep.iterations_run == 25
     assert "refinement stopped after 25 iterations: its iteration budget ran out" in text
     assert rep.below_min_trials == gstar.config["below_min_trials"]
+    assert rep.given_up == gstar.config["given_up"] and "given up on" in text
 
 
 def test_plot_is_an_svg_with_both_series() -> None:
