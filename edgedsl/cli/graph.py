@@ -132,7 +132,8 @@ def cmd_graph_refine(args: argparse.Namespace) -> int:
     cfg = RefineConfig(iterations=args.iterations, paths=args.paths, epsilon=args.epsilon,
                        strength=args.strength, seed=args.seed,
                        evidence=Evidence(environmental=args.env_weight),
-                       prune=PruneRule(theta=args.theta, delta=args.delta, n_min=args.n_min))
+                       prune=PruneRule(theta=args.theta, delta=args.delta, n_min=args.n_min),
+                       min_trials=args.min_trials, directed=args.directed)
     out = Path(args.output)
     ckpt = out.with_name(out.name + ".ckpt")
     if ckpt.exists() and not args.resume:
@@ -161,7 +162,10 @@ def cmd_graph_refine(args: argparse.Namespace) -> int:
         sys.stdout.write(orjson.dumps(summary).decode() + "\n")
     else:
         sys.stdout.write(f"wrote {out}: {len(gstar.edges)} edges kept, {len(gstar.pruned)} "
-                         f"pruned, {len(its)} iterations ({summary['stopped']})\n")
+                         f"pruned, {len(its)} iterations ({summary['stopped']}; "
+                         f"{gstar.config.get('below_min_trials')} reachable edges unsettled, "
+                         f"{gstar.config.get('given_up')} given up, "
+                         f"{gstar.config.get('unreachable')} unreachable)\n")
     return EXIT_OK
 
 
@@ -254,6 +258,10 @@ def add_graph_parser(sub: Any) -> None:
     p.add_argument("--n-min", type=positive_int, default=3, help="trials before pruning (3)")
     p.add_argument("--env-weight", type=non_negative, default=0.0,
                    help="failure evidence of an environmental failure (0: none)")
+    p.add_argument("--min-trials", type=positive_int, default=3,
+                   help="informative trials every reachable edge needs before convergence (3)")
+    p.add_argument("--directed", type=probability, default=0.75,
+                   help="share of paths aimed at unsettled reachable edges (0.75)")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from OUTPUT.ckpt")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -58,13 +58,25 @@ _cfg = ConfigDict(extra="forbid")
 
 
 class Port(BaseModel):
-    """A typed parameter (input) or field (output) of a tool."""
+    """A typed parameter (input) or field (output) of a tool, with its catalog label (the
+    Korean name the catalog declares, ``"정류소명"``) when it has one. As in the catalog, the
+    label is not part of equality: a G* written before ports had labels still matches its
+    catalog."""
 
     model_config = _cfg
     name: str
     type: str
     code: str | None = None
     optional: bool = False
+    label: str | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Port):
+            return NotImplemented
+        return (self.name, self.type, self.code, self.optional) == (
+            other.name, other.type, other.code, other.optional)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as every pydantic model
 
 
 class ToolNode(BaseModel):

@@ -6,8 +6,13 @@ type), and by lower-cased field name and scalar kind (``name:basdt:date``); the 
 dates feed ``year:int``, where an ``int`` parameter named like a year (``bsns_year``,
 ``bizYear``, ``AY``) also looks; every observed date also feeds ``date:any``, from which a date
 or date-shaped code parameter with nothing else observed takes values
-(:meth:`ValuePool.for_param`). Values are typed by the field's declared type
-(:func:`edgedsl.reduce.coerce.coerce`), dates kept as ISO strings.
+(:meth:`ValuePool.for_param`). A field with a catalog label also feeds ``label:<label>:<kind>``
+(the label without spaces), where a plain parameter with the same label looks: a free-text
+parameter takes what another tool's records hold under the same name (Seoul bus's station
+search ``stSrch`` "정류소명" takes TAGO's ``nodenm`` "정류소명", its route search ``strSrch``
+"노선 번호" TAGO's ``routeno`` "노선번호"), so that such a tool can start a path.
+Values are typed by the field's declared type (:func:`edgedsl.reduce.coerce.coerce`), dates
+kept as ISO strings.
 
 The pool is order-independent: per key it keeps the ``cap`` values with the smallest stable
 hash (a bottom-k sample), so concurrent runs that see the same responses in another order leave
@@ -30,7 +35,7 @@ from ...reduce.coerce import coerce
 from ...runtime.backends import Backend, Response
 from .model import Port, Scalar, ToolNode
 
-__all__ = ["ObservingBackend", "ValuePool", "keys_for_param", "value_ok"]
+__all__ = ["ObservingBackend", "ValuePool", "keys_for_param", "label_key", "value_ok"]
 
 RECORDS_PER_RESPONSE = 50
 """Records of a response looked at (values further down add little variety)."""
@@ -55,13 +60,26 @@ def _kind(t: FieldType) -> str | None:
     return None
 
 
-def keys_for_field(name: str, t: FieldType) -> list[str]:
-    """The pool keys a field of type ``t`` called ``name`` feeds (a date also feeds
-    ``year:int`` with its year, see :func:`keys_for_param`)."""
+def label_key(label: str | None, kind: str | None) -> str | None:
+    """The pool key of a catalog label and a scalar kind (``label:정류소명:str``): the label
+    without its spaces, so that "노선 번호" and "노선번호" meet; None without a label or kind."""
+    if not label or not kind:
+        return None
+    return f"label:{''.join(label.split())}:{kind}"
+
+
+def keys_for_field(name: str, t: FieldType, label: str | None = None) -> list[str]:
+    """The pool keys a field of type ``t`` called ``name`` (labelled ``label``) feeds (a date
+    also feeds ``year:int`` with its year, see :func:`keys_for_param`); a code field's label
+    key holds its values as text."""
     if isinstance(t, CodeType):
-        return [f"code:{t.name}"]
+        lk = label_key(label, "str")
+        return [f"code:{t.name}", *([lk] if lk else [])]
     kind = _kind(t)
-    return [f"name:{name.lower()}:{kind}"] if kind else []
+    if not kind:
+        return []
+    lk = label_key(label, kind)
+    return [f"name:{name.lower()}:{kind}", *([lk] if lk else [])]
 
 
 def _is_year(name: str) -> bool:
@@ -78,6 +96,9 @@ def keys_for_param(port: Port) -> list[str]:
     keys = [f"name:{port.name.lower()}:{kind}"]
     if kind == "int" and _is_year(port.name):
         keys.append("year:int")  # a year parameter takes the years of observed dates
+    lk = label_key(port.label, kind)
+    if lk is not None and lk not in keys:
+        keys.append(lk)  # what other tools' records hold under the same catalog label
     return keys
 
 
@@ -147,8 +168,8 @@ class ValuePool:
     def observe(self, tool: Tool, records: Iterable[Mapping[str, Any]]) -> int:
         """Feed the first records of a response of ``tool``; the number of values added."""
         added = 0
-        fields = [(f.name, f.type, keys_for_field(f.name, f.type)) for f in tool.record.fields
-                  if not isinstance(f.type, ListType)]
+        fields = [(f.name, f.type, keys_for_field(f.name, f.type, f.label))
+                  for f in tool.record.fields if not isinstance(f.type, ListType)]
         for i, rec in enumerate(records):
             if i >= RECORDS_PER_RESPONSE:
                 break

@@ -17,10 +17,24 @@ calls finish in. A success adds success evidence, a structural failure strong fa
 an environmental failure none (or weak) — see :class:`~edgedsl.recipe.graph.beta.Evidence`. Then
 every edge tried is tested against the :class:`~edgedsl.recipe.graph.beta.PruneRule`.
 
-Refinement stops at convergence — over the last ``window`` iterations no prune and no edge
-tried for the first time (exploration has reached every edge it can), and a pass rate whose mean
-over them differs from the mean over the window before by at most ``tolerance`` — or after
-``iterations``. After every iteration a checkpoint (the graph so far, the random state,
+Coverage: every edge a path can reach (its source is a root or reached from one through runnable
+edges, its target's required parameters are bound or have candidates) is to be judged, not left
+untried. An edge is *settled* when it has ``min_trials`` informative trials and at least one
+success; one that has only failed stays unsettled until the prune rule cuts it (an edge of a
+strong prior needs more failures). A share ``directed`` of each iteration's paths is aimed at
+the unsettled reachable edges — those that have only failed first, most failures first, so that
+each is followed to its verdict; then the untried; then those with too few trials — each path
+the shortest prefix from a root to the edge's source, the edge, then the least-tried edges
+onwards. An edge whose directed paths missed it
+``give_up`` times (no informative outcome: its source returned nothing whatever the defaults, or
+it failed only for environmental reasons) is left to ordinary sampling.
+
+Refinement stops at convergence — every reachable edge is settled (or was given up on), over the
+last ``window`` iterations no prune and no edge tried for the first time, and a pass rate whose
+mean over them differs from the mean over the window before by at most ``tolerance`` — or after
+``iterations`` (the budget); G*'s ``config.stopped`` says which, with the edges still unsettled
+and those no path can reach.
+After every iteration a checkpoint (the graph so far, the random state,
 the observed values) is written next to the output, so an interrupted run resumes where it
 stopped and ends as the uninterrupted run would.
 """
@@ -28,13 +42,14 @@ stopped and ends as the uninterrupted run would.
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...core.catalog import Catalog
 from ...core.jsonfile import write_atomic
@@ -66,6 +81,9 @@ class RefineConfig:
     min_iterations: int = 20
     seed: int = 0
     concurrency: int = 8
+    min_trials: int = 3
+    directed: float = 0.75
+    give_up: int = 6
 
     def as_config(self) -> dict[str, Scalar | None]:
         """A flat JSON dict of the knobs."""
@@ -87,6 +105,7 @@ class Checkpoint(BaseModel):
     rng: list[Any]
     pool: dict[str, list[Scalar]]
     done: bool = False
+    missed: dict[str, int] = Field(default_factory=dict)
 
 
 def emitter_for(graph: ToolGraph, catalog: Catalog) -> Emitter:
@@ -123,6 +142,8 @@ class Refiner:
         self.nodes: dict[str, ToolNode] = {t.name: t for t in self.graph.tools}
         self.emitter = emitter_for(self.graph, catalog)
         self.args = ArgChooser(self.nodes, self.pool, self.codes)
+        #: directed paths that missed each edge (``source→target``): no informative outcome
+        self.missed: dict[str, int] = {}
         self._index()
 
     # ---------------------------------------------------------------- state
@@ -136,6 +157,80 @@ class Refiner:
     def roots(self) -> list[str]:
         """Tools with outgoing edges whose required parameters all have candidates."""
         return [tool for tool in sorted(self.out) if self.out[tool] and self.args.callable(tool)]
+
+    def reach(self, roots: Sequence[str], runnable: set[tuple[str, str]]
+              ) -> dict[str, list[GraphEdge]]:
+        """For every tool a path can reach, the shortest prefix of runnable edges from a root
+        (breadth first, edges in key order: deterministic)."""
+        best: dict[str, list[GraphEdge]] = {r: [] for r in roots}
+        queue = deque(roots)
+        while queue:
+            tool = queue.popleft()
+            for e in self.out.get(tool, ()):
+                if e.key in runnable and e.target not in best:
+                    best[e.target] = [*best[tool], e]
+                    queue.append(e.target)
+        return best
+
+    def informative(self, e: GraphEdge) -> int:
+        """Trials of ``e`` that count as evidence (successes and structural failures, and
+        environmental ones when they weigh anything)."""
+        return self._informative(e)
+
+    def settled(self, e: GraphEdge) -> bool:
+        """``min_trials`` informative trials and at least one success (module doc)."""
+        return self._informative(e) >= self.config.min_trials and e.successes > 0
+
+    def coverage(self, roots: Sequence[str], runnable: set[tuple[str, str]]
+                 ) -> tuple[list[tuple[GraphEdge, list[GraphEdge]]], int]:
+        """The reachable edges not settled and not given up on, each with its prefix,
+        least-tried first; and how many edges no path can reach."""
+        cfg = self.config
+        reach = self.reach(roots, runnable)
+        below: list[tuple[GraphEdge, list[GraphEdge]]] = []
+        unreachable = 0
+        for key in sorted(self.active):
+            e = self.active[key]
+            prefix = reach.get(e.source)
+            if key not in runnable or prefix is None \
+                    or e.target in {x.source for x in prefix}:
+                unreachable += 1
+                continue
+            if not self.settled(e) and self.missed.get(_aim_key(e), 0) < cfg.give_up:
+                below.append((e, prefix))
+        below.sort(key=lambda ep: self._aim_order(ep[0]))
+        return below, unreachable
+
+    def _aim_order(self, e: GraphEdge) -> tuple[bool, bool, int]:
+        """Edges that have only failed first, most failures first (each is aimed at until the
+        prune rule decides it), then untried edges, then edges that succeeded but have too few
+        trials, least-tried first."""
+        n = self._informative(e)
+        return e.successes > 0, n == 0, -n if e.successes == 0 else n
+
+    def directed_path(self, edge: GraphEdge, prefix: Sequence[GraphEdge],
+                      runnable: set[tuple[str, str]]) -> PathSpec:
+        """A path aimed at ``edge``: its prefix from a root, the edge, then the least-tried
+        runnable edges onwards up to ``max_edges`` edges in all."""
+        rng = self.rng
+        start = prefix[0].source if prefix else edge.source
+        steps = [Step(start, self.args.root_args(start, rng))]
+        chain = [*prefix, edge]
+        seen = {start, *(x.target for x in chain)}
+        current = edge.target
+        while len(chain) < self.config.max_edges:
+            options = [e for e in self.out.get(current, ())
+                       if e.key in runnable and e.target not in seen]
+            if not options:
+                break
+            fewest = min(self._informative(e) for e in options)
+            nxt = rng.choice([e for e in options if self._informative(e) == fewest])
+            chain.append(nxt)
+            seen.add(nxt.target)
+            current = nxt.target
+        for x in chain:
+            steps.append(Step(x.target, self.args.edge_args(x, rng), tuple(x.bindings)))
+        return PathSpec(tuple(steps))
 
     # ---------------------------------------------------------------- sampling
 
@@ -218,10 +313,19 @@ class Refiner:
         k = self.iteration
         roots = self.roots()
         runnable = {key for key, e in self.active.items() if self.args.runnable(e)}
-        paths = [p for p in (self.sample_path(roots, runnable) for _ in range(self.config.paths))
-                 if p is not None]
+        below, _ = self.coverage(roots, runnable)
+        n_directed = min(len(below), round(self.config.paths * self.config.directed))
+        aims = [e for e, _ in below[:n_directed]]
+        paths = [self.directed_path(e, prefix, runnable) for e, prefix in below[:n_directed]]
+        paths += [p for p in (self.sample_path(roots, runnable)
+                              for _ in range(self.config.paths - n_directed)) if p is not None]
         outcomes = await run_paths(paths, self.emitter, self.backend,
                                    concurrency=self.config.concurrency, label=f"i{k}p")
+        counted = {"success", "structural"} | (
+            {"environmental"} if self.config.evidence.environmental > 0 else set())
+        for e, po in zip(aims, outcomes, strict=False):
+            if not any(eo.edge == e.key and eo.outcome in counted for eo in po.edges):
+                self.missed[_aim_key(e)] = self.missed.get(_aim_key(e), 0) + 1
         untried = {e.key for e in self.graph.edges if e.trials == 0}
         self.apply(outcomes, k)
         new_edges = sum(1 for e in self.graph.edges if e.key in untried and e.trials)
@@ -242,6 +346,8 @@ class Refiner:
         cfg, its = self.config, self.graph.iterations
         if len(its) < max(cfg.min_iterations, 2 * cfg.window):
             return False
+        if self.below_min():
+            return False
         last, before = its[-cfg.window:], its[-2 * cfg.window:-cfg.window]
         if any(s.pruned or s.new_edges for s in last):
             return False
@@ -250,6 +356,12 @@ class Refiner:
             return sum(s.pass_rate for s in xs) / len(xs)
 
         return abs(mean(last) - mean(before)) <= cfg.tolerance
+
+    def below_min(self) -> int:
+        """Reachable edges not settled yet (and not given up on)."""
+        roots = self.roots()
+        runnable = {key for key, e in self.active.items() if self.args.runnable(e)}
+        return len(self.coverage(roots, runnable)[0])
 
     def finish(self) -> ToolGraph:
         """G*: the graph with the observed defaults written into its nodes and edges."""
@@ -262,8 +374,14 @@ class Refiner:
             for pname in self.nodes[e.target].required:
                 if pname not in bound and pname not in e.defaults and pname in node_d:
                     e.defaults[pname] = node_d[pname]
+        roots = self.roots()
+        runnable = {key for key, e in self.active.items() if self.args.runnable(e)}
+        below, unreachable = self.coverage(roots, runnable)
+        given_up = sum(1 for e in self.graph.edges if not self.settled(e)
+                       and self.missed.get(_aim_key(e), 0) >= self.config.give_up)
         g.config = {**g.config, "stopped": "converged" if self.converged() else "iterations",
-                    "iterations_run": self.iteration}
+                    "iterations_run": self.iteration, "below_min_trials": len(below),
+                    "given_up": given_up, "unreachable": unreachable}
         return g
 
     def save_checkpoint(self, done: bool = False) -> None:
@@ -273,7 +391,7 @@ class Refiner:
         state = self.rng.getstate()
         ck = Checkpoint(graph=self.graph, iteration=self.iteration,
                         rng=[state[0], list(state[1]), state[2]], pool=self.pool.to_json(),
-                        done=done)
+                        done=done, missed=dict(self.missed))
         write_atomic(self.checkpoint, orjson.dumps(ck.model_dump(mode="json")))
 
     @classmethod
@@ -284,6 +402,7 @@ class Refiner:
         r = cls(ck.graph, catalog, backend, config, pool=ValuePool.from_json(ck.pool),
                 checkpoint=path, progress=progress)
         r.iteration = ck.iteration
+        r.missed = dict(ck.missed)
         version, internal, gauss = ck.rng
         r.rng.setstate((version, tuple(internal), gauss))
         return r
@@ -297,6 +416,10 @@ class Refiner:
                 self.progress(stats, self.config.iterations)
         self.save_checkpoint(done=True)
         return self.finish()
+
+
+def _aim_key(e: GraphEdge) -> str:
+    return f"{e.source}→{e.target}"
 
 
 async def refine(graph: ToolGraph, catalog: Catalog, backend: Backend,

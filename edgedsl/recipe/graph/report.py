@@ -93,6 +93,11 @@ class GraphReport(BaseModel):
     iterations: list[IterationRow] = Field(default_factory=list)
     seed: int = 0
     runs_per_edge: int = 1
+    stopped: str | None = None
+    iterations_run: int | None = None
+    below_min_trials: int | None = None
+    unreachable_edges: int | None = None
+    given_up: int | None = None
 
 
 def bootstrap_ci(per_edge: Sequence[tuple[int, int]], *, samples: int = 2000, seed: int = 0,
@@ -222,7 +227,19 @@ async def graph_report(graph: ToolGraph, catalog: Catalog, backend: Backend, *, 
         iterations=[IterationRow(iteration=s.iteration, paths=s.paths, pass_rate=s.pass_rate,
                                  step_rate=s.step_rate, pruned=s.pruned, edges=s.edges)
                     for s in graph.iterations],
-        seed=seed, runs_per_edge=runs)
+        seed=seed, runs_per_edge=runs, stopped=_text(graph.config.get("stopped")),
+        iterations_run=_int(graph.config.get("iterations_run")),
+        below_min_trials=_int(graph.config.get("below_min_trials")),
+        unreachable_edges=_int(graph.config.get("unreachable")),
+        given_up=_int(graph.config.get("given_up")))
+
+
+def _text(v: object) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _int(v: object) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _pct(x: float | None) -> str:
@@ -249,6 +266,15 @@ def render_report(rep: GraphReport) -> str:
         f"(recipe {_pct(REFERENCE['kept_never'])}; {rep.kept_never_tried} kept edges never "
         "tried)",
     ]
+    if rep.stopped is not None:
+        why = {"converged": "its convergence rule held",
+               "iterations": "its iteration budget ran out"}.get(rep.stopped, rep.stopped)
+        lines.append(f"refinement stopped after {rep.iterations_run} iterations: {why}")
+        if rep.below_min_trials is not None:
+            lines.append(f"  {rep.below_min_trials} reachable edges unsettled (below the "
+                         f"minimum of informative trials, or only failures and not pruned); "
+                         f"{rep.given_up} given up on (directed paths never reached them); "
+                         f"{rep.unreachable_edges} edges no path reaches")
     if rep.iterations:
         lines += ["", "per iteration:",
                   f"  {'iter':>4} {'paths':>5} {'pass':>7} {'steps':>7} {'pruned':>6} "

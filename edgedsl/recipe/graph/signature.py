@@ -52,8 +52,8 @@ def _code_name(t: FieldType) -> str | None:
     return t.name if isinstance(t, CodeType) else None
 
 
-def _port(name: str, t: FieldType, optional: bool) -> Port:
-    return Port(name=name, type=str(t), code=_code_name(t), optional=optional)
+def _port(name: str, t: FieldType, optional: bool, label: str | None = None) -> Port:
+    return Port(name=name, type=str(t), code=_code_name(t), optional=optional, label=label)
 
 
 def default_domain(platform: Platform) -> str:
@@ -76,8 +76,8 @@ def tool_node(tool: Tool, domain: str) -> ToolNode:
         name=tool.qualname,
         domain=domain,
         doc=tool.doc,
-        params=[_port(p.name, p.type, p.optional) for p in tool.params],
-        fields=[_port(f.name, f.type, f.optional) for f in tool.record.fields],
+        params=[_port(p.name, p.type, p.optional, p.label) for p in tool.params],
+        fields=[_port(f.name, f.type, f.optional, f.label) for f in tool.record.fields],
         writes=bool(method) and method != "GET",
         defaults=defaults,
     )

@@ -7,6 +7,8 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
+from edgedsl.core.catalog import Tool
+from edgedsl.core.types import FieldSpec, RecordType, ScalarType
 from edgedsl.recipe.graph.model import Port, ToolNode
 from edgedsl.recipe.graph.observe import ValuePool, keys_for_param, node_defaults, value_ok
 from tests.recipe.graph.graph_tools import ITEMS, catalog
@@ -147,3 +149,40 @@ def test_shipped_gstar_gives_dart_periodic_reports_valid_years() -> None:
 
     assert asyncio.run(any_root("dart.single_accounts"))
     assert asyncio.run(any_root("dart.dividends"))
+
+
+def _stops_tool() -> Tool:
+
+    rec = RecordType("Stop", (FieldSpec("nodenm", ScalarType("str"), label="정류소명"),
+                              FieldSpec("routeno", ScalarType("str"), label="노선번호"),
+                              FieldSpec("code", CAT.code_types["tg.Code"], label="항목 코드")))
+    return Tool("tago", "stops", record=rec)
+
+
+def test_a_free_text_parameter_takes_values_observed_under_its_catalog_label() -> None:
+    # Seoul bus's station search (stSrch "정류소명") takes TAGO's stop names (nodenm
+    # "정류소명"); its route search (strSrch "노선 번호") TAGO's route numbers ("노선번호"):
+    # the label without spaces is the key, the parameter's own name plays no part
+    pool = ValuePool()
+    pool.observe(_stops_tool(), [{"nodenm": "시청앞", "routeno": "102", "code": "A001"}])
+    station = Port(name="stSrch", type="str", label="정류소명")
+    route = Port(name="strSrch", type="str", label="노선 번호")
+    assert "label:정류소명:str" in keys_for_param(station)
+    assert pool.for_param(station, CAT.code_types) == ["시청앞"]
+    assert pool.for_param(route, CAT.code_types) == ["102"]
+    # a code field's label holds its values as text, for a plain parameter of that label
+    assert pool.for_param(Port(name="codes", type="str", label="항목코드"), CAT.code_types) == [
+        "A001"]
+    # without a label, or with another label or kind, nothing is taken
+    assert pool.for_param(Port(name="stSrch", type="str"), CAT.code_types) == []
+    assert pool.for_param(Port(name="q", type="str", label="검색어"), CAT.code_types) == []
+    assert pool.for_param(Port(name="n", type="int", label="노선번호"), CAT.code_types) == []
+
+
+def test_catalog_labels_reach_the_graph_nodes() -> None:
+    from edgedsl.check import load_catalog
+    from edgedsl.recipe.graph.signature import tool_node
+
+    bus = load_catalog(["bus"]).platforms["seoulbus"].tools["stations"]
+    node = tool_node(bus, "bus")
+    assert {p.name: p.label for p in node.params}["stSrch"] == "정류소명"

@@ -141,6 +141,30 @@ def test_convergence_stops_early() -> None:
     assert len(g.iterations) < 200 and g.config["stopped"] == "converged"
 
 
+def test_directed_paths_try_every_reachable_edge_the_minimum_number_of_times() -> None:
+    # a strong prior for items → detail: Thompson sampling alone keeps choosing it; the
+    # directed paths aim at the least-tried reachable edges until each has min_trials
+    # informative trials, is pruned, or was aimed at give_up times without a verdict (flaky:
+    # environmental failures are no evidence)
+    cfg = RefineConfig(iterations=8, paths=8, seed=5, epsilon=0.0, min_trials=3, directed=0.5,
+                       give_up=4)
+    g = asyncio.run(refine(graph(score=0.9), CAT, backend(), cfg))
+    informative = {e.key: e.successes + e.failures.structural for e in g.edges}
+    assert {k for k, n in informative.items() if n < 3} == {("tg.items", "tg.flaky")}
+    assert g.config["below_min_trials"] == 0 and g.config["given_up"] == 1
+    assert {("tg.items", "tg.broken"), ("tg.items", "tg.empty")} <= {e.key for e in g.pruned}
+
+
+def test_convergence_waits_for_every_reachable_edge_to_be_judged() -> None:
+    # the same stable pass rate as test_convergence_stops_early, but no directed paths and a
+    # minimum no edge reaches: refinement runs to its budget and says so
+    cfg = RefineConfig(iterations=12, paths=8, seed=1, window=3, min_iterations=6,
+                       tolerance=1.0, directed=0.0, min_trials=1000)
+    g = asyncio.run(refine(graph(), CAT, backend(), cfg))
+    assert len(g.iterations) == 12 and g.config["stopped"] == "iterations"
+    assert g.config["below_min_trials"] == len(g.edges) and g.config["unreachable"] == 0
+
+
 def test_probe_seeds_defaults_in_rounds() -> None:
     pool = ValuePool()
     rep = asyncio.run(probe(graph(), CAT, backend(), pool))

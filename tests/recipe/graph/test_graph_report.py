@@ -74,6 +74,11 @@ def test_report_separates_the_edge_sets(gstar) -> None:  # type: ignore[no-untyp
     text = render_report(rep)
     assert "skeleton" in text and "62.7%" in text and "per iteration" in text
     assert rep.model_validate_json(rep.model_dump_json()) == rep
+    # which stopping rule fired, from G*'s config (25 iterations: the budget)
+    assert rep.stopped == "iterations" and rep.iterations_run == 25
+    assert "refinement stopped after 25 iterations: its iteration budget ran out" in text
+    assert rep.below_min_trials == gstar.config["below_min_trials"]
+    assert rep.given_up == gstar.config["given_up"] and "given up on" in text
 
 
 def test_plot_is_an_svg_with_both_series() -> None:
