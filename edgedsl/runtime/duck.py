@@ -52,6 +52,7 @@ from .columns import (
     create_table_as,
     opaque_fields,
     python_shreds,
+    texts_blob,
     write_columns,
     write_sql_shredded,
 )
@@ -161,7 +162,7 @@ class Relation:
                     not any(cols.made(f) for f in fields):
                 # large and unread: the SQL path coerces faster than Python (identical table)
                 arms = cols["__arm"]
-                write_sql_shredded(self.con, cols["__raw"], fields,
+                write_sql_shredded(self.con, texts_blob(cols["__raw"]), self.row_count, fields,
                                    None if arms.count(None) == len(arms) else arms, self.table,
                                    True, {f: cols[f] for f in opaque_fields(fields)})
             else:

@@ -47,7 +47,7 @@ from .columns import (
     columns_of,
     opaque_fields,
     python_shreds,
-    record_texts,
+    record_blob,
     serialise,
     stored_columns,
     write_columns,
@@ -90,10 +90,10 @@ def shred(
     if method == "python" or (method == "auto" and python_shreds(len(records), len(types))):
         raws, back = serialise(records)
         return _shred_python(con, raws, back, types, arm, target, is_temp, lazy)
-    raws, column = record_texts(records)
+    blob, column = record_blob(records)
     opaque = stored_columns({f: types[f] for f in opaque_fields(types)}, column)
-    write_sql_shredded(con, raws, types, arm, target, is_temp, opaque)
-    return Relation(con, target, types, len(raws))
+    write_sql_shredded(con, blob, len(records), types, arm, target, is_temp, opaque)
+    return Relation(con, target, types, len(records))
 
 
 def _shred_python(con: duckdb.DuckDBPyConnection, raws: list[str], back: list[Any],
