@@ -12,6 +12,7 @@ afterwards. Used by the SQL shredding path (:func:`edgedsl.runtime.columns.write
 from __future__ import annotations
 
 import contextlib
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -41,6 +42,7 @@ class BufferFileSystem(MemoryFileSystem):
 
 
 _FS = BufferFileSystem()
+_REGISTERING = threading.Lock()  # two threads' cursors of one database register it once
 
 
 @contextlib.contextmanager
@@ -48,7 +50,9 @@ def buffer(con: duckdb.DuckDBPyConnection, data: bytes, suffix: str = ".json") -
     """Within the block, ``data`` is a file DuckDB reads on ``con`` at the URL yielded (the file
     system is registered on the connection's database once); the file is gone afterwards."""
     if not con.filesystem_is_registered(PROTOCOL):
-        con.register_filesystem(_FS)
+        with _REGISTERING:
+            if not con.filesystem_is_registered(PROTOCOL):
+                con.register_filesystem(_FS)
     name = f"/{uuid.uuid4().hex}{suffix}"
     BufferFileSystem.store[name] = MemoryFile(_FS, name, data)
     try:
