@@ -3,8 +3,9 @@ once or each on first read), and whole columns written to a DuckDB table in one 
 
 The layout of the columns is :mod:`edgedsl.runtime.duck`'s (``__row``, ``__arm``, one column per
 declared field, ``__raw``); :class:`~edgedsl.runtime.duck.Relation` holds them and writes its
-table from them (:func:`write_columns`, the python path) or from the record texts
-(:func:`write_sql_shredded`, the SQL path); both build identical tables. Which path a number of
+table from them (:func:`write_columns`, the python path) or from the records as one JSON array
+(:func:`write_sql_shredded`, the SQL path); both build the same table (``__raw`` equal as the
+value it parses to, see :mod:`edgedsl.runtime.duck`). Which path a number of
 cells takes is :func:`python_shreds` (:data:`PYTHON_SHRED_MAX_CELLS`), for
 :func:`edgedsl.runtime.shred.shred` and for a pending relation's table alike.
 """
