@@ -72,7 +72,9 @@ RESERVED_COLUMNS = ("__row", "__arm", "__raw")
 #: paths crossed near 1,500 records of 5 fields (~10,000 cells). Since the SQL path's rewrite (no
 #: readback, each text matched once; CPU time, median of 7, load 12): 27 records — 2.9 vs
 #: 9.9 ms; 1,000 — 14.1 vs 14.0 ms; 2,000 — 25 vs 20 ms; 20,000 — 211 vs 89 ms: they cross near
-#: 1,000 records (~6,000 cells); the bound stays (up to it the two differ by under 5 ms).
+#: 1,000 records (~6,000 cells); the bound stays (up to it the two differ by under 5 ms). With
+#: the records read as one JSON array (wall, median of 30 / 3, load 11–12): 27 records — 5.2 vs
+#: 21 ms; 1,000 — 41 vs 45 ms; 20,000 — 527 vs 135 ms: the bound stays.
 PYTHON_SHRED_MAX_CELLS = 10_000
 
 
