@@ -1,61 +1,75 @@
 """In-memory buffers DuckDB reads as files: one JSON text of a whole response, read by
-``read_json_objects`` in one native (parallel) pass.
+``read_json_objects`` in one native pass.
 
 DuckDB reads files only through a file system; a Python ``bytes`` object reaches its readers
 through an fsspec file system registered on the connection (``register_filesystem``). This
-module keeps its own in-memory file system (:class:`BufferFileSystem`, protocol
-:data:`PROTOCOL`, a store of its own rather than fsspec's process-wide ``memory://`` one), puts
-each buffer under a fresh name for the length of one statement (:func:`buffer`) and removes it
-afterwards. Used by the SQL shredding path (:func:`edgedsl.runtime.columns.write_sql_shredded`).
+module keeps its own in-memory file system (fsspec's ``MemoryFileSystem`` under the protocol
+:data:`PROTOCOL`, with a store of its own rather than fsspec's process-wide ``memory://`` one),
+puts each buffer under a fresh name for the length of one statement (:func:`buffer`) and removes
+it afterwards. fsspec is imported on the first buffer (a run that shreds nothing large never
+imports it). Used by the SQL shredding path
+(:func:`edgedsl.runtime.columns.write_sql_shredded`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import uuid
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 import duckdb
-from fsspec.implementations.memory import MemoryFile, MemoryFileSystem
 
-__all__ = ["PROTOCOL", "BufferFileSystem", "buffer"]
+__all__ = ["PROTOCOL", "buffer", "held"]
 
 #: The URL scheme of the buffers (``edgedslbuf://<name>.json``).
 PROTOCOL = "edgedslbuf"
-
-
-class BufferFileSystem(MemoryFileSystem):
-    """fsspec's in-memory file system under :data:`PROTOCOL`, with a store of its own."""
-
-    protocol = (PROTOCOL,)
-    store: ClassVar[dict[str, Any]] = {}
-    pseudo_dirs: ClassVar[list[str]] = [""]
-
-    @classmethod
-    def _strip_protocol(cls, path: Any) -> Any:
-        """A path without this file system's scheme (fsspec's own strips only ``memory://``)."""
-        if isinstance(path, str):
-            path = "memory://" + path.removeprefix(f"{PROTOCOL}://")
-        return super()._strip_protocol(path)
-
-
-_FS = BufferFileSystem()
 _REGISTERING = threading.Lock()  # two threads' cursors of one database register it once
+
+
+@functools.cache
+def _file_system() -> Any:
+    """The one buffer file system of the process (fsspec imported here, on first use)."""
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    class BufferFileSystem(MemoryFileSystem):  # type: ignore[misc,unused-ignore]
+        """fsspec's in-memory file system under :data:`PROTOCOL`, with a store of its own."""
+
+        protocol = (PROTOCOL,)
+        store: dict[str, Any] = {}  # noqa: RUF012 - fsspec's own class attributes
+        pseudo_dirs: list[str] = [""]  # noqa: RUF012
+
+        @classmethod
+        def _strip_protocol(cls, path: Any) -> Any:
+            """A path without this scheme (fsspec's own strips only ``memory://``)."""
+            if isinstance(path, str):
+                path = "memory://" + path.removeprefix(f"{PROTOCOL}://")
+            return super()._strip_protocol(path)
+
+    return BufferFileSystem()
+
+
+def held() -> int:
+    """The number of buffers held now (0 outside every :func:`buffer` block)."""
+    return len(_file_system().store)
 
 
 @contextlib.contextmanager
 def buffer(con: duckdb.DuckDBPyConnection, data: bytes, suffix: str = ".json") -> Iterator[str]:
     """Within the block, ``data`` is a file DuckDB reads on ``con`` at the URL yielded (the file
     system is registered on the connection's database once); the file is gone afterwards."""
+    from fsspec.implementations.memory import MemoryFile
+
+    fs = _file_system()
     if not con.filesystem_is_registered(PROTOCOL):
         with _REGISTERING:
             if not con.filesystem_is_registered(PROTOCOL):
-                con.register_filesystem(_FS)
+                con.register_filesystem(fs)
     name = f"/{uuid.uuid4().hex}{suffix}"
-    BufferFileSystem.store[name] = MemoryFile(_FS, name, data)
+    fs.store[name] = MemoryFile(fs, name, data)
     try:
         yield f"{PROTOCOL}://{name.lstrip('/')}"
     finally:
-        BufferFileSystem.store.pop(name, None)
+        fs.store.pop(name, None)
