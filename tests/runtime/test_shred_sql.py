@@ -177,3 +177,25 @@ def test_a_large_sql_shred_keeps_row_order_and_values(con: duckdb.DuckDBPyConnec
         assert tags == (None if row["tags"] is None else orjson.dumps(row["tags"]).decode())
         assert orjson.loads(j) == coerce(JSON, row["j"])
     assert rel.records() == rows
+
+
+def test_the_sql_paths_raw_parses_to_each_record_keys_in_order(
+        con: duckdb.DuckDBPyConnection) -> None:
+    """``__raw`` is only promised to parse to the record's orjson round trip, keys in order: the
+    values JSON could spell another way (1e16, -0.0, 5e-324, 2**64 - 1, escapes, nesting)."""
+    odd: list[dict[str, Any]] = [
+        {"z": 1e16, "a": -0.0, "m": 5e-324, "b": 2**64 - 1, "c": -(2**63)},
+        {"s": "\u0000\u001f\"\\/\u2028🙂가", "n": {"y": [1, {"x": None}], "a": -1e-7}},
+        {}, {"a": "1,234", "z": ""}, {"b": math.nan, "d": dt.date(2024, 2, 29), "t": (1, 2)},
+    ]
+    rows = odd * 400  # large enough for the SQL path under `auto` too
+    rel = shred(con, rows, {"a": STR, "z": FLOAT}, method="sql")
+    got = rel.records()
+    want = orjson.loads(orjson.dumps(rows))
+    assert got == want
+    assert [list(r) for r in got] == [list(r) for r in want]  # keys in the same order
+    assert math.copysign(1.0, got[0]["a"]) == -1.0  # -0.0 keeps its sign
+    raws = [r[0] for r in con.execute(f'SELECT "__raw" FROM {rel.sql_name} ORDER BY "__row"')
+            .fetchall()]
+    assert [orjson.loads(r) for r in raws] == want
+    rel.drop()
