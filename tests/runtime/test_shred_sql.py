@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgedsl.core.types import DATE, FLOAT, INT, JSON, STR, FieldType, ListType
+from edgedsl.core.types import BOOL, DATE, FLOAT, INT, JSON, STR, FieldType, ListType
 from edgedsl.reduce.coerce import coerce
 from edgedsl.runtime.bind import packing
 from edgedsl.runtime.columns import record_blob, serialise, texts_blob
@@ -51,6 +51,13 @@ def _parsed(raw: str) -> tuple[object, list[str]]:
     return value, list(value)
 
 
+# escaped quotes and backslashes, the text of unicode escapes, strings that look like numbers,
+# booleans, null or nested JSON (their JSON type is still a string), and numbers with exponents
+_LOOKALIKES = ["a\"b", "\\\"", "\"\"", "\\u0041", "\\u00e9\\n", "C:\\dir\\", "123", "-1.5",
+               "1E5", "1.0e+2", "12e3", "-0", "0x10", "Infinity", "NaN", "true", "false", "null",
+               "[1]", "{\"a\": 1}", "1,000.0", "20240229.0", " 1 ", "1.", ".5"]
+_EXPONENTS = [6.02e23, 1.5e-10, -2.5e-300, 1e22, 1e21, 2e-7, 123e-20, 1.7976931348623157e308]
+
 # values a large response really holds, and the odd ones: thousands separators, units, blanks,
 # unicode, nested objects, huge integers at the edges of 64 bits, floats that read back as None
 _ODD = st.one_of(
@@ -59,6 +66,10 @@ _ODD = st.one_of(
                      "3억", "20240229", " 2024.02.29 ", "2024-02-30", "0000-01-01", "Y", " no ",
                      "삼성전자", "\u0000", "\x01", "a\nb", "\"quoted\"", "\\", "🙂", "ｆｕｌｌ",
                      "1e16", "-0.0", "\u2028", "é", "\ud7a3", "12,345,678,901,234,567,890"]),
+    # escaped quotes and backslashes, the text of unicode escapes, strings that look like
+    # numbers, booleans, null or nested JSON (their JSON type is still a string)
+    st.sampled_from(_LOOKALIKES),
+    st.sampled_from(_EXPONENTS),
     st.sampled_from(HOSTILE_TEXT),
     st.integers(-(2**63), 2**64 - 1),
     st.sampled_from([2**63 - 1, -(2**63), 2**63, 2**64 - 1, 0, 1, 20240102]),
@@ -199,3 +210,13 @@ def test_the_sql_paths_raw_parses_to_each_record_keys_in_order(
             .fetchall()]
     assert [orjson.loads(r) for r in raws] == want
     rel.drop()
+
+
+@pytest.mark.parametrize("ftype", [INT, FLOAT, DATE, STR, BOOL])
+def test_lookalike_strings_and_exponents_coerce_alike_on_both_paths(
+        ftype: FieldType, con: duckdb.DuckDBPyConnection) -> None:
+    """Each odd spelling above, in every scalar field type: the SQL path's table is the python
+    path's (a string that looks like a number is still a string, an exponent still a number)."""
+    rows: list[dict[str, Any]] = [{"v": v, "w": v} for v in (*_LOOKALIKES, *_EXPONENTS)]
+    types: dict[str, FieldType] = {"v": ftype, "w": STR}
+    assert _table(con, rows, types, "sql") == _table(con, rows, types, "python")
