@@ -51,6 +51,24 @@ def _file_system() -> Any:
     return BufferFileSystem()
 
 
+@functools.cache
+def _file_class() -> Any:
+    """fsspec's in-memory file, its size read without copying its bytes (imported on first use)."""
+    from fsspec.implementations.memory import MemoryFile
+
+    class BufferFile(MemoryFile):  # type: ignore[misc,unused-ignore]
+        """A buffer's file: fsspec's ``MemoryFile``, whose ``size`` takes a buffer view, and a
+        view makes ``BytesIO`` copy the bytes it shares (the whole response, each statement);
+        here the size is the length of the bytes themselves (``getvalue`` returns them)."""
+
+        @property
+        def size(self) -> int:
+            """The number of bytes held, read without a copy."""
+            return len(self.getvalue())
+
+    return BufferFile
+
+
 def held() -> int:
     """The number of buffers held now (0 outside every :func:`buffer` block)."""
     return len(_file_system().store)
@@ -60,15 +78,13 @@ def held() -> int:
 def buffer(con: duckdb.DuckDBPyConnection, data: bytes, suffix: str = ".json") -> Iterator[str]:
     """Within the block, ``data`` is a file DuckDB reads on ``con`` at the URL yielded (the file
     system is registered on the connection's database once); the file is gone afterwards."""
-    from fsspec.implementations.memory import MemoryFile
-
     fs = _file_system()
     if not con.filesystem_is_registered(PROTOCOL):
         with _REGISTERING:
             if not con.filesystem_is_registered(PROTOCOL):
                 con.register_filesystem(fs)
     name = f"/{uuid.uuid4().hex}{suffix}"
-    fs.store[name] = MemoryFile(fs, name, data)
+    fs.store[name] = _file_class()(fs, name, data)
     try:
         yield f"{PROTOCOL}://{name.lstrip('/')}"
     finally:
