@@ -36,6 +36,11 @@ measures in the same process:
     1.18 s / 0.318 s = 3.7× and 1.20 s / 0.356 s = 3.4× after; in CPU time 6.8–7.0× before,
     3.4–3.6× after (target ≤ 2×, not met; the README says what bounds it). This benchmark's
     own run at load 11–12: 1.04 s / 0.302 s = 3.45×; peak RSS of the whole run 494 MiB.
+    Second pass (s19-shred, a buffer's size read without copying it; one parse per record,
+    ``read_json`` with JSON columns and 2 threads tried and not kept — the README says why):
+    CPU time in one process, load 3.1, best of 9, four rounds: 281–308 ms / 97–98 ms =
+    2.9–3.2×; this benchmark's own run at load 3–4: 0.706 s / 0.207 s = 3.41× (wall), peak
+    RSS of the whole run 522 MiB. Still above 2×.
 
 (a) is also compared with the same predicates written by hand in DuckDB over the same typed
 table and, when polars is installed (the ``bench`` extra), with polars in memory: the figure to

@@ -6,8 +6,10 @@ through an fsspec file system registered on the connection (``register_filesyste
 module keeps its own in-memory file system (fsspec's ``MemoryFileSystem`` under the protocol
 :data:`PROTOCOL`, with a store of its own rather than fsspec's process-wide ``memory://`` one),
 puts each buffer under a fresh name for the length of one statement (:func:`buffer`) and removes
-it afterwards. fsspec is imported on the first buffer (a run that shreds nothing large never
-imports it). Used by the SQL shredding path
+it afterwards. A buffer's file holds the caller's ``bytes`` themselves, never a whole copy (its
+size is read without the buffer view fsspec's ``MemoryFile`` takes, which would copy them; only
+the chunks DuckDB reads are copied). fsspec is imported on the first buffer (a run that shreds
+nothing large never imports it). Used by the SQL shredding path
 (:func:`edgedsl.runtime.columns.write_sql_shredded`).
 """
 
