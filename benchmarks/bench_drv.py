@@ -25,12 +25,22 @@ measures in the same process:
     API path (two statements on a written table);
 (d) shredding 27 records: the python path against the SQL path;
 (e) shredding all the records into typed columns against polars reading and coercing them
-    (the SQL path: each record's orjson text, its declared fields read by DuckDB's JSON functions
-    over the list of their pointers, each text matched once).
+    (the SQL path: one ``orjson.dumps`` of the list, read by DuckDB's ``read_json_objects`` as an
+    in-memory file — each record's text its ``__raw`` — its declared fields' texts and JSON
+    types read over the list of their pointers, each text matched once).
     One run each on 2026-12-02 at load 8.5–10, the tree before the SQL path's rewrite (47d7fa7)
     and after (5188861), one after the other: 3.59 s / 0.388 s = 9.3× before, 1.64 s / 0.324 s
-    = 5.1× after (target ≤ 2×; the README says what bounds it); peak RSS of the whole run
-    668 → 561 MiB.
+    = 5.1× after; peak RSS of the whole run 668 → 561 MiB. With one array read natively
+    (s19-shred; the tree before it, 8f6d7ec, and after run alternately in one window, load
+    10.9–12.3, median of 5): 2.19 s / 0.340 s = 6.4× and 2.47 s / 0.286 s = 8.6× before,
+    1.18 s / 0.318 s = 3.7× and 1.20 s / 0.356 s = 3.4× after; in CPU time 6.8–7.0× before,
+    3.4–3.6× after (target ≤ 2×, not met; the README says what bounds it). This benchmark's
+    own run at load 11–12: 1.04 s / 0.302 s = 3.45×; peak RSS of the whole run 494 MiB.
+    Second pass (s19-shred, a buffer's size read without copying it; one parse per record,
+    ``read_json`` with JSON columns and 2 threads tried and not kept — the README says why):
+    CPU time in one process, load 3.1, best of 9, four rounds: 281–308 ms / 97–98 ms =
+    2.9–3.2×; this benchmark's own run at load 3–4: 0.706 s / 0.207 s = 3.41× (wall), peak
+    RSS of the whole run 522 MiB. Still above 2×.
 
 (a) is also compared with the same predicates written by hand in DuckDB over the same typed
 table and, when polars is installed (the ``bench`` extra), with polars in memory: the figure to

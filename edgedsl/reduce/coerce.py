@@ -51,8 +51,8 @@ _UNIT = _unit_class()
 _INT_PART = r"(?:[0-9]+|[0-9]{1,3}(?:,[0-9]{3})+)"
 #: Each pattern captures its *core* as group 1 — the number without spaces or unit (thousands
 #: separators still in), the date's digits with their separators — so that one match both
-#: accepts a text and finds what it reads, in Python and in SQL (``regexp_extract(s, P, 1)``
-#: is ``''`` exactly when ``s`` does not match).
+#: accepts a text and finds what it reads (in SQL the match is decided without the capture and
+#: the core read by :data:`CORE_AFTER_MATCH`, the same group; see :func:`core_sql`).
 NUMBER_PATTERN = rf"^{_WS}([+-]?{_INT_PART}(?:\.[0-9]+)?){_WS}(?:{_UNIT}+{_WS})?$"
 INTEGER_PATTERN = rf"^{_WS}([+-]?{_INT_PART})(?:\.0+)?{_WS}(?:{_UNIT}+{_WS})?$"
 _DATE_FORMS = r"[0-9]{8}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}\.[0-9]{2}\.[0-9]{2}"
@@ -239,40 +239,57 @@ def sql_type(t: FieldType) -> str:
 
 
 _CORE_PATTERNS = {"integer": INTEGER_PATTERN, "double": NUMBER_PATTERN, "date": DATE_PATTERN}
+#: The core of a text its type's pattern matches, read without that pattern's capture: in such a
+#: text the core is the first run of these characters after the leading spaces (a unit, a space
+#: or ``.0`` ends it). DuckDB's ``regexp_full_match`` decides a pattern without its capture
+#: group, which costs RE2 a fraction of ``regexp_extract``'s capture; these patterns are
+#: one-pass. ``tests/reduce/test_coerce_core.py`` checks that they read group 1 of every match.
+CORE_AFTER_MATCH = {
+    "integer": rf"^{_WS}([+-]?[0-9,]+)",
+    "double": rf"^{_WS}([+-]?[0-9,.]+)",
+    "date": rf"^{_WS}([0-9.-]+)",
+}
 
 
-def _text_sql(kind: str, v: str, jt: str, s: str) -> str:
+def _text_sql(kind: str, x: str, jt: str) -> str:
     """The text a value of storage ``kind`` is read from: a JSON string's text; for a date, also
     an integer's digits when it is in the 8-digit range (see :func:`coerce_date`)."""
     if kind != "date":
-        return f"CASE WHEN {jt} = 'VARCHAR' THEN {s} END"
+        return f"CASE WHEN {jt} = 'VARCHAR' THEN {x} END"
     return (
-        f"CASE {jt} WHEN 'VARCHAR' THEN {s} "
-        f"WHEN 'BIGINT' THEN CASE WHEN CAST({v} AS BIGINT) BETWEEN 10000101 AND 99991231 "
-        f"THEN CAST({v} AS VARCHAR) END "
-        f"WHEN 'UBIGINT' THEN CASE WHEN TRY_CAST({v} AS BIGINT) BETWEEN 10000101 AND 99991231 "
-        f"THEN CAST({v} AS VARCHAR) END END"
+        f"CASE {jt} WHEN 'VARCHAR' THEN {x} "
+        f"WHEN 'BIGINT' THEN CASE WHEN TRY_CAST({x} AS BIGINT) BETWEEN 10000101 AND 99991231 "
+        f"THEN {x} END "
+        f"WHEN 'UBIGINT' THEN CASE WHEN TRY_CAST({x} AS BIGINT) BETWEEN 10000101 AND 99991231 "
+        f"THEN {x} END END"
     )
 
 
-def core_sql(v: str, t: FieldType, *, jtype: str | None = None,
-             text: str | None = None) -> str | None:
-    """SQL expression of the *core* a value of JSON expression ``v`` is read from when it is
-    text (group 1 of the type's pattern: ``regexp_extract(text, pattern, 1)``, ``''`` when the
-    text does not match, NULL when the value is no text), or None for a type read without one
-    (only integer, double and date fields have one).
+def core_text_sql(x: str, t: FieldType, *, jtype: str) -> str | None:
+    """SQL expression of the text a value's *core* is read from (NULL when the value is no text
+    for its type), or None for a type read without one (only integer, double and date fields
+    have one). ``x`` and ``jtype`` are as for :func:`coerce_sql`."""
+    kind = storage_of(t)
+    return None if kind not in _CORE_PATTERNS else _text_sql(kind, x, jtype)
 
-    :func:`coerce_sql` computes it inline unless given it (``core=``): a statement that
-    shreds many records computes it once per value in a layer of its own. ``jtype`` and
-    ``text`` are as for :func:`coerce_sql`.
+
+def core_sql(s: str, t: FieldType) -> str | None:
+    """SQL expression of the *core* of text ``s`` (:func:`core_text_sql`): group 1 of the type's
+    pattern, ``''`` when the text does not match, NULL when ``s`` is NULL; None for a type read
+    without one. The pattern is decided by ``regexp_full_match`` and the core then read by the
+    one-pass :data:`CORE_AFTER_MATCH` pattern (the same group, at a fraction of the capture's
+    cost). ``s`` should name a column: it is read up to three times.
+
+    A statement that shreds many records computes it once per value in a layer of its own and
+    hands it to :func:`coerce_sql` (``core=``).
     """
     kind = storage_of(t)
     pattern = _CORE_PATTERNS.get(kind)
     if pattern is None:
         return None
-    jt = jtype or f"json_type({v})"
-    s = text or f"({v} ->> '$')"
-    return f"regexp_extract(({_text_sql(kind, v, jt, s)}), {sql_string_literal(pattern)}, 1)"
+    return (f"CASE WHEN regexp_full_match({s}, {sql_string_literal(pattern)}) "
+            f"THEN regexp_extract({s}, {sql_string_literal(CORE_AFTER_MATCH[kind])}, 1) "
+            f"WHEN {s} IS NOT NULL THEN '' END")
 
 
 def _date_from_core_sql(core: str) -> str:
@@ -287,61 +304,59 @@ def _date_from_core_sql(core: str) -> str:
     )
 
 
-def coerce_sql(v: str, t: FieldType, *, jtype: str | None = None, text: str | None = None,
-               core: str | None = None) -> str:
-    """SQL expression coercing JSON expression ``v`` (SQL NULL when missing) to type ``t``.
+def coerce_sql(x: str, t: FieldType, *, jtype: str, core: str | None = None) -> str:
+    """SQL expression coercing one JSON value to type ``t`` (SQL NULL when missing), from its
+    text and its JSON type — what DuckDB's ``json_extract_string`` and ``json_type`` give for it
+    (a string's text, a number's digits, ``true``/``false``, an object's or array's JSON text;
+    ``VARCHAR``, ``BIGINT``, ``UBIGINT``, ``DOUBLE``, ``BOOLEAN``, ``OBJECT``, ``ARRAY``,
+    ``NULL``).
 
-    ``v`` must be a trusted SQL expression (e.g. a quoted column name). ``jtype``, ``text`` and
-    ``core`` may name precomputed ``json_type(v)``, ``v ->> '$'`` and :func:`core_sql`
-    expressions (cheaper to plan and to run). The result has type :func:`sql_type` ``(t)``.
-    Semantics are those of :func:`coerce`: a text is matched once, by the same pattern as in
-    Python, and read from the core that match captures.
-
-    A ``json`` field is the exception: ``v`` must already hold the canonical JSON text (or JSON
-    whose text is canonical) — see :func:`json_text` for why only Python makes it — and the
-    result is that text (SQL NULL for JSON null).
+    ``x`` and ``jtype`` must be trusted SQL expressions (e.g. quoted column names); ``core`` may
+    name a precomputed :func:`core_sql` of :func:`core_text_sql` (cheaper to plan and to run).
+    The result has type :func:`sql_type` ``(t)``. Semantics are those of :func:`coerce`: a text
+    is matched once, by the same pattern as in Python, and read from the core that match
+    decides. List and ``json`` fields are refused: their stored text is canonical JSON that
+    only Python makes (see :func:`json_text`).
     """
     kind = storage_of(t)
-    jt = jtype or f"json_type({v})"
-    s = text or f"({v} ->> '$')"
-    c = core or core_sql(v, t, jtype=jt, text=s)
+    jt = jtype
+    if kind in ("list", "json"):
+        raise ValueError(f"a {kind} field's stored text is made in Python, not in SQL")
+    c = core
+    if c is None and (text := core_text_sql(x, t, jtype=jt)) is not None:
+        c = core_sql(f"({text})", t)
     if kind == "integer":
-        d = f"CAST({v} AS DOUBLE)"
+        d = f"CAST({x} AS DOUBLE)"
         body = (
-            f"CASE {jt} WHEN 'BIGINT' THEN CAST({v} AS BIGINT) "
-            f"WHEN 'UBIGINT' THEN TRY_CAST(CAST({v} AS UBIGINT) AS BIGINT) "
+            f"CASE {jt} WHEN 'BIGINT' THEN CAST({x} AS BIGINT) "
+            f"WHEN 'UBIGINT' THEN TRY_CAST({x} AS BIGINT) "
             f"WHEN 'DOUBLE' THEN CASE WHEN {d} = trunc({d}) THEN TRY_CAST({d} AS BIGINT) END "
             f"WHEN 'VARCHAR' THEN TRY_CAST(replace(nullif({c}, ''), ',', '') AS BIGINT) END"
         )
     elif kind == "double":
         parsed = f"TRY_CAST(replace(nullif({c}, ''), ',', '') AS DOUBLE)"
         body = (
-            f"CASE {jt} WHEN 'BIGINT' THEN CAST({v} AS DOUBLE) "
-            f"WHEN 'UBIGINT' THEN CAST({v} AS DOUBLE) WHEN 'DOUBLE' THEN CAST({v} AS DOUBLE) "
+            f"CASE {jt} WHEN 'BIGINT' THEN CAST({x} AS DOUBLE) "
+            f"WHEN 'UBIGINT' THEN CAST({x} AS DOUBLE) WHEN 'DOUBLE' THEN CAST({x} AS DOUBLE) "
             f"WHEN 'VARCHAR' THEN nullif(nullif({parsed}, 'inf'::DOUBLE), '-inf'::DOUBLE) END"
         )
     elif kind == "date":
         body = _date_from_core_sql(f"({c})")
     elif kind == "bool":
-        w = f"lower(regexp_replace({s}, {sql_string_literal(f'^{_WS}|{_WS}$')}, '', 'g'))"
-        trues = ", ".join(sql_string_literal(x) for x in TRUE_WORDS)
-        falses = ", ".join(sql_string_literal(x) for x in FALSE_WORDS)
+        w = f"lower(regexp_replace({x}, {sql_string_literal(f'^{_WS}|{_WS}$')}, '', 'g'))"
+        trues = ", ".join(sql_string_literal(v) for v in TRUE_WORDS)
+        falses = ", ".join(sql_string_literal(v) for v in FALSE_WORDS)
+        flag = f"CASE TRY_CAST({x} AS BIGINT) WHEN 1 THEN true WHEN 0 THEN false END"
         body = (
-            f"CASE {jt} WHEN 'BOOLEAN' THEN CAST({v} AS BOOLEAN) "
-            f"WHEN 'BIGINT' THEN CASE CAST({v} AS BIGINT) WHEN 1 THEN true WHEN 0 THEN false END "
-            f"WHEN 'UBIGINT' THEN CASE TRY_CAST({v} AS BIGINT) "
-            "WHEN 1 THEN true WHEN 0 THEN false END "
+            f"CASE {jt} WHEN 'BOOLEAN' THEN CAST({x} AS BOOLEAN) "
+            f"WHEN 'BIGINT' THEN {flag} WHEN 'UBIGINT' THEN {flag} "
             f"WHEN 'VARCHAR' THEN CASE WHEN {w} IN ({trues}) THEN true "
             f"WHEN {w} IN ({falses}) THEN false END END"
         )
-    elif kind == "list":
-        body = f"CASE WHEN {jt} = 'ARRAY' THEN CAST({v} AS VARCHAR) END"
-    elif kind == "json":
-        body = f"CASE WHEN {jt} <> 'NULL' THEN CAST({v} AS VARCHAR) END"
     else:
         body = (
-            f"CASE {jt} WHEN 'VARCHAR' THEN {s} WHEN 'BIGINT' THEN CAST({v} AS VARCHAR) "
-            f"WHEN 'UBIGINT' THEN CAST({v} AS VARCHAR) "
-            f"WHEN 'DOUBLE' THEN CAST(CAST({v} AS DOUBLE) AS VARCHAR) END"
+            f"CASE {jt} WHEN 'VARCHAR' THEN {x} WHEN 'BIGINT' THEN {x} "
+            f"WHEN 'UBIGINT' THEN {x} "
+            f"WHEN 'DOUBLE' THEN CAST(CAST({x} AS DOUBLE) AS VARCHAR) END"
         )
     return f"CAST(({body}) AS {sql_type(t)})"

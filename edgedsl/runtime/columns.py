@@ -3,8 +3,9 @@ once or each on first read), and whole columns written to a DuckDB table in one 
 
 The layout of the columns is :mod:`edgedsl.runtime.duck`'s (``__row``, ``__arm``, one column per
 declared field, ``__raw``); :class:`~edgedsl.runtime.duck.Relation` holds them and writes its
-table from them (:func:`write_columns`, the python path) or from the record texts
-(:func:`write_sql_shredded`, the SQL path); both build identical tables. Which path a number of
+table from them (:func:`write_columns`, the python path) or from the records as one JSON array
+(:func:`write_sql_shredded`, the SQL path); both build the same table (``__raw`` equal as the
+value it parses to, see :mod:`edgedsl.runtime.duck`). Which path a number of
 cells takes is :func:`python_shreds` (:data:`PYTHON_SHRED_MAX_CELLS`), for
 :func:`edgedsl.runtime.shred.shred` and for a pending relation's table alike.
 """
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import orjson
 
-from edgedsl.core.sqlquote import ident_key, quote_ident
+from edgedsl.core.sqlquote import ident_key, quote_ident, sql_string_literal
 from edgedsl.core.types import FieldType
 from edgedsl.reduce.coerce import (
     coerce_bool,
@@ -28,12 +29,14 @@ from edgedsl.reduce.coerce import (
     coerce_sql,
     coerce_text,
     core_sql,
+    core_text_sql,
     json_text,
     sql_type,
     storage_of,
 )
 
 from .bind import bind_column, column_sql
+from .buffers import buffer
 from .redact import excerpt
 
 if TYPE_CHECKING:
@@ -51,11 +54,12 @@ __all__ = [
     "opaque_fields",
     "python_columns",
     "python_shreds",
-    "record_texts",
+    "record_blob",
     "serialise",
     "source_columns",
     "stored_columns",
     "take",
+    "texts_blob",
     "write_columns",
     "write_sql_shredded",
 ]
@@ -68,7 +72,9 @@ RESERVED_COLUMNS = ("__row", "__arm", "__raw")
 #: paths crossed near 1,500 records of 5 fields (~10,000 cells). Since the SQL path's rewrite (no
 #: readback, each text matched once; CPU time, median of 7, load 12): 27 records — 2.9 vs
 #: 9.9 ms; 1,000 — 14.1 vs 14.0 ms; 2,000 — 25 vs 20 ms; 20,000 — 211 vs 89 ms: they cross near
-#: 1,000 records (~6,000 cells); the bound stays (up to it the two differ by under 5 ms).
+#: 1,000 records (~6,000 cells); the bound stays (up to it the two differ by under 5 ms). With
+#: the records read as one JSON array (wall, median of 30 / 3, load 11–12): 27 records — 5.2 vs
+#: 21 ms; 1,000 — 41 vs 45 ms; 20,000 — 527 vs 135 ms: the bound stays.
 PYTHON_SHRED_MAX_CELLS = 10_000
 
 
@@ -148,10 +154,11 @@ def serialise(records: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[Any
 _READS_BACK_AS_ITSELF = frozenset({str, int, bool, type(None)})
 
 
-def record_texts(records: Sequence[Mapping[str, Any]]
-                 ) -> tuple[list[str], Callable[[str], list[Any]]]:
-    """Each record's JSON text, and a function giving one field's values (None where missing)
-    as that JSON reads back — what :func:`serialise` gives, without reading every record back.
+def record_blob(records: Sequence[Mapping[str, Any]]
+                ) -> tuple[bytes, Callable[[str], list[Any]]]:
+    """The records as one JSON array (one ``orjson.dumps`` of the list: each element is the
+    record's own orjson text), and a function giving one field's values (None where missing) as
+    that JSON reads back — what :func:`serialise` gives, without reading every record back.
 
     When every record is a ``dict``, a field's column is taken from the records as it is if
     every value in it reads back as itself (a str, int, bool or None), else read back through
@@ -161,7 +168,7 @@ def record_texts(records: Sequence[Mapping[str, Any]]
     """
     if set(map(type, records)) <= {dict}:
         try:
-            raws = [orjson.dumps(r).decode() for r in records]
+            blob = orjson.dumps(records)
         except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
             raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
         dicts: Sequence[dict[str, Any]] = records  # type: ignore[assignment]
@@ -171,9 +178,14 @@ def record_texts(records: Sequence[Mapping[str, Any]]
             if set(map(type, values)) <= _READS_BACK_AS_ITSELF:
                 return values
             return orjson.loads(orjson.dumps(values))  # type: ignore[no-any-return,unused-ignore]
-        return raws, column
+        return blob, column
     raws, back = serialise(records)
-    return raws, lambda field: list(map(dict.get, back, itertools.repeat(field)))
+    return texts_blob(raws), lambda field: list(map(dict.get, back, itertools.repeat(field)))
+
+
+def texts_blob(raws: Sequence[str]) -> bytes:
+    """Record texts joined into the JSON array :func:`write_sql_shredded` reads."""
+    return ("[" + ",".join(raws) + "]").encode()
 
 
 def _arm_texts(arm: Sequence[object]) -> list[str | None]:
@@ -367,76 +379,90 @@ def write_columns(con: duckdb.DuckDBPyConnection, target: str, types: Mapping[st
     return create_table_as(con, target, sql, params, temp=temp)
 
 
-def write_sql_shredded(con: duckdb.DuckDBPyConnection, raws: Sequence[str],
+def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes, n: int,
                        types: Mapping[str, FieldType], arm: Sequence[object] | None, target: str,
                        is_temp: bool, opaque: Mapping[str, list[Any]]) -> None:
-    """Write table ``target`` from record texts ``raws``, each value coerced in SQL
-    (:func:`edgedsl.reduce.coerce.coerce_sql`) — the SQL shredding path.
+    """Write table ``target`` from ``blob``, the ``n`` records as one JSON array
+    (:func:`record_blob`), each value coerced in SQL (:func:`edgedsl.reduce.coerce.coerce_sql`)
+    — the SQL shredding path.
+
+    DuckDB reads the array in one native pass (``read_json_objects`` over the blob as an
+    in-memory file, :func:`edgedsl.runtime.buffers.buffer`; ``WITH ORDINALITY`` numbers the
+    records): each record's JSON text is its ``__raw``. Each scalar field is then read by its
+    JSON pointer, its text and its JSON type each in one call over the list of pointers
+    (``json_extract_string``, ``json_type``: two parses of the record), and each text value
+    matched once against its type's pattern (:func:`edgedsl.reduce.coerce.core_sql`), in
+    layers so that no expression is computed twice.
 
     ``opaque`` holds the stored columns of the list and json fields (canonical JSON text, made
-    in Python: see :func:`edgedsl.reduce.coerce.json_text`). The texts, the arm tags and those
-    columns enter as whole columns (:func:`edgedsl.runtime.bind.bind_column`: a large column
-    packed into one text, ``__row`` as ``range(n)``); DuckDB reads every scalar field of a
-    record by its JSON pointer, its value, JSON type and text each in one call over the list
-    of pointers (``json_extract``, ``json_type``, ``json_extract_string``: three parses of the
-    record, cheaper than a parse of each value for its type and another for its text), and
-    matches each text value once against its type's pattern
-    (:func:`edgedsl.reduce.coerce.core_sql`), in layers so that no expression is computed
-    twice. No ``ORDER BY``: the rows are unnested in
-    ``__row`` order and DuckDB writes a ``CREATE TABLE … AS`` in its source's order (its
+    in Python: see :func:`edgedsl.reduce.coerce.json_text`). They and the arm tags enter as whole
+    columns (:func:`edgedsl.runtime.bind.bind_column`: a large column packed into one text),
+    joined to the records by position (``POSITIONAL JOIN``). No ``ORDER BY``: the records are
+    read in ``__row`` order and DuckDB writes a ``CREATE TABLE … AS`` in its source's order (its
     ``preserve_insertion_order``, on by default), as :func:`write_columns` relies on too.
     """
-    n = len(raws)
     names = list(types)
-    params: list[object] = []
-    src: list[str] = []
+    side_params: list[object] = []
+    side: list[str] = []
+    consts: list[str] = []
 
-    def bind(values: Sequence[Any], stype: str, name: str, **kw: bool) -> None:
-        mode, param = bind_column(values, stype, cast=True, **kw)
-        if mode != "null":
-            params.append(param)
-        src.append(column_sql(mode, stype, name))
+    def bind(values: Sequence[Any], stype: str, name: str) -> None:
+        mode, param = bind_column(values, stype, cast=True)
+        if mode == "null":
+            consts.append(column_sql(mode, stype, name))
+            return
+        side_params.append(param)
+        side.append(column_sql(mode, stype, name))
 
-    bind(list(range(n)), "BIGINT", "__row", row=True, ordinal=True)
-    bind(raws, "VARCHAR", "__text", row=True)
     bind([None] * n if arm is None else _arm_texts(arm), "VARCHAR", "__arm")
     kept = [f for f in names if f in opaque]
     for i, f in enumerate(kept):
         bind(opaque[f], "VARCHAR", f"__o{i}")
     scalar = [f for f in names if f not in opaque]
-    q = {f: tuple(quote_ident(f"__{x}{i}") for x in "vtsc") for i, f in enumerate(scalar)}
-    extract = "".join(f", __l[{i + 1}] AS {v}, __y[{i + 1}] AS {jt}, __x[{i + 1}] AS {tx}"
-                      for i, (v, jt, tx, _) in enumerate(q.values()))
-    cores = []
-    for f, (v, jt, tx, c) in q.items():
-        expr = core_sql(v, types[f], jtype=jt, text=tx)
-        if expr is not None:
-            cores.append(f", {expr} AS {c}")
+    q = {f: tuple(quote_ident(f"__{x}{i}") for x in "xtsc") for i, f in enumerate(scalar)}
+    extract = "".join(f", __x[{i + 1}] AS {x}, __y[{i + 1}] AS {jt}"
+                      for i, (x, jt, _, _) in enumerate(q.values()))
+    texts, cores = [], []
+    for f, (x, jt, s, c) in q.items():
+        text = core_text_sql(x, types[f], jtype=jt)
+        if text is not None:
+            texts.append(f", {text} AS {s}")
+            cores.append(f", {core_sql(s, types[f])} AS {c}")
     cols = []
     for f in names:
         if f in opaque:
             cols.append(f"{quote_ident(f'__o{kept.index(f)}')} AS {quote_ident(f)}")
         else:
-            v, jt, tx, c = q[f]
-            has_core = core_sql(v, types[f]) is not None
-            expr = coerce_sql(v, types[f], jtype=jt, text=tx, core=c if has_core else None)
+            x, jt, _, c = q[f]
+            has_core = core_text_sql(x, types[f], jtype=jt) is not None
+            expr = coerce_sql(x, types[f], jtype=jt, core=c if has_core else None)
             cols.append(f"{expr} AS {quote_ident(f)}")
     typed = "".join(", " + c for c in cols)
     parse = ""
+    params: list[object] = []
     if scalar:
-        # each a list over the fields' pointers: the values, their JSON types, their texts
-        parse = "".join(f", {fn}(__text, ?::VARCHAR[]) AS {name}" for fn, name in (
-            ("json_extract", "__l"), ("json_type", "__y"), ("json_extract_string", "__x")))
-        params += [[_json_pointer(f) for f in scalar]] * 3
+        pointers = "[" + ", ".join(sql_string_literal(_json_pointer(f)) for f in scalar) + "]"
+        parse = (f", json_extract_string(__text, {pointers}) AS __x, "
+                 f"json_type(__text, {pointers}) AS __y")
+    joined = ""
+    if side:
+        joined = f" POSITIONAL JOIN (SELECT {', '.join(side)}) AS __side"
+        consts.append("__side.*")
+    const = "".join(", " + c for c in consts)
     sql = (
-        f"WITH __src AS (SELECT {', '.join(src)}),\n"
+        "WITH __src AS (SELECT ordinality - 1 AS __row, CAST(json AS VARCHAR) AS __text"
+        f"{const} FROM read_json_objects(?, format='array', maximum_object_size=?) "
+        f"WITH ORDINALITY{joined}),\n"
         f"__rec AS (SELECT *{parse} FROM __src),\n"
         f"__ext AS (SELECT *{extract} FROM __rec),\n"
-        f"__cor AS (SELECT *{''.join(cores)} FROM __ext)\n"
+        f"__txt AS (SELECT *{''.join(texts)} FROM __ext),\n"
+        f"__cor AS (SELECT *{''.join(cores)} FROM __txt)\n"
         f'SELECT CAST(__row AS BIGINT) AS "__row", CAST(__arm AS VARCHAR) AS "__arm"{typed}, '
         f'__text AS "__raw"\nFROM __cor'
     )
-    create_table_as(con, target, sql, params, temp=is_temp)
+    with buffer(con, blob) as url:
+        params = [url, max(len(blob), 1 << 24), *side_params]
+        create_table_as(con, target, sql, params, temp=is_temp)
 
 
 class StoredColumns(dict[str, list[Any]]):

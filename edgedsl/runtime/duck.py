@@ -8,7 +8,11 @@ A :class:`Relation` is a handle on a DuckDB table holding one *shredded* relatio
   :func:`edgedsl.core.sqlquote.quote_ident`), holding the value coerced to the field's type
   (BIGINT, DOUBLE, DATE, BOOLEAN, VARCHAR; list fields as JSON text) — see
   :mod:`edgedsl.reduce.registry` for the coercion rules;
-* ``__raw`` (VARCHAR) — the original record as JSON text.
+* ``__raw`` (VARCHAR) — the record as JSON text: a text that parses (``orjson.loads``) to the
+  same value as the record's own orjson round trip, keys in the same order. It need not be
+  byte-identical to the record's ``orjson.dumps`` (the SQL shredding path keeps the text DuckDB
+  reads out of the whole response's one JSON array), so whatever reads ``__raw`` compares
+  parsed values, never texts.
 
 Shredding records into such a relation is :mod:`edgedsl.runtime.shred`; the columns themselves —
 serialising records, coercing them (all at once or on first read), writing whole columns — are
@@ -52,6 +56,7 @@ from .columns import (
     create_table_as,
     opaque_fields,
     python_shreds,
+    texts_blob,
     write_columns,
     write_sql_shredded,
 )
@@ -159,9 +164,9 @@ class Relation:
             if isinstance(cols, LazyColumns) and cols.ordinal and \
                     not python_shreds(self.row_count, len(fields)) and \
                     not any(cols.made(f) for f in fields):
-                # large and unread: the SQL path coerces faster than Python (identical table)
+                # large and unread: the SQL path coerces faster than Python (the same table)
                 arms = cols["__arm"]
-                write_sql_shredded(self.con, cols["__raw"], fields,
+                write_sql_shredded(self.con, texts_blob(cols["__raw"]), self.row_count, fields,
                                    None if arms.count(None) == len(arms) else arms, self.table,
                                    True, {f: cols[f] for f in opaque_fields(fields)})
             else:

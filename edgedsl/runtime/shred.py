@@ -1,30 +1,36 @@
 """Shredding: records turned once into a typed DuckDB relation (:class:`~.duck.Relation`).
 
-Shredding is columnar and never inserts Python rows one by one. Each record is serialised once
-with orjson (its ``__raw`` text) and every value is coerced from the record *as that JSON reads
-back*, by one of two equivalent paths producing identical tables (the layout is
-:mod:`edgedsl.runtime.duck`'s; the columns and both writers are :mod:`edgedsl.runtime.columns`):
+Shredding is columnar and never inserts Python rows one by one. Every value is coerced from the
+record *as its orjson JSON reads back*, by one of two equivalent paths producing the same table
+(the layout is :mod:`edgedsl.runtime.duck`'s; the columns and both writers are
+:mod:`edgedsl.runtime.columns`):
 
-* **python** (small inputs): :func:`edgedsl.reduce.coerce.coerce` coerces each field in Python and
-  one
+* **python** (small inputs): each record is serialised with orjson (its ``__raw`` text),
+  :func:`edgedsl.reduce.coerce.coerce` coerces each field in Python and one
   ``CREATE TABLE … AS SELECT unnest(?::BIGINT[]) AS …, unnest(?::DATE[]) AS …`` loads whole
   typed columns bound as lists — one statement, with no JSON or regex work left for DuckDB to
   plan (planning dominated the cost of small shreds);
-* **sql** (large inputs, :func:`edgedsl.runtime.columns.write_sql_shredded`): the record texts
-  are bound as one column (packed into one text when large, :mod:`edgedsl.runtime.bind`),
-  DuckDB reads the declared fields of each record by their JSON pointers (one call per record
-  for their values, one for their JSON types, one for their texts) and
-  :func:`edgedsl.reduce.coerce.coerce_sql` coerces in SQL, each text matched once against its
-  type's pattern, in one ``CREATE TABLE … AS`` statement. The records are not read back whole:
-  only list and json fields need Python values, and those are taken column by column
-  (:func:`edgedsl.runtime.columns.record_texts`).
+* **sql** (large inputs, :func:`edgedsl.runtime.columns.write_sql_shredded`): the records are
+  serialised by one ``orjson.dumps`` of the whole list (:func:`~.columns.record_blob`), which
+  DuckDB reads as an in-memory file (:mod:`edgedsl.runtime.buffers`) in one native pass
+  (``read_json_objects``: each record's text, its ``__raw``); the declared fields of each record
+  are read by their JSON pointers (their texts and their JSON types, one call each) and
+  :func:`edgedsl.reduce.coerce.coerce_sql` coerces in SQL with our rules, each text matched
+  once against its type's pattern, in one ``CREATE TABLE … AS`` statement. Only list and json
+  fields need Python values, and those are taken column by column.
+
+The two paths build the same table value for value, except that ``__raw`` is only required to
+*parse* to the same record (keys in the same order): the SQL path keeps the text DuckDB reads
+out of the one array (today the element's own orjson bytes, not guaranteed by DuckDB), so a
+reader of ``__raw`` compares parsed values (the property test of ``tests/runtime/
+test_shred_sql.py`` does).
 
 List and ``json`` fields are stored as canonical JSON text made in Python on both paths (see
 :func:`edgedsl.reduce.coerce.json_text`). The choice is by the number of cells (records × (fields
 + 1)) against :data:`edgedsl.runtime.columns.PYTHON_SHRED_MAX_CELLS`
 (:func:`~edgedsl.runtime.columns.python_shreds`), measured with ``benchmarks/bench_drv.py``; the
 differential tests check that both paths agree with :func:`edgedsl.reduce.coerce.coerce`, and a
-property test that they build identical tables. Records must be JSON-serialisable by orjson
+property test that they build the same tables. Records must be JSON-serialisable by orjson
 (``datetime.date`` becomes ISO text, tuples become arrays, NaN becomes null, integers beyond 64
 bits are refused), so :meth:`~.duck.Relation.records` returns the records as that JSON reads back.
 
@@ -47,7 +53,7 @@ from .columns import (
     columns_of,
     opaque_fields,
     python_shreds,
-    record_texts,
+    record_blob,
     serialise,
     stored_columns,
     write_columns,
@@ -58,7 +64,7 @@ from .duck import Relation, fresh_name
 __all__ = ["ShredMethod", "shred"]
 
 #: ``auto`` chooses by size (:func:`~edgedsl.runtime.columns.python_shreds`); the others force a
-#: path (both build identical tables).
+#: path (both build the same table).
 ShredMethod = Literal["auto", "python", "sql"]
 
 
@@ -78,7 +84,7 @@ def shred(
     ``arm`` optionally tags each record with the branch it came from. ``name`` names the table
     (default: a fresh name); the table is temporary unless a ``name`` is given (``temp``
     overrides), so that a store can keep shredded responses in its DuckDB file. ``method``
-    forces the python or the sql path (see the module docstring); both build identical tables.
+    forces the python or the sql path (see the module docstring); both build the same table.
     ``lazy`` (python path only) returns a *pending* relation whose table is written only when
     SQL first needs it (see :meth:`~.duck.Relation.ensure`).
     """
@@ -90,10 +96,10 @@ def shred(
     if method == "python" or (method == "auto" and python_shreds(len(records), len(types))):
         raws, back = serialise(records)
         return _shred_python(con, raws, back, types, arm, target, is_temp, lazy)
-    raws, column = record_texts(records)
+    blob, column = record_blob(records)
     opaque = stored_columns({f: types[f] for f in opaque_fields(types)}, column)
-    write_sql_shredded(con, raws, types, arm, target, is_temp, opaque)
-    return Relation(con, target, types, len(raws))
+    write_sql_shredded(con, blob, len(records), types, arm, target, is_temp, opaque)
+    return Relation(con, target, types, len(records))
 
 
 def _shred_python(con: duckdb.DuckDBPyConnection, raws: list[str], back: list[Any],

@@ -1,5 +1,6 @@
-"""The SQL shredding path (large inputs): record texts bound whole, each record parsed once in
-DuckDB, each text matched once — the same table as the python path, value for value."""
+"""The SQL shredding path (large inputs): the records as one JSON array read by DuckDB in one
+pass, each text matched once — the same table as the python path, value for value, with
+``__raw`` a JSON text that parses to the same record (keys in the same order)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgedsl.core.types import DATE, FLOAT, INT, JSON, STR, FieldType, ListType
+from edgedsl.core.types import BOOL, DATE, FLOAT, INT, JSON, STR, FieldType, ListType
 from edgedsl.reduce.coerce import coerce
 from edgedsl.runtime.bind import packing
-from edgedsl.runtime.columns import record_texts, serialise
+from edgedsl.runtime.columns import record_blob, serialise, texts_blob
 from edgedsl.runtime.shred import shred
 from edgedsl.testing import HOSTILE_TEXT, field_type_maps, values
 from tests.profiles import examples
@@ -36,13 +37,27 @@ def _table(con: duckdb.DuckDBPyConnection, records: list[dict[str, Any]],
            types: dict[str, FieldType], method: str,
            arm: list[str | None] | None = None) -> tuple[Any, list[Any]]:
     """DESCRIBE and the rows (each value with its Python type) in the table's own order — no
-    ORDER BY: the written order must be ``__row`` order on both paths."""
+    ORDER BY: the written order must be ``__row`` order on both paths. ``__raw`` (the last
+    column) as the value its JSON parses to, with its keys in order."""
     rel = shred(con, records, types, arm=arm, method=method)  # type: ignore[arg-type]
     desc = con.execute(f"DESCRIBE {rel.sql_name}").fetchall()
     body = con.execute(f"SELECT * FROM {rel.sql_name}").fetchall()
     rel.drop()
-    return desc, [tuple((type(v), v) for v in row) for row in body]
+    return desc, [(*((type(v), v) for v in row[:-1]), _parsed(row[-1])) for row in body]
 
+
+def _parsed(raw: str) -> tuple[object, list[str]]:
+    """A ``__raw`` text as its value and its keys in order."""
+    value = orjson.loads(raw)
+    return value, list(value)
+
+
+# escaped quotes and backslashes, the text of unicode escapes, strings that look like numbers,
+# booleans, null or nested JSON (their JSON type is still a string), and numbers with exponents
+_LOOKALIKES = ["a\"b", "\\\"", "\"\"", "\\u0041", "\\u00e9\\n", "C:\\dir\\", "123", "-1.5",
+               "1E5", "1.0e+2", "12e3", "-0", "0x10", "Infinity", "NaN", "true", "false", "null",
+               "[1]", "{\"a\": 1}", "1,000.0", "20240229.0", " 1 ", "1.", ".5"]
+_EXPONENTS = [6.02e23, 1.5e-10, -2.5e-300, 1e22, 1e21, 2e-7, 123e-20, 1.7976931348623157e308]
 
 # values a large response really holds, and the odd ones: thousands separators, units, blanks,
 # unicode, nested objects, huge integers at the edges of 64 bits, floats that read back as None
@@ -50,11 +65,18 @@ _ODD = st.one_of(
     st.none(),
     st.sampled_from(["", " ", "1,234", "-1,234,567", "12,345,678.9 KRW", "1,2345", " +12 %",
                      "3억", "20240229", " 2024.02.29 ", "2024-02-30", "0000-01-01", "Y", " no ",
-                     "삼성전자", "\u0000", "\x01", "a\nb", "\"quoted\"", "\\", "🙂", "ｆｕｌｌ"]),
+                     "삼성전자", "\u0000", "\x01", "a\nb", "\"quoted\"", "\\", "🙂", "ｆｕｌｌ",
+                     "1e16", "-0.0", "\u2028", "é", "\ud7a3", "12,345,678,901,234,567,890"]),
+    # escaped quotes and backslashes, the text of unicode escapes, strings that look like
+    # numbers, booleans, null or nested JSON (their JSON type is still a string)
+    st.sampled_from(_LOOKALIKES),
+    st.sampled_from(_EXPONENTS),
     st.sampled_from(HOSTILE_TEXT),
     st.integers(-(2**63), 2**64 - 1),
     st.sampled_from([2**63 - 1, -(2**63), 2**63, 2**64 - 1, 0, 1, 20240102]),
     st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([1e16, -0.0, 0.0, 1e300, 5e-324, 2.5, 1e-7, 123456789012345680.0,
+                     9007199254740993.0, -1e16]),
     st.booleans(),
     st.text(max_size=5),
     st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31)),
@@ -109,15 +131,15 @@ def test_sql_path_builds_the_python_paths_table(case: tuple[dict[str, FieldType]
 
 @given(rows=st.lists(st.dictionaries(st.sampled_from(["a", "b", "가"]), _ODD, max_size=3),
                      max_size=8))
-def test_record_texts_read_fields_back_as_serialise(rows: list[dict[str, Any]]) -> None:
+def test_record_blob_reads_fields_back_as_serialise(rows: list[dict[str, Any]]) -> None:
     try:
         raws, back = serialise(rows)
     except ValueError:
         with pytest.raises(ValueError, match="not JSON-serialisable"):
-            record_texts(rows)
+            record_blob(rows)
         return
-    texts, column = record_texts(rows)
-    assert texts == raws
+    blob, column = record_blob(rows)
+    assert blob == texts_blob(raws)  # one dumps of the list: the records' own texts, joined
     for f in ("a", "b", "가", "missing"):
         got, want = column(f), [r.get(f) for r in back]
         assert orjson.dumps(got) == orjson.dumps(want)  # NaN-free: every float read back
@@ -134,20 +156,20 @@ class Trade:
     when: dt.date
 
 
-def test_record_texts_values_that_do_not_read_back_as_themselves() -> None:
+def test_record_blob_values_that_do_not_read_back_as_themselves() -> None:
     rows: list[Any] = [{"a": (1, 2), "b": dt.date(2024, 1, 2), "c": math.nan, "d": Kind.A},
                        {"a": "x", "b": None, "c": 1.5, "d": True}]
-    texts, column = record_texts(rows)
+    blob, column = record_blob(rows)
     assert column("a") == [[1, 2], "x"]
     assert column("b") == ["2024-01-02", None]
     assert column("c") == [None, 1.5]
     assert column("d") == [1, True] and type(column("d")[0]) is int
-    assert texts == [orjson.dumps(r).decode() for r in rows]
+    assert blob == texts_blob([orjson.dumps(r).decode() for r in rows])
     # records that are not dicts are read back whole, as before
-    texts, column = record_texts([Trade("1,000", dt.date(2024, 1, 2))])  # type: ignore[list-item]
+    blob, column = record_blob([Trade("1,000", dt.date(2024, 1, 2))])  # type: ignore[list-item]
     assert column("amount") == ["1,000"] and column("when") == ["2024-01-02"]
     with pytest.raises(ValueError, match="must be a JSON object"):
-        record_texts([{"a": 1}, None])  # type: ignore[list-item]
+        record_blob([{"a": 1}, None])  # type: ignore[list-item]
 
 
 def test_a_large_sql_shred_keeps_row_order_and_values(con: duckdb.DuckDBPyConnection) -> None:
@@ -167,3 +189,35 @@ def test_a_large_sql_shred_keeps_row_order_and_values(con: duckdb.DuckDBPyConnec
         assert tags == (None if row["tags"] is None else orjson.dumps(row["tags"]).decode())
         assert orjson.loads(j) == coerce(JSON, row["j"])
     assert rel.records() == rows
+
+
+def test_the_sql_paths_raw_parses_to_each_record_keys_in_order(
+        con: duckdb.DuckDBPyConnection) -> None:
+    """``__raw`` is only promised to parse to the record's orjson round trip, keys in order: the
+    values JSON could spell another way (1e16, -0.0, 5e-324, 2**64 - 1, escapes, nesting)."""
+    odd: list[dict[str, Any]] = [
+        {"z": 1e16, "a": -0.0, "m": 5e-324, "b": 2**64 - 1, "c": -(2**63)},
+        {"s": "\u0000\u001f\"\\/\u2028🙂가", "n": {"y": [1, {"x": None}], "a": -1e-7}},
+        {}, {"a": "1,234", "z": ""}, {"b": math.nan, "d": dt.date(2024, 2, 29), "t": (1, 2)},
+    ]
+    rows = odd * 400  # large enough for the SQL path under `auto` too
+    rel = shred(con, rows, {"a": STR, "z": FLOAT}, method="sql")
+    got = rel.records()
+    want = orjson.loads(orjson.dumps(rows))
+    assert got == want
+    assert [list(r) for r in got] == [list(r) for r in want]  # keys in the same order
+    assert math.copysign(1.0, got[0]["a"]) == -1.0  # -0.0 keeps its sign
+    raws = [r[0] for r in con.execute(f'SELECT "__raw" FROM {rel.sql_name} ORDER BY "__row"')
+            .fetchall()]
+    assert [orjson.loads(r) for r in raws] == want
+    rel.drop()
+
+
+@pytest.mark.parametrize("ftype", [INT, FLOAT, DATE, STR, BOOL])
+def test_lookalike_strings_and_exponents_coerce_alike_on_both_paths(
+        ftype: FieldType, con: duckdb.DuckDBPyConnection) -> None:
+    """Each odd spelling above, in every scalar field type: the SQL path's table is the python
+    path's (a string that looks like a number is still a string, an exponent still a number)."""
+    rows: list[dict[str, Any]] = [{"v": v, "w": v} for v in (*_LOOKALIKES, *_EXPONENTS)]
+    types: dict[str, FieldType] = {"v": ftype, "w": STR}
+    assert _table(con, rows, types, "sql") == _table(con, rows, types, "python")
