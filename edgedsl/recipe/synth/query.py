@@ -161,6 +161,7 @@ class _Builder:
         self.tools: dict[str, dict[str, Any]] = {}
         self.platforms: dict[str, dict[str, str]] = {}
         self.literals: list[dict[str, Any]] = []
+        self.comparisons: list[dict[str, Any]] = []  # the `if` comparisons: {op, count}
         self.last = ""                    # the relation bound last
 
     # -- tools, labels, literals ----------------------------------------------------------
@@ -428,6 +429,8 @@ class _Builder:
             last_head, stem, glued = parts[-1]
             return f"{head} {last_head}", stem, glued
         left, right = self.operand(p.left, p.right), self.operand(p.right, p.left)
+        self.comparisons.append({"op": p.op, "count": isinstance(p.left, n.FuncCall)
+                                 and p.left.name == "count"})
         subj = josa(left, "이")
         if p.op == "==":
             return f"{subj} {right}", "이", True
@@ -542,6 +545,7 @@ def query_context(traj: n.Trajectory, plan: Plan, answer: Any, *,
         "parallels": [s for s in flat if s["kind"] == "parallel"],
         "fans": [s for s in flat if s.get("fan")],
         "condition": cond["condition"] if cond else None,
+        "comparisons": b.comparisons,
         "answer": b.answer(ans_stmt, answer),
     }
 

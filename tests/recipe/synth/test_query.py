@@ -30,7 +30,12 @@ from edgedsl.recipe.synth.korean import (
     period_text,
 )
 from edgedsl.recipe.synth.literals import literal_uses, tool_title
-from edgedsl.recipe.synth.paraphrase import ParaphraseReport, paraphrase, paraphrase_messages
+from edgedsl.recipe.synth.paraphrase import (
+    ParaphraseReport,
+    constraint_problems,
+    paraphrase,
+    paraphrase_messages,
+)
 from edgedsl.recipe.synth.query import (
     PHRASINGS,
     phrasing_of,
@@ -525,6 +530,44 @@ def test_paraphrase_falls_back_when_a_literal_is_dropped(cases: dict[str, Case],
     q, got = _para(case, client, None, report)
     assert got == q and report.fallbacks == {"dropped_literal": 1}
     assert "서울특별시" in report.notes[0]
+
+
+@pytest.mark.parametrize(("reply", "lost"), [
+    # the narrowing dropped: any day's menu would do
+    ("서울특별시에 있는 중앙고등학교의 2024년 5월 급식일자와 메뉴는?", "the narrowing by 열량"),
+    # the order reversed: the lightest day instead of the heaviest
+    ("서울특별시에 있는 중앙고등학교의 2024년 5월 급식 중 열량이 가장 낮은 날의 급식일자와 메뉴는?",
+     "열량 가장 큰"),
+    # a field asked for dropped
+    ("서울특별시에 있는 중앙고등학교의 2024년 5월 급식 중 열량이 가장 높은 날의 메뉴는?",
+     "급식일자 asked for"),
+])
+def test_paraphrase_falls_back_when_a_constraint_is_dropped_or_changed(
+        cases: dict[str, Case], fake: FakeLLM, client: LLMClient, reply: str, lost: str) -> None:
+    case = cases["Drv.neis"]
+    fake.script(ok({"query": reply}))
+    report = ParaphraseReport()
+    q, got = _para(case, client, None, report)
+    assert got == q and report.fallbacks == {"dropped_constraint": 1}, report
+    assert lost in report.notes[0]
+
+
+def test_every_template_query_keeps_its_own_constraints(cases: dict[str, Case]) -> None:
+    """The check is calibrated on the templates: no packaged phrasing fails it."""
+    for case in cases.values():
+        ctx = query_context(case.traj, case.plan, case.answer)
+        for seed in range(12):
+            q = render_query(case.traj, case.plan, case.answer, rng_seed=seed)
+            assert constraint_problems(q, ctx) == [], (case.key, q)
+
+
+def test_a_paraphrase_must_keep_the_condition_of_an_if(cases: dict[str, Case]) -> None:
+    ctx = query_context(cases["Cond"].traj, cases["Cond"].plan, cases["Cond"].answer)
+    assert ctx["comparisons"] == [{"op": ">", "count": True}]
+    keep = "코스피 주식시세가 2024년 12월 28일에 10건보다 많으면 27일, 아니면 26일 시세의 건수는?"
+    drop = "코스피 주식시세 2024년 12월 28일 10건 기준으로 27일 또는 26일 시세의 건수는?"
+    assert constraint_problems(keep, ctx) == []
+    assert constraint_problems(drop, ctx) == ["the condition's >"]
 
 
 def test_paraphrase_falls_back_on_invalid_replies(cases: dict[str, Case], fake: FakeLLM,
