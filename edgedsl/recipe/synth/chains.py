@@ -73,17 +73,17 @@ def ranked_fields(cols: Columns, specs: Mapping[str, FieldSpec] | None = None,
     there are several: a value most records lack is not "the" value of the relation — with their
     :data:`~.wanted.Want`, best first: the wanted ones (:data:`~.wanted.WANTED`) before the
     others, fields named in ``avoid`` (the upstream tool's, which the records echo) after the
-    fresh ones of their class, then by :data:`~.wanted.WANT_RANK`. Lists, text longer than 60
-    characters and values in ``echo`` (the values the call was handed: answering them would
-    answer nothing) are skipped."""
+    fresh ones of their class, then by :data:`~.wanted.WANT_RANK`. Lists, blank text (an empty
+    answer is ungradable), text longer than 60 characters and values in ``echo`` (the values
+    the call was handed: answering them would answer nothing) are skipped."""
     specs = specs or {}
     out: list[tuple[tuple[bool, bool, int, str], str, Want]] = []
     for f, t in cols.types.items():
         if isinstance(t, ListType) or f.startswith("__"):
             continue
         vals = cols.distinct(f)
-        if len(vals) != 1 or str(vals[0]) in echo \
-                or (isinstance(vals[0], str) and len(vals[0]) > 60):
+        if len(vals) != 1 or str(vals[0]) in echo or (isinstance(vals[0], str) and (
+                len(vals[0]) > 60 or not vals[0].strip())):
             continue
         col = cols.col(f)
         if len(cols) > 1 and None in col:
