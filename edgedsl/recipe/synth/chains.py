@@ -14,7 +14,7 @@ from ..graph.model import GraphEdge
 from .engine import Draft, Engine, Prefer
 from .junction import Columns
 from .plausible import implausible
-from .wanted import WANT_RANK, WANTED, Want, answer_key, field_want, is_constant
+from .wanted import WANT_RANK, WANTED, Want, answer_key, field_want, is_constant, secondary
 
 __all__ = [
     "KINDS",
@@ -73,11 +73,12 @@ def ranked_fields(cols: Columns, specs: Mapping[str, FieldSpec] | None = None,
     there are several: a value most records lack is not "the" value of the relation — with their
     :data:`~.wanted.Want`, best first: the wanted ones (:data:`~.wanted.WANTED`) before the
     others, fields named in ``avoid`` (the upstream tool's, which the records echo) after the
-    fresh ones of their class, then by :data:`~.wanted.WANT_RANK`. Lists, blank text (an empty
-    answer is ungradable), text longer than 60 characters and values in ``echo`` (the values
-    the call was handed: answering them would answer nothing) are skipped."""
+    fresh ones of their class, then by :data:`~.wanted.WANT_RANK`, a primary form before a
+    secondary one (:func:`~.wanted.secondary`: 의원 이름 before 영문 이름). Lists, blank text
+    (an empty answer is ungradable), text longer than 60 characters and values in ``echo``
+    (the values the call was handed: answering them would answer nothing) are skipped."""
     specs = specs or {}
-    out: list[tuple[tuple[bool, bool, int, str], str, Want]] = []
+    out: list[tuple[tuple[bool, bool, int, bool, str], str, Want]] = []
     for f, t in cols.types.items():
         if isinstance(t, ListType) or f.startswith("__"):
             continue
@@ -91,7 +92,8 @@ def ranked_fields(cols: Columns, specs: Mapping[str, FieldSpec] | None = None,
         spec = specs.get(f)
         want = field_want(f, t, spec.label if spec else None, spec.unit if spec else None,
                           constant=is_constant(col, len(cols)))
-        out.append(((want not in WANTED, f in avoid, WANT_RANK[want], f), f, want))
+        out.append(((want not in WANTED, f in avoid, WANT_RANK[want],
+                     secondary(spec.label if spec else None), f), f, want))
     return [(f, w) for _, f, w in sorted(out)]
 
 

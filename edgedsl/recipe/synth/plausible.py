@@ -14,9 +14,11 @@ string of them is a question someone asks. Three findings, each a named reason:
   about nothing in particular. A count of a root call, or of a call fed an entity (a company, a
   school, a bill), is a question.
 * ``entity_dropped`` — the chain carried an entity (some hand-off upstream had an entity code
-  type) and then reached the relation the answer reads through a hand-off that carries none
-  (a date, a city code, an assembly term): the answer is no longer about the entity the chain
-  carried ("그 기준일자로 종목기본정보를 조회하고, … 건수" after a company chain).
+  type) and then, on the way to the relation the answer reads, passed a hand-off that carries
+  none (a date, a city code, an assembly term): the answer is no longer about the entity the
+  chain carried, even when a later hand-off carries an entity again — another one, picked
+  through the date ("그 기준일자로 주식발행현황을 조회하고, 그중 … 가장 큰 것, 그 법인등록번호로
+  기업개요를 조회한 뒤 …" after a company chain).
 * ``unrelated_branches`` — a ``parallel`` group whose branches are on different platforms and
   whose shared values carry no entity: two services looked up together for no common subject
   (a region code fed to a real-estate and a bus service).
@@ -130,6 +132,7 @@ class _Walk:
     fed: dict[str, list[str | None]] = field(default_factory=dict)  # relation -> hand-off codes
     sources: dict[str, set[str]] = field(default_factory=dict)  # relation -> relations feeding it
     carried: dict[str, bool] = field(default_factory=dict)  # an entity handed on upstream
+    dropped: dict[str, bool] = field(default_factory=dict)  # ... then a generic hand-off
     findings: list[Finding] = field(default_factory=list)
     wants: list[str] = field(default_factory=list)  # of each value the answer reads
 
@@ -152,6 +155,7 @@ class _Walk:
                 self.fed[name] = self.fed.get(src, [])
                 self.sources[name] = self.sources.get(src, set())
                 self.carried[name] = self.carried.get(src, False)
+                self.dropped[name] = self.dropped.get(src, False)
         elif isinstance(node, n.Parallel):
             shared = {a.name: a.value for a in node.shared}
             for b in node.branches:
@@ -173,6 +177,9 @@ class _Walk:
         self.sources[rel] = sources
         self.carried[rel] = any(entity_of(c) for c in codes) or any(
             self.carried.get(x, False) for x in sources)
+        generic = bool(codes) and not any(entity_of(c) for c in codes)
+        self.dropped[rel] = any(self.dropped.get(x, False) for x in sources) or (
+            generic and any(self.carried.get(x, False) for x in sources))
 
     def group(self, node: n.Parallel, shared: Mapping[str, Any]) -> None:
         platforms = []
@@ -206,7 +213,7 @@ class _Walk:
                    and not any(entity_of(c) for c in self.fed[r])}
         if all(w == "count" for w in self.wants) and generic & set(counted):
             self.findings.append("count_after_generic")
-        if any(self.carried.get(x, False) for r in generic for x in self.sources.get(r, ())):
+        if any(self.dropped.get(r, False) for r in (*counted, *read)):
             self.findings.append("entity_dropped")
 
     def reads(self, e: Any) -> Iterator[tuple[str, str]]:

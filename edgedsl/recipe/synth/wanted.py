@@ -41,7 +41,8 @@ from ...core.types import (
     is_numeric,
 )
 
-__all__ = ["WANTED", "WANT_RANK", "Want", "answer_key", "field_want", "is_constant"]
+__all__ = ["WANTED", "WANT_RANK", "Want", "answer_key", "field_want", "is_constant",
+           "secondary"]
 
 Want = Literal["name", "amount", "date", "number", "text", "category", "code", "constant"]
 
@@ -58,6 +59,7 @@ _CATEGORY_ENDS = ("구분", "여부", "유형", "종류", "코드명", "구분�
 _CODE_ENDS = ("코드", "ID", "번호", "순번", "순서", "PK", "링크", "URL", "좌표", "좌표(TM)",
               "경도", "위도")
 _NAMEY_FIELDS = ("nm", "name", "title", "ttl")  # a field without a label (never in stdlib/)
+_SECONDARY = ("영문", "영어", "한자", "약칭")
 
 
 def _label_ends(label: str | None, ends: Sequence[str]) -> bool:
@@ -92,6 +94,12 @@ def field_want(name: str, ftype: FieldType | None, label: str | None = None,
             k in name.lower() for k in _NAMEY_FIELDS)):
         return "name"
     return "text"
+
+
+def secondary(label: str | None) -> bool:
+    """True for a secondary form of a field (``영문 이름``, ``한자 이름``, ``영문 법인명``,
+    ``약칭``): ranked after the primary one (``의원 이름``, ``법인명``) of the same want."""
+    return (label or "").startswith(_SECONDARY)
 
 
 def is_constant(values: Sequence[Any], rows: int) -> bool:

@@ -14,7 +14,7 @@ from edgedsl.recipe.synth.filters import static_problems
 from edgedsl.recipe.synth.junction import Columns
 from edgedsl.recipe.synth.plausible import ToolFacts, implausible, judge, plan_view
 from edgedsl.recipe.synth.rejections import STAGE_OF
-from edgedsl.recipe.synth.wanted import WANTED, answer_key, field_want, is_constant
+from edgedsl.recipe.synth.wanted import WANTED, answer_key, field_want, is_constant, secondary
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 
@@ -113,6 +113,18 @@ def test_a_constant_of_several_records_is_not_answered_and_a_sparse_field_is_not
         "HG_NM"]
 
 
+def test_a_primary_name_comes_before_its_english_or_hanja_form() -> None:
+    from edgedsl.core.types import FieldSpec
+
+    types = {"ENG_NM": STR, "HG_NM": STR, "HJ_NM": STR}
+    specs = {"ENG_NM": FieldSpec("ENG_NM", STR, label="영문 이름"),
+             "HG_NM": FieldSpec("HG_NM", STR, label="의원 이름"),
+             "HJ_NM": FieldSpec("HJ_NM", STR, label="한자 이름")}
+    cols = Columns([{"ENG_NM": "HONG", "HG_NM": "홍길동", "HJ_NM": "洪吉童"}], types)
+    assert single_fields(cols, 3, specs=specs) == ["HG_NM", "ENG_NM", "HJ_NM"]
+    assert secondary("영문 법인명") and secondary("한자 이름") and not secondary("법인명")
+
+
 def test_a_blank_text_is_not_an_answer() -> None:
     """Regression: law records hold `조문이동이전` "" in every record; answered, it made the
     task ungradable (13 of 352 attempts of `synth run -n 40 --seed 1`)."""
@@ -175,6 +187,23 @@ COMPANY_THEN_DATE = """  outline = fsc.corp_outline(crno: "1311110159755") pages
   low = drv prices | min lopr
   basics = fsc.item_basics(basDt: seq low.basDt) pages 1
 """
+
+
+COMPANY_DATE_COMPANY = """  outline = fsc.corp_outline(crno: "1311110159755") pages 1
+  listed = fsc.listed_items(crno: seq outline.crno) pages 1
+  prices = fsc.stock_prices(isinCd: seq listed.isinCd) pages 1
+  low = drv prices | min lopr
+  issued = fsc.issue_stat(basDt: seq low.basDt) pages 1
+  most = drv issued | max pfstTisuCnt
+  other = fsc.corp_outline(crno: seq most.crno) pages 1
+"""
+
+
+def test_a_chain_that_switches_entities_through_a_date_is_implausible() -> None:
+    """A company chain that hands on a date, then a company picked on that date, answers about
+    another company than the one it carried."""
+    traj, plan = _compile(COMPANY_DATE_COMPANY + "  answer { 법인명: other.corpNm }", "fsc")
+    assert implausible(traj.body, plan_view(plan)) == ["entity_dropped"]  # type: ignore[arg-type]
 
 
 def test_a_chain_that_drops_its_entity_before_the_answer_is_implausible() -> None:
