@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...core.types import FieldType, ListType, is_date, is_numeric
+from ...core.types import FieldSpec, FieldType, ListType, is_date, is_numeric
 from ...reduce.registry import REDUCERS
 from ...syntax import nodes as n
 from ..graph.model import GraphEdge
@@ -36,6 +36,7 @@ __all__ = [
     "compare_head",
     "cond",
     "conditional",
+    "fresh_label",
     "parallel_tail",
     "sem",
 ]
@@ -121,7 +122,9 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
                  edges_used: Sequence[GraphEdge] | None = None, *, after: int = 0,
                  kinds: frozenset[str] | None = None) -> Built | None:
     """The group over ``edges`` with shared values ``header_values`` (by upstream field) after
-    ``draft`` and ``stmts``, run; its answer reads one field (or the count) per branch. With
+    ``draft`` and ``stmts``, run; its answer reads one wanted field (or the count) per branch,
+    a label another branch answers already only when nothing else is left
+    (:func:`fresh_label`). With
     ``after`` > 0 a chain of up to that many edges (junctions of ``kinds``) continues from
     one branch when it can (:func:`_after_group`)."""
     shared: dict[str, str] = {}
@@ -148,6 +151,7 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
     if ex is None or not ex.result.ok:
         return None
     taken: set[str] = set()
+    asked: set[str] = set()  # the labels the branches answer
     fields_out: list[n.AnswerField] = []
     ran: list[list[dict[str, Any]]] = []
     for b, e in zip(branches, edges, strict=True):
@@ -159,9 +163,11 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
         specs = field_specs(eng, e.target)
         cols = Columns(rows, eng.types(e.target))
         echoed = others | frozenset(eng.types(draft.last_tool))
-        one = single_fields(cols, 1, jp.handed, echoed, specs, wanted_only=True)
+        one = fresh_label(single_fields(cols, 3, jp.handed, echoed, specs, wanted_only=True),
+                          specs, asked)
         if not one and len(rows) == 1:  # a code or a category, when it is all there is
             one = single_fields(cols, 1, jp.handed, echoed, specs)
+        asked |= {field_label(specs, f) for f in one}
         title = tool_title(eng.decls[e.target].doc, b.name)
         if one:
             expr: n.Expr = n.Ref(parts=(group, b.name, one[0]))
@@ -181,6 +187,13 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
                                                           strict=True)]
         return await _after_group(eng, final, group, arms, jp, after, rng, kinds) or built
     return built
+
+
+def fresh_label(ranked: Sequence[str], specs: Mapping[str, FieldSpec],
+                asked: set[str]) -> list[str]:
+    """The first of ``ranked`` whose catalog label no other branch answers (``asked``), else
+    the first: two member services both answering 의원 이름 ask one fact twice."""
+    return [f for f in ranked if field_label(specs, f) not in asked][:1] or list(ranked[:1])
 
 
 async def _after_group(eng: Engine, final: Draft, group: str,

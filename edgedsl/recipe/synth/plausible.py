@@ -2,7 +2,7 @@
 and the catalog, never from its text.
 
 A synthesized program strings tool calls together along G* edges; every edge runs, but not every
-string of them is a question someone asks. Three findings, each a named reason:
+string of them is a question someone asks. The findings, each a named reason:
 
 * ``unwanted_answer`` — no field of the answer is something a person wants (:mod:`.wanted`):
   every field is a code, a category or a flag (``생일 구분`` → ``양``), and there is no count.
@@ -19,6 +19,9 @@ string of them is a question someone asks. Three findings, each a named reason:
   chain carried, even when a later hand-off carries an entity again — another one, picked
   through the date ("그 기준일자로 주식발행현황을 조회하고, 그중 … 가장 큰 것, 그 법인등록번호로
   기업개요를 조회한 뒤 …" after a company chain).
+* ``generic_chain`` — two or more hand-offs carrying no entity on the way to the relation the
+  answer reads: a walk through stop names, coordinates and a city code (a bus chain handing on
+  ``cityCode`` to a route it names itself) is not a question about anything it found.
 * ``unrelated_branches`` — a ``parallel`` group whose branches are on different platforms and
   whose shared values carry no entity: two services looked up together for no common subject
   (a region code fed to a real-estate and a bus service).
@@ -55,7 +58,7 @@ __all__ = [
 ]
 
 Finding = Literal["unwanted_answer", "count_after_generic", "entity_dropped",
-                  "unrelated_branches"]
+                  "generic_chain", "unrelated_branches"]
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,7 @@ class _Walk:
     sources: dict[str, set[str]] = field(default_factory=dict)  # relation -> relations feeding it
     carried: dict[str, bool] = field(default_factory=dict)  # an entity handed on upstream
     dropped: dict[str, bool] = field(default_factory=dict)  # ... then a generic hand-off
+    generics: dict[str, int] = field(default_factory=dict)  # generic hand-offs on the lineage
     findings: list[Finding] = field(default_factory=list)
     wants: list[str] = field(default_factory=list)  # of each value the answer reads
 
@@ -156,6 +160,7 @@ class _Walk:
                 self.sources[name] = self.sources.get(src, set())
                 self.carried[name] = self.carried.get(src, False)
                 self.dropped[name] = self.dropped.get(src, False)
+                self.generics[name] = self.generics.get(src, 0)
         elif isinstance(node, n.Parallel):
             shared = {a.name: a.value for a in node.shared}
             for b in node.branches:
@@ -180,6 +185,8 @@ class _Walk:
         generic = bool(codes) and not any(entity_of(c) for c in codes)
         self.dropped[rel] = any(self.dropped.get(x, False) for x in sources) or (
             generic and any(self.carried.get(x, False) for x in sources))
+        self.generics[rel] = max((self.generics.get(x, 0) for x in sources), default=0) \
+            + generic
 
     def group(self, node: n.Parallel, shared: Mapping[str, Any]) -> None:
         platforms = []
@@ -215,6 +222,8 @@ class _Walk:
             self.findings.append("count_after_generic")
         if any(self.dropped.get(r, False) for r in (*counted, *read)):
             self.findings.append("entity_dropped")
+        if any(self.generics.get(r, 0) >= 2 for r in (*counted, *read)):
+            self.findings.append("generic_chain")
 
     def reads(self, e: Any) -> Iterator[tuple[str, str]]:
         """(want, relation) of each value an answer expression reads."""
@@ -254,7 +263,7 @@ def judge(body: Sequence[n.Stmt], view: View,
     if ans is not None:
         w.answer(ans, records or {})
     order: tuple[Finding, ...] = ("unwanted_answer", "count_after_generic", "entity_dropped",
-                                  "unrelated_branches")
+                                  "generic_chain", "unrelated_branches")
     return [f for f in order if f in w.findings], w.wants
 
 

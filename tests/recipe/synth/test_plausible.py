@@ -125,6 +125,17 @@ def test_a_primary_name_comes_before_its_english_or_hanja_form() -> None:
     assert secondary("영문 법인명") and secondary("한자 이름") and not secondary("법인명")
 
 
+def test_a_group_branch_answers_a_label_no_other_branch_answers() -> None:
+    """Two member services fed one member code both answered 의원 이름 (t00013 of
+    `synth run -n 40 --seed 1`): the second branch takes its next wanted field."""
+    from edgedsl.recipe.synth.branches import fresh_label
+
+    specs = _specs()
+    assert fresh_label(["HG_NM", "CMIT_NM"], specs, {"의원 이름"}) == ["CMIT_NM"]  # type: ignore[arg-type]
+    assert fresh_label(["HG_NM"], specs, {"의원 이름"}) == ["HG_NM"]  # type: ignore[arg-type]
+    assert fresh_label([], specs, set()) == []  # type: ignore[arg-type]
+
+
 def test_a_blank_text_is_not_an_answer() -> None:
     """Regression: law records hold `조문이동이전` "" in every record; answered, it made the
     task ungradable (13 of 352 attempts of `synth run -n 40 --seed 1`)."""
@@ -168,6 +179,15 @@ BUS_CHAIN = """  route_stops = tago.route_stops(cityCode: "31010", routeId: "GGB
   south = drv route_stops | min gpslati
   stops_near = tago.stops_near(gpsLati: seq south.gpslati, gpsLong: seq south.gpslong) pages 1
 """
+
+
+def test_a_walk_of_generic_hand_offs_is_implausible() -> None:
+    """Coordinates, then the city code of the stop found there, then a route the call names
+    itself: two hand-offs carrying no entity before the answered relation."""
+    traj, plan = _compile(BUS_CHAIN + """  near = drv stops_near | max gpslati
+  arrivals = tago.route_stops(cityCode: seq near.citycode, routeId: "GGB008300007") pages 1
+  answer { 정류소명: arrivals.nodenm }""", "bus")
+    assert implausible(traj.body, plan_view(plan)) == ["generic_chain"]  # type: ignore[arg-type]
 
 
 def test_a_count_after_a_hand_off_carrying_no_entity_is_implausible() -> None:
