@@ -208,7 +208,7 @@ class _Walk:
         read: list[str] = []
         for e in exprs:
             for kind, rel in self.reads(e):
-                if kind in ("amount", "number") and records.get(rel, 0) > 1:
+                if kind in ("amount", "number", "date") and records.get(rel, 0) > 1:
                     kind = "constant"  # one value answered from several records
                 (counted if kind == "count" else read).append(rel)
                 self.wants.append(kind)
@@ -255,8 +255,8 @@ def judge(body: Sequence[n.Stmt], view: View,
     """The plausibility findings of a trajectory body (statements and its answer; empty when an
     analyst would run it) and the want of each value its answer reads (:data:`~.wanted.Want`,
     or ``count``, ``arm`` for a comparison's winner, ``point`` for a conversion's output).
-    ``records`` (relation → records, from a run's trace) marks a number answered from a
-    relation of several records ``constant``: every record holds it alike."""
+    ``records`` (relation → records, from a run's trace) marks a number or a date answered
+    from a relation of several records ``constant``: every record holds it alike."""
     w = _Walk(view)
     w.stmts(body)
     ans = next((s for s in body if isinstance(s, n.AnswerStmt)), None)

@@ -6,7 +6,8 @@ A field's :data:`Want` is read from its catalog declaration, never from rendered
 (a code type, an ``enum``, a ``bool``, a number, a date, a string), its unit and its Korean
 label (``corp_name: str "회사명"``, ``dealAmount: int "거래금액" unit "만원"``), and from the
 records of the relation the answer reads (a number that every record holds alike is a
-constant of the service — ``기준지수`` 100.0 of every index — not a fact about the entity).
+constant of the service — ``기준지수`` 100.0 of every index, the ``기준일자`` of every item —
+not a fact about the entity).
 
 * ``name`` (rank 0): a string labelled as a name or title (``…명``, ``이름``, ``제목``,
   ``대표자``, ``메뉴``);
@@ -18,7 +19,8 @@ constant of the service — ``기준지수`` 100.0 of every index — not a fact
   ``…유형``, ``…종류`` (also ``…구분명``);
 * ``code`` (7): a code type (``codes.CorpCode``), a string or number labelled ``…코드``,
   ``…ID``, ``…번호``, ``…순번``, a link, a coordinate;
-* ``constant`` (8): a number every record of a relation of several holds alike.
+* ``constant`` (8): a number or a date every record of a relation of several holds alike
+  (the index's base 100.0, the data's reference date 기준일자).
 
 :data:`WANTED` are the first five: an answer asks for them; the others only when nothing else
 is left (and a count is not possible). :func:`answer_key` makes an answer key from the field's
@@ -85,7 +87,7 @@ def field_want(name: str, ftype: FieldType | None, label: str | None = None,
             return "constant"
         return "amount" if unit else "number"
     if is_date(ftype):
-        return "date"
+        return "constant" if constant else "date"
     if _label_ends(label, _CODE_ENDS):
         return "code"
     if _label_ends(label, _CATEGORY_ENDS):

@@ -53,6 +53,8 @@ def test_a_number_every_record_holds_alike_is_a_constant_not_an_amount() -> None
     assert is_constant([100.0, 100.0, 100.0], 3)
     assert not is_constant([100.0], 1) and not is_constant([100.0, None], 2)
     assert not is_constant([100.0, 99.5], 2)
+    # a date every record holds alike is the data's reference date (기준일자 of every item)
+    assert field_want("basDt", DATE, "기준일자", None, constant=True) == "constant"
     assert {"code", "category", "constant"}.isdisjoint(WANTED)
 
 
@@ -240,6 +242,9 @@ def test_a_number_answered_from_several_records_is_a_constant() -> None:
         name="기준지수", expr=n.Ref(parts=("prices", "clpr"))),)))
     assert judge(body, plan_view(plan), {"prices": 4})[1] == ["constant"]  # type: ignore[arg-type]
     assert judge(body, plan_view(plan), {"prices": 1})[1] == ["amount"]  # type: ignore[arg-type]
+    body = (*traj.body[:-1], n.AnswerStmt(fields=(n.AnswerField(
+        name="기준일자", expr=n.Ref(parts=("prices", "basDt"))),)))
+    assert judge(body, plan_view(plan), {"prices": 4})[1] == ["constant"]  # type: ignore[arg-type]
 
 
 GROUP = """trajectory t "q" {
