@@ -10,19 +10,33 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...core.types import FieldType, ListType, is_date, is_numeric
+from ...core.types import FieldSpec, FieldType, ListType, is_date, is_numeric
 from ...reduce.registry import REDUCERS
 from ...syntax import nodes as n
 from ..graph.model import GraphEdge
-from .chains import KINDS, Built, answer_name, answer_of, grow, single_fields, start
+from .chains import (
+    KINDS,
+    Built,
+    answer_name,
+    answer_of,
+    field_label,
+    field_specs,
+    grow,
+    single_fields,
+    start,
+)
 from .engine import Draft, Engine, decorative, literal_texts, reducer_node, value_literal
+from .entities import entity_of
 from .junction import Columns, JunctionPlan, ReduceChoice, distinct, narrowings
+from .literals import tool_title
+from .plausible import related_targets
 
 __all__ = [
     "cmp",
     "compare_head",
     "cond",
     "conditional",
+    "fresh_label",
     "parallel_tail",
     "sem",
 ]
@@ -30,8 +44,9 @@ __all__ = [
 
 def _sem_edges(eng: Engine, draft: Draft, rng: random.Random, width: int) -> list[GraphEdge]:
     """Up to ``width`` ranked out-edges to distinct tools whose bound fields the draft has and
-    that share their primary field: of the fields read by at least two such edges, the one
-    whose best edge ranks first."""
+    that share their primary field: of the fields read by at least two such edges and related
+    (:func:`~.plausible.related_targets`: one platform, or an entity handed to one of them),
+    the one whose best edge ranks first."""
     types = eng.types(draft.last_tool)
     groups: dict[str, list[GraphEdge]] = {}
     for e in eng.ranked(draft, rng):
@@ -39,7 +54,9 @@ def _sem_edges(eng: Engine, draft: Draft, rng: random.Random, width: int) -> lis
             group = groups.setdefault(e.bindings[0].field, [])
             if e.target not in {x.target for x in group} and len(group) < width:
                 group.append(e)
-    return next((g for g in groups.values() if len(g) >= 2), [])
+    return next((g for g in groups.values() if len(g) >= 2 and related_targets(
+        [eng.decls[e.target].platform for e in g],
+        next((c for c in map(eng.handoff_code, g) if entity_of(c)), None))), [])
 
 
 async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
@@ -105,7 +122,9 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
                  edges_used: Sequence[GraphEdge] | None = None, *, after: int = 0,
                  kinds: frozenset[str] | None = None) -> Built | None:
     """The group over ``edges`` with shared values ``header_values`` (by upstream field) after
-    ``draft`` and ``stmts``, run; its answer reads one field (or the count) per branch. With
+    ``draft`` and ``stmts``, run; its answer reads one wanted field (or the count) per branch,
+    a label another branch answers already only when nothing else is left
+    (:func:`fresh_label`). With
     ``after`` > 0 a chain of up to that many edges (junctions of ``kinds``) continues from
     one branch when it can (:func:`_after_group`)."""
     shared: dict[str, str] = {}
@@ -132,6 +151,7 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
     if ex is None or not ex.result.ok:
         return None
     taken: set[str] = set()
+    asked: set[str] = set()  # the labels the branches answer
     fields_out: list[n.AnswerField] = []
     ran: list[list[dict[str, Any]]] = []
     for b, e in zip(branches, edges, strict=True):
@@ -140,14 +160,21 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
             return None
         ran.append(rows)
         others = frozenset(f for x in edges if x is not e for f in eng.types(x.target))
-        one = single_fields(Columns(rows, eng.types(e.target)), limit=1, echo=jp.handed,
-                            avoid=others | frozenset(eng.types(draft.last_tool)))
+        specs = field_specs(eng, e.target)
+        cols = Columns(rows, eng.types(e.target))
+        echoed = others | frozenset(eng.types(draft.last_tool))
+        one = fresh_label(single_fields(cols, 3, jp.handed, echoed, specs, wanted_only=True),
+                          specs, asked)
+        if not one and len(rows) == 1:  # a code or a category, when it is all there is
+            one = single_fields(cols, 1, jp.handed, echoed, specs)
+        asked |= {field_label(specs, f) for f in one}
+        title = tool_title(eng.decls[e.target].doc, b.name)
         if one:
             expr: n.Expr = n.Ref(parts=(group, b.name, one[0]))
-            fields_out.append(n.AnswerField(name=answer_name(f"{b.name}_{one[0]}", taken),
-                                            expr=expr))
+            fields_out.append(n.AnswerField(
+                name=answer_name(f"{title} {field_label(specs, one[0])}", taken), expr=expr))
         else:
-            fields_out.append(n.AnswerField(name=answer_name(f"{b.name}_count", taken),
+            fields_out.append(n.AnswerField(name=answer_name(f"{title} 건수", taken),
                                             expr=n.FuncCall(name="count", args=(
                                                 n.NameExpr(name=f"{group}.{b.name}"),))))
     used = tuple(edges) if edges_used is None else tuple(edges_used)
@@ -160,6 +187,13 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
                                                           strict=True)]
         return await _after_group(eng, final, group, arms, jp, after, rng, kinds) or built
     return built
+
+
+def fresh_label(ranked: Sequence[str], specs: Mapping[str, FieldSpec],
+                asked: set[str]) -> list[str]:
+    """The first of ``ranked`` whose catalog label no other branch answers (``asked``), else
+    the first: two member services both answering 의원 이름 ask one fact twice."""
+    return [f for f in ranked if field_label(specs, f) not in asked][:1] or list(ranked[:1])
 
 
 async def _after_group(eng: Engine, final: Draft, group: str,
@@ -287,13 +321,20 @@ async def _compare(eng: Engine, edge: GraphEdge, param: str, values: list[Any],
     stmts.append(n.Binding(name=win, node=n.Drv(source=(name,), steps=(reducer_node(step),))))
     taken: set[str] = set()
     answer = n.AnswerStmt(fields=(
-        n.AnswerField(name=answer_name(param, taken), expr=n.Ref(parts=(win, "__arm"))),
-        n.AnswerField(name=answer_name(field, taken), expr=n.Ref(parts=(win, field))),
+        n.AnswerField(name=answer_name(_param_label(eng, tool, param), taken),
+                      expr=n.Ref(parts=(win, "__arm"))),
+        n.AnswerField(name=answer_name(field_label(field_specs(eng, tool), field), taken),
+                      expr=n.Ref(parts=(win, field))),
     ))
     winners = [dict(rows[i]) for i in sorted(keep)]
     draft = Draft(body=tuple(stmts), last=win, last_tool=tool, rows=tuple(winners),
                   tools=(tool,), names=frozenset({name, win}), edges=(edge,))
     return draft, answer
+
+
+def _param_label(eng: Engine, tool: str, param: str) -> str:
+    p = eng.decls[tool].param(param)
+    return p.label if p is not None and p.label else param
 
 
 def _kept(rows: Sequence[Mapping[str, Any]], step: ReduceChoice,

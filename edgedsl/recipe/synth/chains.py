@@ -5,13 +5,16 @@ a root (:func:`start`, :func:`grow`, :func:`chain`). See :mod:`.structures` for 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ...core.types import FieldType, ListType, is_date, is_numeric
+from ...core.types import FieldSpec, ListType
 from ...syntax import nodes as n
 from ..graph.model import GraphEdge
 from .engine import Draft, Engine, Prefer
 from .junction import Columns
+from .plausible import implausible
+from .wanted import WANT_RANK, WANTED, Want, answer_key, field_want, is_constant, secondary
 
 __all__ = [
     "KINDS",
@@ -20,7 +23,10 @@ __all__ = [
     "answer_name",
     "answer_of",
     "chain",
+    "field_label",
+    "field_specs",
     "grow",
+    "ranked_fields",
     "single_fields",
     "start",
 ]
@@ -37,25 +43,21 @@ class Built:
     kind: str
 
 
-_NAMEY = ("nm", "name", "title", "명", "ttl")
+def field_specs(eng: Engine, tool: str) -> dict[str, FieldSpec]:
+    """Field name → catalog declaration (type, Korean label, unit) of ``tool``'s records."""
+    return {f.name: f for f in eng.decls[tool].record.fields}
 
 
-def _field_rank(name: str, t: FieldType) -> int:
-    low = name.lower()
-    if any(k in low for k in _NAMEY):
-        return 0
-    if is_numeric(t):
-        return 1
-    if is_date(t):
-        return 2
-    return 3
+def field_label(specs: Mapping[str, FieldSpec], field: str) -> str:
+    """The catalog label of ``field`` (its name when it declares none)."""
+    spec = specs.get(field)
+    return spec.label if spec is not None and spec.label else field
 
 
-def answer_name(field: str, taken: set[str]) -> str:
-    """An answer field name for ``field``: an identifier, not in ``taken`` (a suffix if needed)."""
-    base = "".join(c if c.isalnum() or c == "_" else "_" for c in field).strip("_") or "value"
-    if base[0].isdigit():
-        base = "f_" + base
+def answer_name(label: str, taken: set[str]) -> str:
+    """An answer key for a field labelled ``label`` (:func:`~.wanted.answer_key`: the catalog
+    label as an identifier, ``생일_구분``), not in ``taken`` (a suffix if needed)."""
+    base = answer_key(label)
     name, k = base, 1
     while name in taken:
         k += 1
@@ -64,39 +66,71 @@ def answer_name(field: str, taken: set[str]) -> str:
     return name
 
 
-def single_fields(cols: Columns, limit: int = 2, echo: frozenset[str] = frozenset(),
-                  avoid: frozenset[str] = frozenset()) -> list[str]:
-    """Up to ``limit`` fields holding exactly one value in the records of ``cols`` (names, then
-    numbers, then dates), skipping lists, text longer than 60 characters and values in ``echo``
-    (the values the call was handed: answering them would answer nothing); fields named in
-    ``avoid`` (the upstream tool's, which the records echo) only when nothing else is left."""
-    ok = []
-    for f, t in sorted(cols.types.items(), key=lambda kv: (_field_rank(*kv), kv[0])):
+def ranked_fields(cols: Columns, specs: Mapping[str, FieldSpec] | None = None,
+                  echo: frozenset[str] = frozenset(),
+                  avoid: frozenset[str] = frozenset()) -> list[tuple[str, Want]]:
+    """The fields holding exactly one value in the records of ``cols`` — in every record when
+    there are several: a value most records lack is not "the" value of the relation — with their
+    :data:`~.wanted.Want`, best first: the wanted ones (:data:`~.wanted.WANTED`) before the
+    others, fields named in ``avoid`` (the upstream tool's, which the records echo) after the
+    fresh ones of their class, then by :data:`~.wanted.WANT_RANK`, a primary form before a
+    secondary one (:func:`~.wanted.secondary`: 의원 이름 before 영문 이름). Lists, blank text
+    (an empty answer is ungradable), text longer than 60 characters and values in ``echo``
+    (the values the call was handed: answering them would answer nothing) are skipped."""
+    specs = specs or {}
+    out: list[tuple[tuple[bool, bool, int, bool, str], str, Want]] = []
+    for f, t in cols.types.items():
         if isinstance(t, ListType) or f.startswith("__"):
             continue
         vals = cols.distinct(f)
-        if len(vals) == 1 and str(vals[0]) not in echo \
-                and not (isinstance(vals[0], str) and len(vals[0]) > 60):
-            ok.append(f)
-    fresh = [f for f in ok if f not in avoid]
-    return (fresh + [f for f in ok if f in avoid])[:limit]
+        if len(vals) != 1 or str(vals[0]) in echo or (isinstance(vals[0], str) and (
+                len(vals[0]) > 60 or not vals[0].strip())):
+            continue
+        col = cols.col(f)
+        if len(cols) > 1 and None in col:
+            continue
+        spec = specs.get(f)
+        want = field_want(f, t, spec.label if spec else None, spec.unit if spec else None,
+                          constant=is_constant(col, len(cols)))
+        out.append(((want not in WANTED, f in avoid, WANT_RANK[want],
+                     secondary(spec.label if spec else None), f), f, want))
+    return [(f, w) for _, f, w in sorted(out)]
+
+
+def single_fields(cols: Columns, limit: int = 2, echo: frozenset[str] = frozenset(),
+                  avoid: frozenset[str] = frozenset(),
+                  specs: Mapping[str, FieldSpec] | None = None, *,
+                  wanted_only: bool = False) -> list[str]:
+    """Up to ``limit`` single-valued fields of ``cols`` ranked by what a person wants
+    (:func:`ranked_fields`); with ``wanted_only``, only those of :data:`~.wanted.WANTED`
+    (names, amounts, dates, numbers, text — not codes, categories or constants)."""
+    got = ranked_fields(cols, specs, echo, avoid)
+    return [f for f, w in got if w in WANTED or not wanted_only][:limit]
 
 
 def answer_of(eng: Engine, draft: Draft, rng: random.Random, *,
               taken: set[str] | None = None) -> n.AnswerStmt:
-    """The answer of a chain: single-valued fields of the last relation, and its count when it
-    holds several records (see the module doc); ``taken`` holds the answer names already used
-    (by fields the caller adds)."""
+    """The answer of a chain: up to two single-valued fields of the last relation that a person
+    wants (:mod:`.wanted`: names, amounts, dates before codes and categories; never a constant
+    of the service), and its count when it holds several records read whole; a code or category
+    only when neither is left (see the module doc). Keys are the fields' catalog labels
+    (:func:`answer_name`); ``taken`` holds the keys already used (by fields the caller adds)."""
     taken = set() if taken is None else taken
     echo = draft.junctions[-1].handed if draft.junctions else frozenset()
     before = draft.tools[-2] if len(draft.tools) > 1 else None
     avoid = frozenset(eng.types(before)) if before else frozenset()
-    fields = [n.AnswerField(name=answer_name(f, taken), expr=n.Ref(parts=(draft.last, f)))
-              for f in single_fields(eng.columns(draft), limit=rng.choice((1, 2, 2)),
-                                     echo=echo, avoid=avoid)]
-    # the count of a partial read is a page size, not an answer (unless nothing else is left)
-    if (len(draft.rows) > 1 and not draft.partial) or not fields:
-        fields.append(n.AnswerField(name=answer_name("count", taken), expr=n.FuncCall(
+    specs = field_specs(eng, draft.last_tool)
+    cols = eng.columns(draft)
+    limit = rng.choice((1, 2, 2))
+    # the count of a partial read is a page size, not an answer
+    counted = len(draft.rows) > 1 and not draft.partial
+    chosen = single_fields(cols, limit, echo, avoid, specs, wanted_only=True)
+    if not chosen and not counted:  # a code or a category, when it is all there is
+        chosen = single_fields(cols, 1, echo, avoid, specs)
+    fields = [n.AnswerField(name=answer_name(field_label(specs, f), taken),
+                            expr=n.Ref(parts=(draft.last, f))) for f in chosen]
+    if counted or not fields:
+        fields.append(n.AnswerField(name=answer_name("건수", taken), expr=n.FuncCall(
             name="count", args=(n.NameExpr(name=draft.last),))))
     return n.AnswerStmt(fields=tuple(fields))
 
@@ -151,10 +185,12 @@ async def chain(eng: Engine, rng: random.Random, length: int,
                 target: str | None = None) -> Built | None:
     """A chain of ``length`` edges (at least one); aimed at Seq, Fan or Drv, its junctions are
     restricted accordingly (:data:`KINDS`, :data:`NEED`). A chain that fails or ends short of
-    ``length`` (no out-edge of its last tool works) is grown again from another root, up to
-    :attr:`~edgedsl.recipe.synth.engine.Engine.restarts` times; the longest is kept."""
+    ``length`` (no out-edge of its last tool works) or one an analyst would not run
+    (:func:`~.plausible.implausible`) is grown again from another root, up to
+    :attr:`~edgedsl.recipe.synth.engine.Engine.restarts` times; the longest plausible one is
+    kept (the longest of all when none is)."""
     need = NEED.get(target or "")
-    best: Draft | None = None
+    best: tuple[bool, int, Draft, n.AnswerStmt] | None = None
     for _ in range(1 + eng.restarts):
         d = await start(eng, rng)
         if d is None:
@@ -162,10 +198,13 @@ async def chain(eng: Engine, rng: random.Random, length: int,
         d = await grow(eng, d, max(1, length), rng, kinds=KINDS.get(target or ""), need=need)
         if not d.edges or (need is not None and not any(j.kind == need for j in d.junctions)):
             continue
-        if best is None or len(d.edges) > len(best.edges):
-            best = d
-        if len(best.edges) >= length:
+        answer = answer_of(eng, d, rng)
+        ok = not implausible((*d.body, answer), eng.view)
+        if best is None or (ok, len(d.edges)) > best[:2]:
+            best = (ok, len(d.edges), d, answer)
+        if best[0] and best[1] >= length:
             break
     if best is None:
         return None
-    return Built(best.body, answer_of(eng, best, rng), best.edges, best, "chain")
+    _, _, d, answer = best
+    return Built(d.body, answer, d.edges, d, "chain")

@@ -54,6 +54,7 @@ from ..graph.rollout import literal
 from .entities import ENTITY_WEIGHT, handoff_score
 from .junction import Columns, JunctionPlan, Prefer, ReduceChoice, type_junction
 from .memo import READ_PAGES, MemoBackend
+from .plausible import catalog_view
 
 __all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "literal_texts",
            "reducer_node", "value_literal"]
@@ -221,6 +222,7 @@ class Engine:
                 self.out.setdefault(e.source, []).append(e)
         self.edge_of = {e.key: e for e in self.graph.edges}
         self.search_paths = tuple(Path(p) for p in self.graph.catalog.search_paths)
+        self.view = catalog_view(self.catalog)  # what the plausibility rule reads of a tool
 
     # ---------------------------------------------------------------- catalog views
 

@@ -50,6 +50,7 @@ from ...syntax import nodes as n
 from ..llm import LLMClient, LLMError, Message
 from .korean import korean_date, korean_forms, mask, mentioned, pattern_of
 from .literals import literal_uses
+from .plausible import implausible, plan_view
 from .query import prompt_template, query_context
 from .rejections import FilterReport, Rejection
 from .templates import QueryTemplateError, load_glossary
@@ -415,10 +416,13 @@ def static_problems(traj: n.Trajectory, plan: Plan, query: str) -> list[tuple[Re
     * ``tool_incoherent`` — a step that repeats an earlier step on the same path exactly (the
       same tool with the same arguments, or the same reduction of the same relation): the
       second one returns what the first did. Write tools are exempt.
+    * ``implausible`` — a chain an analyst would not run, each finding of
+      :func:`edgedsl.recipe.synth.plausible.implausible` (read from the AST and the catalog).
     """
     return ([("query_mismatch", m) for m in _mismatches(traj, query)]
             + [("unused_step", m) for m in _unused(traj, plan)]
-            + [("tool_incoherent", m) for m in _duplicates(traj, plan)])
+            + [("tool_incoherent", m) for m in _duplicates(traj, plan)]
+            + [("implausible", m) for m in implausible(traj.body, plan_view(plan))])
 
 
 # ----------------------------------------------------------------------------- the model check

@@ -47,6 +47,7 @@ from ...runtime.trace import StepTrace
 from ...syntax import nodes as n
 from ...syntax.printer import format_module
 from .junction import mf_tie
+from .plausible import judge, plan_view
 from .record import ProgramFacts
 from .rejections import Rejection
 
@@ -255,6 +256,9 @@ def program_facts(traj: n.Trajectory, plan: Plan, result: RunResult) -> ProgramF
             x = _count_of(s.expr)
             if x is not None and x in partial:
                 facts.page_answer.append("answer")
+    counts = {st.relation or st.id: st.records for st in steps if st.records is not None}
+    found, wants = judge(traj.body, plan_view(plan), counts)
+    facts.implausible, facts.answer_wants = list(found), wants
     return facts
 
 

@@ -11,8 +11,9 @@ never the answer's values, so that no template can leak them.
 trajectory's first call): ``{structure}.{platform}.j2``, then ``{structure}.j2``, then
 ``default.j2``; each name is looked up in the user's directory first, then in the packaged one
 (``edgedsl/recipe/synth/templates/query/``). Templates run in a sandbox with strict undefined
-names and may vary their wording with ``pick([...])``, a choice seeded by ``rng_seed``: the same
-seed gives the same query.
+names and may vary their wording with ``pick([...])``, a choice seeded by ``rng_seed``, and
+their shape with ``phrasing`` (:func:`phrasing_of`, one of :data:`PHRASINGS`): the same seed
+gives the same query.
 
 The Korean text helpers are in :mod:`.korean`, the literal values and labels in :mod:`.literals`,
 the template directories and the glossary in :mod:`.templates`, the chat-model paraphrase in
@@ -54,6 +55,8 @@ from .templates import (
 )
 
 __all__ = [
+    "PHRASINGS",
+    "phrasing_of",
     "prompt_template",
     "query_context",
     "render_query",
@@ -86,6 +89,17 @@ def template_names(structure: str, platform: str | None) -> list[str]:
     """The template names tried, in order, for a structure and platform."""
     names = [f"{structure}.{platform}.j2"] if platform else []
     return [*names, f"{structure}.j2", "default.j2"]
+
+
+PHRASINGS = 3
+"""How many shapes of the whole question the packaged templates write (``phrasing`` 0, 1, 2:
+the steps then the question; the goal first; one request per sentence — ``_macros.j2``)."""
+
+
+def phrasing_of(rng_seed: int) -> int:
+    """The ``phrasing`` a render with ``rng_seed`` uses (a draw of its own, so that the template's
+    ``pick`` draws do not move it)."""
+    return random.Random(f"{rng_seed}:phrasing").randrange(PHRASINGS)
 
 
 def _picker(rng: random.Random) -> Callable[[Sequence[Any]], Any]:
@@ -147,6 +161,7 @@ class _Builder:
         self.tools: dict[str, dict[str, Any]] = {}
         self.platforms: dict[str, dict[str, str]] = {}
         self.literals: list[dict[str, Any]] = []
+        self.comparisons: list[dict[str, Any]] = []  # the `if` comparisons: {op, count}
         self.last = ""                    # the relation bound last
 
     # -- tools, labels, literals ----------------------------------------------------------
@@ -414,6 +429,8 @@ class _Builder:
             last_head, stem, glued = parts[-1]
             return f"{head} {last_head}", stem, glued
         left, right = self.operand(p.left, p.right), self.operand(p.right, p.left)
+        self.comparisons.append({"op": p.op, "count": isinstance(p.left, n.FuncCall)
+                                 and p.left.name == "count"})
         subj = josa(left, "이")
         if p.op == "==":
             return f"{subj} {right}", "이", True
@@ -528,6 +545,7 @@ def query_context(traj: n.Trajectory, plan: Plan, answer: Any, *,
         "parallels": [s for s in flat if s["kind"] == "parallel"],
         "fans": [s for s in flat if s.get("fan")],
         "condition": cond["condition"] if cond else None,
+        "comparisons": b.comparisons,
         "answer": b.answer(ans_stmt, answer),
     }
 
@@ -545,7 +563,8 @@ def render_query(traj: n.Trajectory, plan: Plan, answer: Any, *, rng_seed: int,
     try:
         listing = tuple(sorted(p.name for p in user.iterdir())) if user is not None else ()
         tpl = _query_env(user, listing).select_template(names)
-        text = tpl.render({**ctx, "pick": _picker(random.Random(rng_seed))})
+        text = tpl.render({**ctx, "pick": _picker(random.Random(rng_seed)),
+                           "phrasing": phrasing_of(rng_seed)})
     except jinja2.TemplateNotFound:
         raise QueryTemplateError(f"no query template found (tried {', '.join(names)})") from None
     except (jinja2.TemplateError, ValueError) as exc:

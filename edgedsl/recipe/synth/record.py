@@ -99,7 +99,9 @@ class EdgeUse(BaseModel):
 
 class ProgramFacts(BaseModel):
     """The facts of one run, each a list of step or binding names (what each means:
-    :mod:`edgedsl.recipe.synth.meaning`)."""
+    :mod:`edgedsl.recipe.synth.meaning`); ``implausible`` lists the plausibility findings and
+    ``answer_wants`` the want of each value the answer reads (``name``, ``amount``, ``count``,
+    ``code``, ``constant`` …: :func:`edgedsl.recipe.synth.plausible.judge`)."""
 
     model_config = ConfigDict(extra="forbid")
     noop_drv: list[str] = Field(default_factory=list)
@@ -109,6 +111,8 @@ class ProgramFacts(BaseModel):
     page_if: list[str] = Field(default_factory=list)
     page_answer: list[str] = Field(default_factory=list)
     partial_reads: list[str] = Field(default_factory=list)
+    implausible: list[str] = Field(default_factory=list)
+    answer_wants: list[str] = Field(default_factory=list)
 
 
 class TaskRecord(BaseModel):

@@ -19,6 +19,7 @@ Stage = Literal["rules", "static", "resolve", "corpus"]
 Rejection = Literal[
     "format", "leak", "ungradable",                                        # rules
     "query_mismatch", "unused_step", "tool_incoherent", "model_rejected",  # static
+    "implausible",
     "decorative", "resolve_mismatch", "resolve_failed",                    # resolve (execution)
     "perturbed_tie_break", "perturbed_page_size", "perturbed_pages_all",   # resolve (perturbed)
     "noop_drv", "tie_drv", "distinct_mf", "decorative_if", "page_if",      # resolve: meaning
@@ -31,7 +32,7 @@ REJECTIONS: tuple[Rejection, ...] = get_args(Rejection)
 STAGE_OF: dict[Rejection, Stage] = {
     "format": "rules", "leak": "rules", "ungradable": "rules",
     "query_mismatch": "static", "unused_step": "static", "tool_incoherent": "static",
-    "model_rejected": "static",
+    "model_rejected": "static", "implausible": "static",
     "decorative": "resolve", "resolve_mismatch": "resolve", "resolve_failed": "resolve",
     "perturbed_tie_break": "resolve", "perturbed_page_size": "resolve",
     "perturbed_pages_all": "resolve",
@@ -48,7 +49,9 @@ implicit. The rules of meaningful programs (``noop_drv`` … ``page_answer``,
 :mod:`edgedsl.recipe.synth.meaning`) and ``undetermined`` (the run's determinacy facts:
 :func:`edgedsl.runtime.determinacy.determinacy`) read the run, before the re-solve;
 ``duplicate`` (a program identical to one accepted before) is found by the run over the whole
-corpus (stage ``corpus``)."""
+corpus (stage ``corpus``). ``implausible`` is a chain an analyst would not run
+(:mod:`edgedsl.recipe.synth.plausible`: the answer asks only for codes, a count after a hand-off
+carrying no entity, the entity dropped before the answer, a group of unrelated services)."""
 
 
 # ----------------------------------------------------------------------------- the report

@@ -30,7 +30,11 @@ records do not hold is ``None`` (printed "n/a"):
 * **hand-off cardinality without page caps** — median, nearest-rank p90 and max of the
   cardinalities of junctions whose upstream call read everything (``capped`` false);
 * **entity hand-offs** — junctions into a parameter whose code type is an entity identifier
-  (:mod:`edgedsl.recipe.synth.entities`), of all junctions (needs the catalog).
+  (:mod:`edgedsl.recipe.synth.entities`), of all junctions (needs the catalog);
+* **answers a person wants** (the record's ``facts.implausible`` and ``facts.answer_wants``,
+  :func:`edgedsl.recipe.synth.plausible.judge`; "n/a" for records made before them):
+  implausible chains, answers asking for a code or a category, answers holding a constant (a
+  number answered from a relation of several records), count-only answers.
 """
 
 from __future__ import annotations
@@ -88,6 +92,10 @@ class TrustStats(BaseModel):
     uncapped_max: int | None
     junctions: int
     entity_junctions: int | None
+    implausible_tasks: int | None = None
+    code_answers: int | None = None
+    constant_answers: int | None = None
+    count_only_answers: int | None = None
 
 
 def _api_names(catalog: Catalog) -> set[str]:
@@ -125,6 +133,7 @@ def trust_stats(records: Sequence[TaskRecord], catalog: Catalog | None = None) -
     det = [r.determinacy for r in records if r.determinacy is not None]
     facts = [(r, r.facts) for r in records if r.facts is not None]
     known = bool(facts)
+    wanted = [(r, f) for r, f in facts if f.answer_wants]  # records made with plausibility facts
     partial_calls = [sum(c.total is not None and c.total > c.records for c in r.calls)
                      for r in records]
     drv_j = [j for r in records for j in r.junctions if j.kind == "drv"]
@@ -172,6 +181,13 @@ def trust_stats(records: Sequence[TaskRecord], catalog: Catalog | None = None) -
         junctions=len(junctions),
         entity_junctions=None if codes is None else sum(
             entity_of(codes.get((j.tool, j.param))) is not None for j in junctions),
+        implausible_tasks=sum(bool(f.implausible) for _, f in wanted) if wanted else None,
+        code_answers=sum(any(w in ("code", "category") for w in f.answer_wants)
+                         for _, f in wanted) if wanted else None,
+        constant_answers=sum("constant" in f.answer_wants for _, f in wanted)
+        if wanted else None,
+        count_only_answers=sum(all(w == "count" for w in f.answer_wants)
+                               for _, f in wanted) if wanted else None,
     )
 
 
@@ -208,6 +224,10 @@ def render_trust(t: TrustStats) -> str:
         ("queries with API field names", _of(t.field_name_queries, t.tasks)),
         ("queries with particle fallbacks", _of(t.particle_fallback_queries, t.tasks)),
         ("entity hand-offs", _of(t.entity_junctions, t.junctions)),
+        ("implausible chains", _of(t.implausible_tasks, t.tasks)),
+        ("answers asking for a code or category", _of(t.code_answers, t.tasks)),
+        ("answers with a constant", _of(t.constant_answers, t.tasks)),
+        ("count-only answers", _of(t.count_only_answers, t.tasks)),
         ("hand-off cardinality, no page cap", cards),
     ]
     width = max(len(a) for a, _ in rows)

@@ -68,7 +68,9 @@ def test_the_report_is_written_and_counts_filters(run_dir) -> None:  # type: ign
     assert saved["written"] == rep.written and saved["quotas"] == rep.quotas
     f = rep.filters
     assert f.checked.get("static", 0) == f.checked["rules"] - f.dropped.get("rules", 0)
-    assert f.checked.get("resolve", 0) == rep.written + f.dropped.get("resolve", 0)
+    # what passes resolve is checked by the corpus stage, which drops duplicates
+    assert f.checked.get("resolve", 0) == f.checked.get("corpus", 0) + f.dropped.get("resolve", 0)
+    assert f.checked.get("corpus", 0) == rep.written + f.dropped.get("corpus", 0)
 
 
 @pytest.mark.slow
@@ -132,11 +134,14 @@ def test_a_chat_model_paraphrases_and_checks_through_the_run(tmp_path: Path) -> 
                                      fresh=mk, llm=client))
         assert rep.written == 2 and len(app.requests) >= 4  # a paraphrase and a check each
         from edgedsl.recipe.synth.literals import literal_uses
+        from edgedsl.recipe.synth.paraphrase import constraint_problems
+        from edgedsl.recipe.synth.query import query_context
 
         for r in read_records(tmp_path / "yes" / "tasks.jsonl"):
             (traj,) = api.parse(tmp_path / "yes" / r.file).trajectories
-            if literal_uses(traj):  # the reply drops them: the template query stands
-                assert r.query != "무엇이든"
+            ctx = query_context(traj, api.compile(tmp_path / "yes" / r.file), r.answer)
+            if literal_uses(traj) or constraint_problems("무엇이든", ctx):
+                assert r.query != "무엇이든"  # the reply drops them: the template query stands
             else:  # nothing to keep: the paraphrase is taken
                 assert r.query == "무엇이든"
         app.reset()

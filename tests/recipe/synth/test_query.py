@@ -30,8 +30,19 @@ from edgedsl.recipe.synth.korean import (
     period_text,
 )
 from edgedsl.recipe.synth.literals import literal_uses, tool_title
-from edgedsl.recipe.synth.paraphrase import ParaphraseReport, paraphrase, paraphrase_messages
-from edgedsl.recipe.synth.query import query_context, render_query, template_names
+from edgedsl.recipe.synth.paraphrase import (
+    ParaphraseReport,
+    constraint_problems,
+    paraphrase,
+    paraphrase_messages,
+)
+from edgedsl.recipe.synth.query import (
+    PHRASINGS,
+    phrasing_of,
+    query_context,
+    render_query,
+    template_names,
+)
 from edgedsl.recipe.synth.templates import (
     PACKAGE_TEMPLATES,
     PROMPT_TEMPLATES,
@@ -265,6 +276,25 @@ def test_every_structure_renders_korean_mentioning_every_literal(cases: dict[str
             assert mismatch == [], (case.key, q)
 
 
+def test_every_structure_has_three_phrasings_each_mentioning_every_literal(
+        cases: dict[str, Case]) -> None:
+    """Each packaged structure template writes three shapes of question, chosen by the seed
+    (``phrasing_of``): the steps then the question, the goal first, one request a sentence."""
+    assert PHRASINGS == 3
+    seeds = {p: next(s for s in range(100) if phrasing_of(s) == p) for p in range(PHRASINGS)}
+    for case in cases.values():
+        qs = {p: render_query(case.traj, case.plan, case.answer, rng_seed=s)
+              for p, s in seeds.items()}
+        assert len(set(qs.values())) == PHRASINGS, (case.key, qs)
+        for q in qs.values():
+            assert q[-1] in ".?" and "  " not in q and fallbacks_in(q) == [], (case.key, q)
+            assert [m for r, m in static_problems(case.traj, case.plan, q)
+                    if r == "query_mismatch"] == [], (case.key, q)
+        ask = query_context(case.traj, case.plan, case.answer)["answer"]["text"]
+        assert qs[1].startswith(ask), (case.key, qs[1])           # the goal first
+        assert "주세요." in qs[2] and qs[2].count(". ") >= 1, (case.key, qs[2])  # sentences
+
+
 def test_queries_name_fields_by_their_catalog_labels(cases: dict[str, Case]) -> None:
     """No API field or parameter name and no particle fallback (``이(가)``) in any query: the
     labels come from the catalog, the particles from the words (issue 18 §3)."""
@@ -290,7 +320,7 @@ trajectory t "q" {
     plan, traj = api.compile(text, "p.edge"), api.parse(text, "p.edge").trajectories[0]
     assert query_context(traj, plan, None)["parallels"][0]["via"] == "노선번호 0150"
     q = render_query(traj, plan, None, rng_seed=1)
-    assert q.startswith("노선번호 0150으로 ") and "rest_areas" not in q
+    assert "노선번호 0150으로 " in q and "rest_areas" not in q
     assert "휴게소 위치정보 건수" in q
 
 
@@ -367,7 +397,8 @@ def test_template_lookup_order(cases: dict[str, Case]) -> None:
                 / name).is_file()
     qs = {render_query(cases["Drv.law"].traj, cases["Drv.law"].plan, None, rng_seed=s)
           for s in range(8)}
-    assert all(q.startswith(("국가법령정보에서", "법령·판례 자료로")) for q in qs)  # Drv.law.j2
+    # Drv.law.j2 names the service in each of its three phrasings
+    assert all("국가법령정보" in q or "법령·판례 자료" in q for q in qs), qs
 
 
 def test_user_templates_take_precedence_file_by_file(cases: dict[str, Case],
@@ -500,6 +531,44 @@ def test_paraphrase_falls_back_when_a_literal_is_dropped(cases: dict[str, Case],
     q, got = _para(case, client, None, report)
     assert got == q and report.fallbacks == {"dropped_literal": 1}
     assert "서울특별시" in report.notes[0]
+
+
+@pytest.mark.parametrize(("reply", "lost"), [
+    # the narrowing dropped: any day's menu would do
+    ("서울특별시에 있는 중앙고등학교의 2024년 5월 급식일자와 메뉴는?", "the narrowing by 열량"),
+    # the order reversed: the lightest day instead of the heaviest
+    ("서울특별시에 있는 중앙고등학교의 2024년 5월 급식 중 열량이 가장 낮은 날의 급식일자와 메뉴는?",
+     "열량 가장 큰"),
+    # a field asked for dropped
+    ("서울특별시에 있는 중앙고등학교의 2024년 5월 급식 중 열량이 가장 높은 날의 메뉴는?",
+     "급식일자 asked for"),
+])
+def test_paraphrase_falls_back_when_a_constraint_is_dropped_or_changed(
+        cases: dict[str, Case], fake: FakeLLM, client: LLMClient, reply: str, lost: str) -> None:
+    case = cases["Drv.neis"]
+    fake.script(ok({"query": reply}))
+    report = ParaphraseReport()
+    q, got = _para(case, client, None, report)
+    assert got == q and report.fallbacks == {"dropped_constraint": 1}, report
+    assert lost in report.notes[0]
+
+
+def test_every_template_query_keeps_its_own_constraints(cases: dict[str, Case]) -> None:
+    """The check is calibrated on the templates: no packaged phrasing fails it."""
+    for case in cases.values():
+        ctx = query_context(case.traj, case.plan, case.answer)
+        for seed in range(12):
+            q = render_query(case.traj, case.plan, case.answer, rng_seed=seed)
+            assert constraint_problems(q, ctx) == [], (case.key, q)
+
+
+def test_a_paraphrase_must_keep_the_condition_of_an_if(cases: dict[str, Case]) -> None:
+    ctx = query_context(cases["Cond"].traj, cases["Cond"].plan, cases["Cond"].answer)
+    assert ctx["comparisons"] == [{"op": ">", "count": True}]
+    keep = "코스피 주식시세가 2024년 12월 28일에 10건보다 많으면 27일, 아니면 26일 시세의 건수는?"
+    drop = "코스피 주식시세 2024년 12월 28일 10건 기준으로 27일 또는 26일 시세의 건수는?"
+    assert constraint_problems(keep, ctx) == []
+    assert constraint_problems(drop, ctx) == ["the condition's >"]
 
 
 def test_paraphrase_falls_back_on_invalid_replies(cases: dict[str, Case], fake: FakeLLM,

@@ -1,0 +1,124 @@
+"""What a person wants to be told: the answer fields of a synthesized task ranked from the
+catalog (issue 18 §3, "answers ask for what a person wants — names, amounts, dates, counts —
+not codes, unless the code is the point").
+
+A field's :data:`Want` is read from its catalog declaration, never from rendered text: its type
+(a code type, an ``enum``, a ``bool``, a number, a date, a string), its unit and its Korean
+label (``corp_name: str "회사명"``, ``dealAmount: int "거래금액" unit "만원"``), and from the
+records of the relation the answer reads (a number that every record holds alike is a
+constant of the service — ``기준지수`` 100.0 of every index, the ``기준일자`` of every item —
+not a fact about the entity).
+
+* ``name`` (rank 0): a string labelled as a name or title (``…명``, ``이름``, ``제목``,
+  ``대표자``, ``메뉴``);
+* ``amount`` (1): a number with a unit (원, 만원, 주, %, 명, ㎡ …);
+* ``date`` (2): a date;
+* ``number`` (3): a number without a unit;
+* ``text`` (4): any other string (an address, a committee, a course);
+* ``category`` (6): an ``enum``, a ``bool``, a string labelled ``…구분``, ``…여부``,
+  ``…유형``, ``…종류`` (also ``…구분명``);
+* ``code`` (7): a code type (``codes.CorpCode``), a string or number labelled ``…코드``,
+  ``…ID``, ``…번호``, ``…순번``, a link, a coordinate;
+* ``constant`` (8): a number or a date every record of a relation of several holds alike
+  (the index's base 100.0, the data's reference date 기준일자).
+
+:data:`WANTED` are the first five: an answer asks for them; the others only when nothing else
+is left (and a count is not possible). :func:`answer_key` makes an answer key from the field's
+catalog label (``생일_구분``, ``회사명``) instead of the API name (``BTH_GBN_NM``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from ...core.types import (
+    CodeType,
+    EnumType,
+    FieldType,
+    ListType,
+    ScalarType,
+    is_date,
+    is_numeric,
+)
+
+__all__ = ["WANTED", "WANT_RANK", "Want", "answer_key", "field_want", "is_constant",
+           "secondary"]
+
+Want = Literal["name", "amount", "date", "number", "text", "category", "code", "constant"]
+
+WANT_RANK: dict[Want, int] = {"name": 0, "amount": 1, "date": 2, "number": 3, "text": 4,
+                              "category": 6, "code": 7, "constant": 8}
+"""The order in which an answer takes fields (smaller first)."""
+
+WANTED: frozenset[Want] = frozenset({"name", "amount", "date", "number", "text"})
+"""The wants a person asks for; ``category``, ``code`` and ``constant`` fields are answered
+only when nothing else is left."""
+
+_NAME_ENDS = ("명", "이름", "성명", "제목", "명칭", "상호", "대표자", "메뉴", "당선인", "후보자")
+_CATEGORY_ENDS = ("구분", "여부", "유형", "종류", "코드명", "구분명", "종류명", "유형명")
+_CODE_ENDS = ("코드", "ID", "번호", "순번", "순서", "PK", "링크", "URL", "좌표", "좌표(TM)",
+              "경도", "위도")
+_NAMEY_FIELDS = ("nm", "name", "title", "ttl")  # a field without a label (never in stdlib/)
+_SECONDARY = ("영문", "영어", "한자", "약칭")
+
+
+def _label_ends(label: str | None, ends: Sequence[str]) -> bool:
+    words = (label or "").split()
+    last = words[-1] if words else ""
+    return any(last.endswith(e) for e in ends)
+
+
+def field_want(name: str, ftype: FieldType | None, label: str | None = None,
+               unit: str | None = None, *, constant: bool = False) -> Want:
+    """The :data:`Want` of field ``name`` from its catalog type, label and unit; ``constant``
+    when every record of a relation of several holds the same value (:func:`is_constant`)."""
+    if isinstance(ftype, CodeType):
+        return "code"
+    if isinstance(ftype, EnumType) or (isinstance(ftype, ScalarType) and ftype.kind == "bool"):
+        return "category"
+    if isinstance(ftype, ListType) or ftype is None:
+        return "code"
+    if is_numeric(ftype):
+        if _label_ends(label, _CODE_ENDS):
+            return "code"
+        if constant:
+            return "constant"
+        return "amount" if unit else "number"
+    if is_date(ftype):
+        return "constant" if constant else "date"
+    if _label_ends(label, _CODE_ENDS):
+        return "code"
+    if _label_ends(label, _CATEGORY_ENDS):
+        return "category"
+    if _label_ends(label, _NAME_ENDS) or (label is None and any(
+            k in name.lower() for k in _NAMEY_FIELDS)):
+        return "name"
+    return "text"
+
+
+def secondary(label: str | None) -> bool:
+    """True for a secondary form of a field (``영문 이름``, ``한자 이름``, ``영문 법인명``,
+    ``약칭``): ranked after the primary one (``의원 이름``, ``법인명``) of the same want."""
+    return (label or "").startswith(_SECONDARY)
+
+
+def is_constant(values: Sequence[Any], rows: int) -> bool:
+    """True when a relation of several records (``rows`` ≥ 2) holds one value in every record
+    (``values``: the field of each record, coerced; a missing value is None)."""
+    return rows >= 2 and None not in values and len({repr(v) for v in values}) == 1
+
+
+def answer_key(label: str) -> str:
+    """An answer key from a Korean label: an identifier of the language (Hangul, Latin letters,
+    digits, ``_``), words joined by ``_`` (``생일 구분`` → ``생일_구분``,
+    ``미세먼지(PM10)`` → ``미세먼지_PM10``, ``도공·민자 구분`` → ``도공_민자_구분``)."""
+    out: list[str] = []
+    for c in unicodedata.normalize("NFC", label.strip()):
+        ok = ("가" <= c <= "힣") or (c.isascii() and (c.isalnum() or c == "_"))
+        out.append(c if ok else "_")
+    key = "_".join(p for p in "".join(out).split("_") if p)
+    if not key:
+        return "value"
+    return f"f_{key}" if key[0].isdigit() else key
