@@ -49,6 +49,8 @@ Prefer = Literal["any", "seq", "fan"]
 FIELDS = 5
 LARGE = 5_000
 FEW = 2
+#: stated names proposed per name field and relation (equality on each is a candidate)
+NAMES = 3
 
 
 @dataclass(frozen=True)
@@ -245,35 +247,35 @@ def _search(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, l
         if f in cols.names and "eq" not in ops:
             ops = ("eq", *ops)  # a stated name: `where SCHUL_NM == "금호중학교"`
         for op in ops:
-            pivot = None
             if op == "eq" and f in cols.names:
-                pivot = _stated_name(cols, f, primary, min(phi, d - 1), sampler)
-                if pivot is None:
-                    continue
+                pivots = _stated_names(cols, f, primary, min(phi, d - 1), sampler)
             elif REDUCERS[op].needs_pivot:
-                pivot = cols.pivot(op, f, primary, everything, phi)
-                if pivot is None:
+                pivots = [cols.pivot(op, f, primary, everything, phi)]
+            else:
+                pivots = [None]
+            for pivot in pivots:
+                if pivot is None and REDUCERS[op].needs_pivot:
                     continue
-            step = ReduceChoice(op, f, pivot)
-            if cols.tied(step, everything):
-                continue
-            kept = cols.apply(step, everything)
-            if 1 <= len(cols.distinct(primary, kept)) <= min(phi, d - 1):
-                out.append((step, kept))
+                step = ReduceChoice(op, f, pivot)
+                if cols.tied(step, everything):
+                    continue
+                kept = cols.apply(step, everything)
+                if 1 <= len(cols.distinct(primary, kept)) <= min(phi, d - 1):
+                    out.append((step, kept))
     return out
 
 
-def _stated_name(cols: Columns, field: str, primary: str, most: int,
-                 sampler: random.Random) -> object | None:
-    """A value of the name field ``field`` whose rows hold 1 … ``most`` distinct values of
-    ``primary`` (one school of a register, one candidate of a list), drawn with ``sampler``;
-    None when no name does."""
+def _stated_names(cols: Columns, field: str, primary: str, most: int,
+                  sampler: random.Random) -> list[object]:
+    """Up to :data:`NAMES` values of the name field ``field`` whose rows hold 1 … ``most``
+    distinct values of ``primary`` (one school of a register, one candidate of a list), drawn
+    with ``sampler``: several, so that drafts from the same records state different names."""
     by_name: dict[object, set[object]] = {}
     for v, h in zip(cols.col(field), cols.col(primary), strict=True):
         if v is not None and h is not None:
             by_name.setdefault(v, set()).add(_key(h))
     ok = sorted((v for v, hs in by_name.items() if 1 <= len(hs) <= most), key=str)
-    return ok[sampler.randrange(len(ok))] if ok else None
+    return sampler.sample(ok, min(NAMES, len(ok)))
 
 
 def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[str],
