@@ -170,14 +170,19 @@ async def grow(eng: Engine, draft: Draft, edges: int, rng: random.Random, *,
 
 async def start(eng: Engine, rng: random.Random, attempts: int = 4) -> Draft | None:
     """A root draft: a platform drawn among those with roots, then a callable tool of it drawn
-    among its roots, run (a few draws; see :meth:`Engine.roots_by_platform`)."""
+    among its roots, run (a few draws; see :meth:`Engine.roots_by_platform`). A root from
+    which no edge could go on (:meth:`Engine.can_grow`: a NEIS meal list hands on only the
+    school it was given) is drawn again on the same platform, so that a platform whose chains
+    start at one hub (NEIS at its school register) keeps its share of drafts."""
     by_platform = eng.roots_by_platform()
     platforms = sorted(by_platform)
     for _ in range(attempts):
-        tools = by_platform[rng.choice(platforms)]
-        d = await eng.root(rng.choice(tools), rng)
-        if d is not None:
-            return d
+        tools = list(by_platform[rng.choice(platforms)])
+        while tools:
+            tool = tools.pop(rng.randrange(len(tools)))
+            d = await eng.root(tool, rng)
+            if d is not None and eng.can_grow(d):
+                return d
     return None
 
 

@@ -27,6 +27,7 @@ and one local run.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from collections.abc import Sequence
@@ -51,10 +52,11 @@ from ..graph.model import GraphEdge, Port, Scalar, ToolGraph
 from ..graph.observe import tool_index
 from ..graph.refine import emitter_for
 from ..graph.rollout import literal
-from .entities import ENTITY_WEIGHT, handoff_score
+from .entities import ENTITY_WEIGHT, handoff_score, name_fields
 from .junction import Columns, JunctionPlan, Prefer, ReduceChoice, type_junction
 from .memo import READ_PAGES, MemoBackend
 from .plausible import catalog_view
+from .roots import Probed, root_args, root_call
 
 __all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "literal_texts",
            "reducer_node", "value_literal"]
@@ -207,6 +209,9 @@ class Engine:
     entity_weight: float = ENTITY_WEIGHT
     read_pages: int = READ_PAGES
     memo: MemoBackend = field(init=False)
+    #: (step, root tool) → its probed argument tuples (:func:`~edgedsl.recipe.synth.roots.probe`)
+    probed: dict[tuple[str, str], asyncio.Future[list[Probed]]] = field(
+        default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.memo = self.backend if isinstance(self.backend, MemoBackend) \
@@ -306,21 +311,24 @@ class Engine:
     # ---------------------------------------------------------------- moves
 
     async def root(self, tool: str, rng: random.Random) -> Draft | None:
-        """A draft of one call of ``tool`` with default arguments, run; None when it fails or
-        returns nothing."""
+        """A draft of one call of ``tool`` with default arguments that made it return records
+        (:func:`~edgedsl.recipe.synth.roots.root_args`), run; None when none did."""
+        drawn = await root_args(self, tool, rng)
+        if drawn is None:
+            return None
         try:
-            args = self.literal_args(tool, self.args.root_args(tool, rng))
+            call = root_call(self, tool, drawn)
         except (KeyError, ValueError):
             return None
         d0 = Draft(body=(), last="", last_tool=tool, rows=(), tools=())
         name = d0.fresh(tool.partition(".")[2])
-        body = (n.Binding(name=name, node=self.call(tool, args)),)
+        body = (n.Binding(name=name, node=call),)
         ex = await self.execute(body, self.count_answer(name))
         rows = ex.records_of(self.memo, name) if ex is not None and ex.result.ok else None
         if not rows:
             return None
         return Draft(body=body, last=name, last_tool=tool, rows=tuple(rows), tools=(tool,),
-                     names=frozenset({name}), received=literal_texts(args),
+                     names=frozenset({name}), received=literal_texts(call.args),
                      partial=ex is not None and ex.partial(name))
 
     def ranked(self, draft: Draft, rng: random.Random) -> list[GraphEdge]:
@@ -412,7 +420,9 @@ class Engine:
         """The draft's records with their columns coerced once, kept with the draft (junction
         typing reads the same records for every edge it considers)."""
         if not draft.memo:
-            draft.memo.append(Columns(draft.rows, self.types(draft.last_tool)))
+            types = self.types(draft.last_tool)
+            names = name_fields(draft.last_tool.partition(".")[0], types)
+            draft.memo.append(Columns(draft.rows, types, names))
         return draft.memo[0]
 
     async def extend(self, draft: Draft, rng: random.Random, *, prefer: Prefer = "any",

@@ -15,9 +15,10 @@ declared in ``stdlib/``). A code type not listed is generic.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-__all__ = ["ENTITY_CODES", "ENTITY_WEIGHT", "entity_of", "handoff_score"]
+__all__ = ["ENTITY_CODES", "ENTITY_NAMES", "ENTITY_WEIGHT", "entity_of", "handoff_score",
+           "name_fields"]
 
 ENTITY_CODES: Mapping[str, str] = {
     # a company
@@ -62,3 +63,30 @@ def handoff_score(draw: float, code: str | None, weight: float = ENTITY_WEIGHT) 
     """An edge's ranking score: its Thompson ``draw`` plus ``weight`` when its (primary)
     hand-off parameter has the entity code type ``code``."""
     return draw + (weight if entity_of(code) is not None else 0.0)
+
+
+ENTITY_NAMES: Mapping[str, str] = {
+    # NEIS: a school; NEC: an election, a candidate, an electoral district, a party
+    "neis.SCHUL_NM": "school",
+    "nec.sgName": "election", "nec.name": "candidate", "nec.krName": "candidate",
+    "nec.sggName": "district", "nec.jdName": "party", "nec.partyName": "party",
+    # Seoul and the region: a district, a neighbourhood, a building, an apartment complex,
+    # a station, a parking lot
+    "seoul.CGG_NM": "district", "seoul.STDG_NM": "district", "seoul.BLDG_NM": "building",
+    "seoul.SBWY_STNS_NM": "station", "seoul.PKLT_NM": "parking lot",
+    "molit.umdNm": "district", "molit.aptNm": "apartment", "mois.locallow_nm": "district",
+    "juso.bdNm": "building",
+    # buses: a city, a stop, a route
+    "tago.cityname": "city", "tago.nodenm": "stop", "tago.routeno": "route",
+}
+"""``platform.field`` → the kind of entity a record field *names* (a school's 학교명, a
+candidate's 이름, a district's 자치구명): a person states such a name, so junction typing may
+narrow a relation by equality on it (``where SCHUL_NM == "금호중학교"``, one school out of a
+register; :mod:`edgedsl.recipe.synth.junction`). A text field not listed (a menu, an address,
+a lot number) is never narrowed by equality: nobody states it."""
+
+
+def name_fields(platform: str, fields: Iterable[str]) -> frozenset[str]:
+    """The fields among ``fields`` of a record of ``platform`` that name an entity
+    (:data:`ENTITY_NAMES`)."""
+    return frozenset(f for f in fields if f"{platform}.{f}" in ENTITY_NAMES)

@@ -49,6 +49,8 @@ Prefer = Literal["any", "seq", "fan"]
 FIELDS = 5
 LARGE = 5_000
 FEW = 2
+#: stated names proposed per name field and relation (equality on each is a candidate)
+NAMES = 3
 
 
 @dataclass(frozen=True)
@@ -116,9 +118,13 @@ class Columns:
     """One relation's records with their fields coerced once, on first use: junction typing
     evaluates many reducers over the same records, on row indexes."""
 
-    def __init__(self, rows: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType]) -> None:
+    def __init__(self, rows: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType],
+                 names: frozenset[str] = frozenset()) -> None:
         self.rows = rows
         self.types = types
+        #: fields naming an entity (a school's 학교명): narrowed by equality on a stated name
+        #: (:func:`~edgedsl.recipe.synth.entities.name_fields`)
+        self.names = frozenset(f for f in names if f in types)
         self._cols: dict[str, list[Any]] = {}
         self._all: dict[str, list[Any]] = {}  # distinct values over all rows, by field
         self._cands: dict[tuple[str, int], list[tuple[ReduceChoice, list[int]]]] = {}
@@ -159,6 +165,10 @@ class Columns:
         col = self.col(step.field)
         return mf_tie([col[i] for i in idx]) is not None
 
+    def subset(self, idx: Sequence[int]) -> Columns:
+        """The rows ``idx`` as a relation of their own (indexes restart at 0)."""
+        return Columns([self.rows[i] for i in idx], self.types, self.names)
+
     def pivot(self, op: str, field: str, primary: str, idx: Sequence[int],
               phi: int) -> object | None:
         """:func:`~edgedsl.reduce.pivot.choose_pivot` over the rows ``idx``."""
@@ -168,29 +178,40 @@ class Columns:
 
 
 def _narrow_secondaries(cols: Columns, idx: list[int], fields: Sequence[str],
-                        handoff: Literal["seq", "fan"],
+                        handoff: Literal["seq", "fan"], rng: random.Random | None = None,
                         ) -> tuple[list[int], list[ReduceChoice], Literal["seq", "fan"]] | None:
-    """Make every secondary field single-valued: the primary is narrowed to one value first
-    (``most_frequent``, which also drops rows where it is null), then each secondary. None when
-    a secondary then has no value at all (its ``seq`` would see nothing), or when one of these
-    ``most_frequent`` steps would choose among ties."""
+    """Make every secondary field single-valued. A secondary of several values is narrowed to
+    one the way a primary is (:func:`_candidates` over the rows kept so far, with one value to
+    keep: a stated name, an extreme, a threshold — drawn with ``rng``, the informative ones
+    first), else by ``most_frequent`` on the primary then the secondary (never a tie). None
+    when a secondary then has no value at all (its ``seq`` would see nothing), or only a tie
+    would narrow it."""
     steps: list[ReduceChoice] = []
     primary, rest = fields[0], fields[1:]
-    if any(len(cols.distinct(f, idx)) > 1 for f in rest):
-        step = ReduceChoice("most_frequent", primary)
-        if cols.tied(step, idx):
-            return None
-        idx, handoff = cols.apply(step, idx), "seq"
-        steps.append(step)
-        for f in rest:
-            if len(cols.distinct(f, idx)) > 1:
-                step = ReduceChoice("most_frequent", f)
-                if cols.tied(step, idx):
-                    return None
-                idx = cols.apply(step, idx)
-                steps.append(step)
+    for f in rest:
+        if len(cols.distinct(f, idx)) <= 1:
+            continue
+        sub = cols if len(idx) == len(cols) else cols.subset(idx)
+        cands = [c for c in _candidates(sub, f, 1)
+                 if cols.distinct(primary, [idx[k] for k in c[1]])]
+        informative = [c for c in cands if c[0].op != "most_frequent"] or cands
+        if informative:
+            step, kept = informative[(rng or random.Random(0)).randrange(len(informative))]
+            idx = [idx[k] for k in kept]
+            steps.append(step)
+            continue
+        for g in (primary, f):  # the old way: the most frequent value of each, never a tie
+            if len(cols.distinct(g, idx)) <= 1:
+                continue
+            step = ReduceChoice("most_frequent", g)
+            if cols.tied(step, idx):
+                return None
+            idx = cols.apply(step, idx)
+            steps.append(step)
     if any(len(cols.distinct(f, idx)) != 1 for f in rest):
         return None
+    if steps:
+        handoff = "seq" if len(cols.distinct(primary, idx)) == 1 else "fan"
     return idx, steps, handoff
 
 
@@ -213,27 +234,48 @@ def _candidates(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoic
 def _search(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, list[int]]]:
     types = cols.types
     fields = [f for f, t in types.items() if not f.startswith("__") and reducer_ops(t)]
-    others = [f for f in fields if f != primary]
+    names = sorted(f for f in cols.names if f != primary)
+    others = [f for f in fields if f != primary and f not in cols.names]
     k = FEW if len(cols) > LARGE else FIELDS
     sampler = random.Random(f"{primary}:{len(cols)}:{len(others)}")
-    fields = [primary, *sampler.sample(others, min(k, len(others)))]
+    fields = [primary, *names, *sampler.sample(others, min(k, len(others)))]
     everything = list(range(len(cols)))
     d = len(cols.distinct(primary))
     out: list[tuple[ReduceChoice, list[int]]] = []
     for f in fields:
-        for op in reducer_ops(types[f]):
-            pivot = None
-            if REDUCERS[op].needs_pivot:
-                pivot = cols.pivot(op, f, primary, everything, phi)
-                if pivot is None:
+        ops = reducer_ops(types[f])
+        if f in cols.names and "eq" not in ops:
+            ops = ("eq", *ops)  # a stated name: `where SCHUL_NM == "금호중학교"`
+        for op in ops:
+            if op == "eq" and f in cols.names:
+                pivots = _stated_names(cols, f, primary, min(phi, d - 1), sampler)
+            elif REDUCERS[op].needs_pivot:
+                pivots = [cols.pivot(op, f, primary, everything, phi)]
+            else:
+                pivots = [None]
+            for pivot in pivots:
+                if pivot is None and REDUCERS[op].needs_pivot:
                     continue
-            step = ReduceChoice(op, f, pivot)
-            if cols.tied(step, everything):
-                continue
-            kept = cols.apply(step, everything)
-            if 1 <= len(cols.distinct(primary, kept)) <= min(phi, d - 1):
-                out.append((step, kept))
+                step = ReduceChoice(op, f, pivot)
+                if cols.tied(step, everything):
+                    continue
+                kept = cols.apply(step, everything)
+                if 1 <= len(cols.distinct(primary, kept)) <= min(phi, d - 1):
+                    out.append((step, kept))
     return out
+
+
+def _stated_names(cols: Columns, field: str, primary: str, most: int,
+                  sampler: random.Random) -> list[object]:
+    """Up to :data:`NAMES` values of the name field ``field`` whose rows hold 1 … ``most``
+    distinct values of ``primary`` (one school of a register, one candidate of a list), drawn
+    with ``sampler``: several, so that drafts from the same records state different names."""
+    by_name: dict[object, set[object]] = {}
+    for v, h in zip(cols.col(field), cols.col(primary), strict=True):
+        if v is not None and h is not None:
+            by_name.setdefault(v, set()).add(_key(h))
+    ok = sorted((v for v, hs in by_name.items() if 1 <= len(hs) <= most), key=str)
+    return sampler.sample(ok, min(NAMES, len(ok)))
 
 
 def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[str],
@@ -279,7 +321,7 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
             kept = cols.apply(step, kept)
         steps.append(step)
         handoff = "seq" if len(cols.distinct(primary, kept)) == 1 else "fan"
-    narrowed = _narrow_secondaries(cols, kept, fields, handoff)
+    narrowed = _narrow_secondaries(cols, kept, fields, handoff, rng)
     if narrowed is None:
         return None
     kept, more, handoff = narrowed
@@ -306,7 +348,7 @@ def narrowings(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[str
     for step, kept in _candidates(cols, primary, min(phi, width or phi)):
         handoff: Literal["seq", "fan"] = "seq" if len(cols.distinct(primary, kept)) == 1 \
             else "fan"
-        narrowed = _narrow_secondaries(cols, kept, fields, handoff)
+        narrowed = _narrow_secondaries(cols, kept, fields, handoff, rng)
         if narrowed is None:
             continue
         kept2, more, handoff = narrowed

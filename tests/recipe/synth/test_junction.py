@@ -10,7 +10,13 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from edgedsl.core.types import CodeType, EnumType, ScalarType
-from edgedsl.recipe.synth.junction import distinct, narrowings, reducer_ops, type_junction
+from edgedsl.recipe.synth.junction import (
+    Columns,
+    distinct,
+    narrowings,
+    reducer_ops,
+    type_junction,
+)
 from edgedsl.reduce.registry import REDUCERS
 
 INT = ScalarType("int")
@@ -83,6 +89,52 @@ def test_secondaries_are_made_single_valued() -> None:
     assert jp is not None and jp.kind == "drv"
     kept = _apply(rows, jp.steps)
     assert len(distinct(kept, "s", STR)) == 1 and len(distinct(kept, "h", STR)) == 1
+
+
+def _register(n: int = 8) -> list[dict[str, object]]:
+    """One office's schools: the office (primary) once, every school (secondary) once."""
+    return [{"o": "B10", "c": f"70100{i:02d}", "nm": f"학교{i}", "f": f"2001{i % 12 + 1:02d}01"}
+            for i in range(n)]
+
+
+REG = {"o": STR, "c": STR, "nm": STR, "f": DATE}
+
+
+def test_a_secondary_of_distinct_codes_is_narrowed_by_a_stated_name() -> None:
+    """NEIS hands on (office, school): one office, a register of schools each once. The old
+    typing narrowed the school by ``most_frequent`` — a pure tie — so no junction was proposed
+    and NEIS reached no task (issue 18 §2); a school is now chosen by a stated name."""
+    rows = _register()
+    chosen = set()
+    for seed in range(12):
+        cols = Columns(rows, {k: REG[k] for k in ("o", "c", "nm")}, frozenset({"nm"}))
+        jp = type_junction(cols, ["o", "c"], cols.types, rng=random.Random(seed))
+        assert jp is not None and jp.kind == "drv" and jp.handoff == "seq"
+        assert [(s.op, s.field) for s in jp.steps] == [("eq", "nm")]
+        kept = _apply(rows, jp.steps, REG)
+        assert len(kept) == 1 and jp.handed == {"B10", kept[0]["c"]}
+        chosen.add(kept[0]["c"])
+    assert len(chosen) > 1  # drafts from the same register state different schools
+    # without the name, no tie-free narrowing is left: none (as before)
+    assert type_junction(rows, ["o", "c"], {k: REG[k] for k in ("o", "c")}) is None
+
+
+def test_a_secondary_is_narrowed_by_an_extreme_of_a_meaningful_field() -> None:
+    """Without a name field, the earliest founding date picks one school (not a tie)."""
+    rows = _register()
+    jp = type_junction(rows, ["o", "c"], REG, rng=random.Random(0))
+    assert jp is not None and [s.op for s in jp.steps] in (["min"], ["max"], ["after"])
+    assert len(_apply(rows, jp.steps, REG)) == 1
+
+
+def test_a_name_is_only_stated_for_a_registered_name_field() -> None:
+    """Equality on free text is proposed only for a field that names an entity."""
+    rows = [{"h": f"v{i}", "s": f"메뉴{i}"} for i in range(8)]
+    plain = Columns(rows, {"h": STR, "s": STR})
+    named = Columns(rows, {"h": STR, "s": STR}, frozenset({"s"}))
+    assert type_junction(plain, ["h"], plain.types, single=True) is None  # only ties
+    jp = type_junction(named, ["h"], named.types, single=True)
+    assert jp is not None and jp.steps[0].op == "eq" and jp.steps[0].field == "s"
 
 
 rows_st = st.lists(st.fixed_dictionaries({

@@ -1,0 +1,79 @@
+"""Root arguments from values that made the call return records (edgedsl.recipe.synth.roots,
+issue 18 §2): G*'s election ids are elections the world holds no candidates for, and the NEIS
+school register is one page of thousands; probed roots return records and read them whole."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from edgedsl.recipe.synth.engine import Engine
+from edgedsl.recipe.synth.roots import ALL_RECORDS, Probed, _default_args, _run, probe
+from edgedsl.runtime.backends import make_backend
+from tests.synth_world import light_catalog, light_graph
+
+
+def _engine() -> Engine:
+    return Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+
+
+def test_candidates_roots_are_fed_by_the_elections_the_service_holds() -> None:
+    eng = _engine()
+
+    async def go() -> tuple[list[Probed | None], list[Probed]]:
+        blind = [await _run(eng, "nec.candidates", a, 1)
+                 for a in _default_args(eng, "nec.candidates", random.Random(0))]
+        return blind, await probe(eng, "nec.candidates")
+
+    blind, got = asyncio.run(go())
+    assert blind and all(p is None for p in blind)  # G*'s defaults: no candidates at all
+    assert got and all(p.rows > 0 for p in got)
+    assert any(p.whole for p in got)
+    # jointly valid: the id and the type of one election's record, of an election with data
+    assert all(dict(p.args)["sgId"] >= "2014" for p in got)
+    d = asyncio.run(eng.root("nec.candidates", random.Random(1)))
+    assert d is not None and d.rows and not d.partial
+
+
+def test_a_register_root_is_read_whole_through_a_stated_filter() -> None:
+    """``neis.schools()`` reads one page of the country's schools; a probed root states a
+    category (학교종류, 시도교육청, 설립구분) a person would, read whole."""
+    eng = _engine()
+    got = asyncio.run(probe(eng, "neis.schools"))
+    assert any(p.args == () and not p.whole for p in got)  # the blind call: one page of many
+    whole = [p for p in got if p.whole]
+    assert whole
+    for p in whole:
+        assert p.args and all(k in ("ATPT_OFCDC_SC_CODE", "SCHUL_KND_SC_NM", "FOND_SC_NM",
+                                    "LCTN_SC_NM", "JU_ORG_NM") for k, _ in p.args), p.args
+        assert p.rows <= ALL_RECORDS
+    for seed in range(5):
+        d = asyncio.run(eng.root("neis.schools", random.Random(seed)))
+        assert d is not None and not d.partial
+
+
+def test_a_short_list_is_read_with_all_its_pages() -> None:
+    eng = _engine()
+    got = asyncio.run(probe(eng, "nec.elections"))
+    assert [(p.pages, p.whole) for p in got] == [("all", True)]
+    d = asyncio.run(eng.root("nec.elections", random.Random(0)))
+    assert d is not None and not d.partial and len(d.rows) == got[0].rows
+    assert 'elections() pages all' in eng.text(_traj_of(d))
+
+
+def _traj_of(d):  # type: ignore[no-untyped-def]
+    from edgedsl.syntax import nodes as n
+
+    return n.Trajectory(name="t", query="q", body=(*d.body, Engine.count_answer(d.last)))
+
+
+def test_probes_are_the_same_in_every_process() -> None:
+    """A pure function of the tool, G* and the world: two engines (two worker processes)
+    probe the same tuples in the same order, whatever was probed before."""
+    a, b = _engine(), _engine()
+    asyncio.run(probe(b, "nec.elections"))
+    for tool in ("nec.candidates", "neis.schools", "neis.meals"):
+        pa = asyncio.run(probe(a, tool))
+        pb = asyncio.run(probe(b, tool))
+        assert [(p.args, p.pages, p.rows, p.whole) for p in pa] == \
+            [(p.args, p.pages, p.rows, p.whole) for p in pb]
