@@ -373,15 +373,19 @@ def test_a_draft_reads_every_page_within_the_read_budget() -> None:
     for budget in (7, 6):
         eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0),
                      read_pages=budget)
+        call = eng.call("neis.academies",
+                        eng.literal_args("neis.academies", (("ATPT_OFCDC_SC_CODE", "B10"),)))
+        body = (n.Binding(name="academies", node=call),)
 
-        async def main(eng: Engine = eng):  # type: ignore[no-untyped-def]
-            return await eng.root("neis.academies", random.Random(0))
+        async def main(eng: Engine = eng, body: tuple[n.Stmt, ...] = body):  # type: ignore[no-untyped-def]
+            return await eng.execute(body, eng.count_answer("academies"))
         got[budget] = (asyncio.run(main()), eng.memo.calls)
     whole, calls = got[7]
-    assert whole is not None and len(whole.rows) == 6750 and calls == 7
-    (call,) = [s.node for s in whole.body if isinstance(s, n.Binding)]
-    assert isinstance(call, n.Call) and call.pages == "all"
-    assert got[6] == (None, 1)  # the first page told the total: no other page was read
+    assert call.pages == "all"
+    assert whole is not None and whole.result.answer == 6750 and calls == 7
+    over, calls = got[6]  # the first page told the total: no other page was read
+    assert calls == 1 and over is not None and not over.result.ok
+    assert [d.code for d in over.result.diagnostics] == ["R506"]
 
 
 @pytest.mark.parametrize("kind", ["chain", "sem", "cmp", "cond", "mixed"])
