@@ -21,9 +21,10 @@ records do not hold is ``None`` (printed "n/a"):
 * **queries with API field names** — queries holding an ASCII identifier that reads as an API
   name (:func:`~edgedsl.recipe.synth.korean.identifiers_in`: a record field or parameter name
   of the catalog that no Korean label uses, or one with an underscore or a case change; needs
-  the catalog); **particle fallbacks** — queries holding a doubled particle such as ``이(가)``,
-  ``을(를)``, ``(으)로`` (:func:`~edgedsl.recipe.synth.korean.fallbacks_in`). Both are
-  measurements of the query text;
+  the catalog; a word equal to an argument value the task's calls took, such as a bill id
+  ``PRC_X2H5…``, is an input the query states, not a name); **particle fallbacks** — queries
+  holding a doubled particle such as ``이(가)``, ``을(를)``, ``(으)로``
+  (:func:`~edgedsl.recipe.synth.korean.fallbacks_in`). Both are measurements of the query text;
 * **tasks per platform** — tasks calling a tool of each platform, a platform counted as the
   catalog module declaring it (``tago`` and ``seoulbus`` are ``bus``; every module with tools
   listed, zeros included, when the catalog is given);
@@ -127,6 +128,12 @@ def _param_codes(catalog: Catalog) -> dict[tuple[str, str], str | None]:
     return out
 
 
+def _argument_values(r: TaskRecord) -> set[str]:
+    """The text of every argument value the task's calls took: a value the query states (a
+    bill id ``PRC_X2H5…``) is an input, not an API name."""
+    return {str(v) for c in r.calls for v in c.args.values()}
+
+
 def trust_stats(records: Sequence[TaskRecord], catalog: Catalog | None = None) -> TrustStats:
     """The measures of ``records`` (module doc); ``catalog`` (the platforms the corpus was
     synthesized over) enables field names, zero platforms and entity hand-offs."""
@@ -171,7 +178,7 @@ def trust_stats(records: Sequence[TaskRecord], catalog: Catalog | None = None) -
         duplicates=len(shas) - len(groups) if shas else None,
         duplicate_groups=sum(k > 1 for k in groups.values()) if shas else None,
         field_name_queries=None if names is None else sum(
-            bool(identifiers_in(r.query, names)) for r in records),
+            bool(set(identifiers_in(r.query, names)) - _argument_values(r)) for r in records),
         particle_fallback_queries=sum(bool(fallbacks_in(r.query)) for r in records),
         platforms=dict(sorted(platforms.items())),
         uncapped_junctions=len(cards) if judged else None,

@@ -96,3 +96,23 @@ def test_an_ascii_word_of_a_korean_label_is_not_an_api_name() -> None:
     t = trust_stats([task("노선ID GGB008300002의 정류소를 알려 주세요."),
                      task("routeid GGB008300002의 정류소를 알려 주세요.")], catalog)
     assert t.field_name_queries == 1
+
+
+def test_an_argument_value_the_query_states_is_not_an_api_name() -> None:
+    # a bill id is written with underscores (PRC_X2H5…) and reads like a name by its shape;
+    # stated as the value a call took, it is an input of the question
+    catalog = load_catalog(["assembly"], [])
+    bill = "PRC_X2H5D6A8H4F8C7J8J8Z1Z5Y6D1T6S3"
+
+    def task(query: str, value: str) -> TaskRecord:
+        call = CallRecord(step="p", tool="assembly.proposers", turn=1, records=3, total=3,
+                          args={"BILL_ID": value})
+        return TaskRecord(name="t", file="t.edge", structure="Seq",
+                          tools=["assembly.proposers"], query=query, calls=[call])
+
+    stated = task(f"의안 제안자정보(의안ID {bill})의 대표발의자를 알려 주세요.", bill)
+    named = task(f"BILL_ID {bill}의 대표발의자를 알려 주세요.", bill)
+    other = task(f"의안ID {bill}의 대표발의자를 알려 주세요.", "PRC_OTHER_ID")
+    assert trust_stats([stated], catalog).field_name_queries == 0
+    assert trust_stats([named], catalog).field_name_queries == 1
+    assert trust_stats([other], catalog).field_name_queries == 1
