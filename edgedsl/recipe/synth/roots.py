@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import datetime as _dt
 import random
 from collections.abc import Awaitable, Callable
@@ -55,7 +54,7 @@ from .entities import entity_of
 if TYPE_CHECKING:
     from .engine import Engine
 
-__all__ = ["ALL_PAGES", "ENOUGH", "FILTERS", "FRESH", "PROBES", "Probed", "probe", "root_args",
+__all__ = ["ALL_PAGES", "ENOUGH", "FILTERS", "PROBES", "Probed", "probe", "root_args",
            "root_call"]
 
 PROBES = 8
@@ -63,11 +62,6 @@ PROBES = 8
 
 ENOUGH = 4
 """Probing stops once this many tuples gave a whole read."""
-
-FRESH = 0.5
-"""The chance that a root whose blind default draws can be read whole takes a fresh blind draw
-rather than a probed tuple (:func:`root_args`): a 1,781-task run drawing only probed tuples
-wrote 1,284 tasks in 6,496 attempts, 2,112 of them rejected as duplicate programs."""
 
 PARTIAL = 2
 """Default draws stop after this many partial reads and no whole one (a yearly register of
@@ -99,7 +93,6 @@ class Probed:
     rows: int
     whole: bool
     records: tuple[dict[str, Any], ...] = field(default=(), compare=False, repr=False)
-    blind: bool = field(default=False, compare=False)  # a blind draw of the defaults (step 1)
 
 
 def root_call(eng: Engine, tool: str, probed: Probed) -> n.Call:
@@ -113,17 +106,9 @@ def root_call(eng: Engine, tool: str, probed: Probed) -> n.Call:
 
 async def root_args(eng: Engine, tool: str, rng: random.Random) -> Probed | None:
     """A root of ``tool`` drawn among the probed tuples that returned records — among those read
-    whole when there are any; None when none returned records. Where a blind draw of the
-    defaults gave a whole read when probed, a fresh blind draw is taken instead with chance
-    :data:`FRESH` (the probed tuples are a handful per tool: alone they repeat the same roots,
-    and a large corpus runs out of distinct programs); the draft's own run then tells whether
-    it returned records, read whole."""
+    whole when there are any; None when none returned records."""
     got = await probe(eng, tool)
     whole = [p for p in got if p.whole]
-    if any(p.blind for p in whole) and rng.random() < FRESH:
-        drawn = _default_args(eng, tool, rng, 1)
-        if drawn:
-            return Probed(drawn[0], "all", 0, False)
     pool = whole or got
     return rng.choice(pool) if pool else None
 
@@ -181,7 +166,7 @@ async def _probe_own(eng: Engine, tool: str) -> list[Probed]:
         tried.add(args)
         p = await _run(eng, tool, args, 1)
         if p is not None:
-            out.append(dataclasses.replace(p, blind=True))
+            out.append(p)
         if enough(PROBES) or (not any(p.whole for p in out) and len(out) >= PARTIAL):
             break  # more draws of a register read partially are alike: filter them instead
     partial = [p for p in out if not p.whole]
@@ -302,20 +287,18 @@ def _fit(port: Port, raw: object, eng: Engine) -> Scalar | None:
     return next((v for v in cands if value_ok(port, v, eng.args.codes)), None)
 
 
-def _default_args(eng: Engine, tool: str, rng: random.Random,
-                  limit: int = PROBES) -> list[Args]:
-    """Up to ``limit`` distinct draws of the required parameters' default candidates (the old
-    root draw)."""
+def _default_args(eng: Engine, tool: str, rng: random.Random) -> list[Args]:
+    """Distinct draws of the required parameters' default candidates (the old root draw)."""
     required = eng.nodes[tool].required
     defaults = eng.args.defaults(tool)
     if any(p not in defaults for p in required):
         return []
     out: list[Args] = []
-    for _ in range(4 * limit):
+    for _ in range(4 * PROBES):
         args = tuple((p, rng.choice(defaults[p])) for p in required)
         if args not in out:
             out.append(args)
-        if len(out) >= limit:
+        if len(out) >= PROBES:
             break
     return out
 
