@@ -134,15 +134,23 @@ async def _probe(eng: Engine, tool: str) -> list[Probed]:
     rng = random.Random(f"roots:fed:{tool}")
     tried: set[Args] = set()
     for args in await _fed_args(eng, tool, rng):
-        if args in tried:
+        if not await _try(eng, tool, args, tried, out):
             continue
-        tried.add(args)
-        p = await _run(eng, tool, args, 1)
-        if p is not None:
-            out.append(p)
         if sum(p.whole for p in out) >= ENOUGH or len(tried) >= PROBES:
             break
     return out
+
+
+async def _try(eng: Engine, tool: str, args: Args, tried: set[Args],
+               out: list[Probed]) -> bool:
+    """Probe ``args`` once (False when tried before), adding what returned records to ``out``."""
+    if args in tried:
+        return False
+    tried.add(args)
+    p = await _run(eng, tool, args, 1)
+    if p is not None:
+        out.append(p)
+    return True
 
 
 async def _own(eng: Engine, tool: str) -> list[Probed]:
@@ -161,12 +169,8 @@ async def _probe_own(eng: Engine, tool: str) -> list[Probed]:
         return sum(p.whole for p in out) >= ENOUGH or len(tried) >= limit
 
     for args in _default_args(eng, tool, rng):
-        if args in tried:
+        if not await _try(eng, tool, args, tried, out):
             continue
-        tried.add(args)
-        p = await _run(eng, tool, args, 1)
-        if p is not None:
-            out.append(p)
         if enough(PROBES) or (not any(p.whole for p in out) and len(out) >= PARTIAL):
             break  # more draws of a register read partially are alike: filter them instead
     partial = [p for p in out if not p.whole]
