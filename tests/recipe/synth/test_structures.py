@@ -252,11 +252,21 @@ def test_restarts_keep_the_longest_plausible_chain() -> None:
 
 # ---------------------------------------------------------------- looking ahead, compositions
 
+async def _started(eng: Engine, grown: list[object]):  # type: ignore[no-untyped-def]
+    """(rng, root draft) of seeds 0 … 23 that start a draft, ``grown`` cleared before each."""
+    from edgedsl.recipe.synth.chains import start
+
+    for s in range(24):
+        rng = random.Random(s)
+        d = await start(eng, rng)
+        if d is not None:
+            grown.clear()
+            yield rng, d
+
+
 def test_looking_ahead_passes_over_a_dead_end() -> None:
     """``extend(ahead=True)`` returns the first grown draft from which an edge could go on
     (:meth:`Engine.can_grow`), and a dead end only when every draft it grew was one."""
-    from edgedsl.recipe.synth.chains import start
-
     eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
     follow = eng.follow
     grown: list[object] = []
@@ -272,12 +282,7 @@ def test_looking_ahead_passes_over_a_dead_end() -> None:
 
     async def main() -> None:
         nonlocal passed_over, dead_ends
-        for s in range(24):
-            rng = random.Random(s)
-            d = await start(eng, rng)
-            if d is None:
-                continue
-            grown.clear()
+        async for rng, d in _started(eng, grown):
             got = await eng.extend(d, rng, ahead=True)
             if got is None:
                 assert not grown
@@ -302,12 +307,7 @@ def test_looking_ahead_passes_over_a_dead_end() -> None:
 
     async def stubbed() -> None:
         nonlocal passed_over
-        for s in range(24):
-            rng = random.Random(s)
-            d = await start(eng, rng)
-            if d is None:
-                continue
-            grown.clear()
+        async for rng, d in _started(eng, grown):
             first.clear()
 
             async def rec(*a, **k):  # type: ignore[no-untyped-def]
