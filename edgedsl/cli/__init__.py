@@ -1,7 +1,7 @@
 """The ``edgedsl`` command line: one subcommand per stage, ``--json`` wherever data is printed.
 
 One module per command family (:mod:`.compile`, :mod:`.run`, :mod:`.store`, :mod:`.graph`,
-:mod:`.synth`), what they share in :mod:`.common`; this module builds the argument parser and
+:mod:`.synth`, :mod:`.suites`), what they share in :mod:`.common`; this module builds the argument parser and
 runs a command.
 
 Exit codes: 0 clean, 1 errors in the input (diagnostics, failed runs, files to reformat),
@@ -144,6 +144,10 @@ def _parser() -> argparse.ArgumentParser:
     from .synth import add_synth_parser
 
     add_synth_parser(sub)
+
+    from .suites import add_import_parser
+
+    add_import_parser(sub)
 
     sp = sub.add_parser("explain", help="explain a diagnostic code, e.g. E204")
     sp.add_argument("code")

@@ -1,0 +1,75 @@
+"""What an import wrote and how much of a suite's gold the written programs reproduce, and
+running written programs on the python backend (shared by every importer)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..api import compile, read_source
+from ..runtime.executor import run_plan_sync
+from ..runtime.python_backend import PythonBackend
+from ..runtime.result import RunResult
+
+__all__ = ["Reproduced", "Written", "run_file"]
+
+
+@dataclass
+class Written:
+    """The files an import wrote (programs, catalog, tools) and the cases they hold."""
+
+    suite: str
+    out: Path
+    files: list[Path] = field(default_factory=list)
+    cases: int = 0
+    refs: int = 0
+    literals_left: int = 0
+
+    def summary(self) -> str:
+        """One line: cases, files, forwarded values written as references."""
+        return (f"{self.suite}: {self.cases} cases, {len(self.files)} files in {self.out}, "
+                f"{self.refs} forwarded values written as references")
+
+
+@dataclass
+class Reproduced:
+    """How many cases of a suite the written programs reproduce (``what``: the measure)."""
+
+    suite: str
+    what: str
+    total: int = 0
+    matched: int = 0
+    misses: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, case_id: str, problem: str | None) -> None:
+        """Count one case: ``problem`` None when it reproduces the gold, else why not."""
+        self.total += 1
+        if problem is None:
+            self.matched += 1
+        else:
+            self.misses.append((case_id, problem))
+
+    @property
+    def share(self) -> float:
+        """The reproduced share (0.0 for no cases)."""
+        return self.matched / self.total if self.total else 0.0
+
+    def summary(self) -> str:
+        """One line: the reproduced share and the measure."""
+        return (f"{self.suite}: {self.matched}/{self.total} {self.what} "
+                f"({100 * self.share:.1f}%)")
+
+    def as_json(self) -> dict[str, Any]:
+        """The report as JSON data."""
+        return {"suite": self.suite, "what": self.what, "total": self.total,
+                "matched": self.matched, "share": self.share,
+                "misses": [{"case": c, "problem": p} for c, p in self.misses]}
+
+
+def run_file(path: Path, tools: dict[str, Any], trajectory: str | None = None,
+             ) -> list[RunResult]:
+    """Compile the ``.edge`` file at ``path`` (its catalogs beside it) and run it (or one of
+    its trajectories) on the python backend over ``tools``."""
+    plan = compile(read_source(path), search_paths=(path.parent,))
+    return run_plan_sync(plan, PythonBackend(tools), trajectory=trajectory)
