@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -78,11 +79,18 @@ def _record(step: dict[str, Any]) -> dict[str, Any] | None:
     return as_record(OUTPUTS[step["name"]], step["output"])
 
 
-def load_cases(src: Path, split: str = "train") -> list[GoldCase]:
-    """The gold cases of ``split``: each task's actions, forwarded values as references
-    (found in the replay's outputs), ordered by ``after``. ``extra`` holds the replay's
-    changed records (``changed``) and how many values stayed literal (``nested``)."""
+def load_cases(src: Path, split: str = "train",
+               only: Collection[str] | None = None) -> list[GoldCase]:
+    """The gold cases of ``split`` (``only``: those of these ids): each task's actions,
+    forwarded values as references (found in the replay's outputs), ordered by ``after``.
+    ``extra`` holds the replay's changed records (``changed``) and how many values stayed
+    literal (``nested``)."""
     ids = task_ids(src, split)
+    if only is not None:
+        unknown = set(only) - set(ids)
+        if unknown:
+            raise SuiteError(f"tasks {sorted(unknown)} are not in the split {split!r}")
+        ids = [i for i in ids if i in set(only)]
     tasks = {t["id"]: t for t in _json(src / "retail" / "tasks.json") if t["id"] in set(ids)}
     replay = _replay(src, set(ids))
     cases = []
@@ -165,12 +173,13 @@ def changed_records(start: dict[str, Any], end: dict[str, Any]) -> dict[str, dic
     return out
 
 
-def check(src: Path, out: Path, split: str = "train") -> Reproduced:
-    """Run each written task on a fresh database; database-exact when the records it changes
-    are exactly the gold's changed records, with the same content."""
+def check(src: Path, out: Path, split: str = "train",
+          only: Collection[str] | None = None) -> Reproduced:
+    """Run each written task (``only``: of these ids) on a fresh database; database-exact when
+    the records it changes are exactly the gold's changed records, with the same content."""
     db = _json(src / "retail" / "db.json")
     rep = Reproduced(suite="tau2", what="tasks database-exact")
-    for case in load_cases(src, split):
+    for case in load_cases(src, split, only):
         gold = {t: {k: normalised(v) for k, v in recs.items()}
                 for t, recs in case.extra["changed"].items() if recs}
         env = RetailEnv(db)

@@ -1,0 +1,18 @@
+"""Tests of edgedsl.suites: the importers of third-party suites (data in shared/external/)."""
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# the third-party data lies in `shared/` beside the checkout (as on the developers and CI machines)
+EXTERNAL = ROOT.parent / "shared" / "external"
+
+needs = {name: pytest.mark.skipif(not (EXTERNAL / name).is_dir(),
+                                  reason=f"third-party data {EXTERNAL / name} not present")
+         for name in ("nestful", "tau2", "bfcl")}
+"""A skip mark per suite folder: the tests need the suite's data beside the checkout."""
+
+TAU2_FAST = ("0", "2", "3", "10", "16", "20", "21", "22", "35", "46")
+"""τ² retail train tasks of the fast tier: every tool the train gold uses, gift cards, and
+refusals that are part of the gold (all train tasks run in the slow tier)."""
