@@ -1,8 +1,8 @@
 """The ``edgedsl`` command line: one subcommand per stage, ``--json`` wherever data is printed.
 
 One module per command family (:mod:`.compile`, :mod:`.run`, :mod:`.store`, :mod:`.graph`,
-:mod:`.synth`, :mod:`.suites`), what they share in :mod:`.common`; this module builds the argument parser and
-runs a command.
+:mod:`.synth`, :mod:`.suites`), what they share in :mod:`.common`; this module builds the
+argument parser and runs a command.
 
 Exit codes: 0 clean, 1 errors in the input (diagnostics, failed runs, files to reformat),
 2 usage or internal error.

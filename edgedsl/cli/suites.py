@@ -1,4 +1,4 @@
-"""``edgedsl import nestful|tau2 SRC -o OUT [--split S] [--check] [--json]``: third-party
+"""``edgedsl import nestful|tau2|bfcl SRC -o OUT [--split S] [--check] [--json]``: third-party
 suites written as ``.edge`` programs and catalogs, and how much of their gold they reproduce.
 
 Exit codes as everywhere: 0 ok (a share below 100% is still 0), 1 the suite's files cannot be
@@ -62,8 +62,8 @@ def add_import_parser(sub: argparse._SubParsersAction) -> None:
                     help="; ".join(f"{s.name}: {s.title}" for s in SUITES.values()))
     sp.add_argument("src", help="the suite's folder (e.g. shared/external/tau2)")
     sp.add_argument("-o", "--output", required=True, metavar="OUT", help="folder to write")
-    sp.add_argument("--split", help="which cases (tau2: train (default), test — held out —, "
-                                    "all; nestful: all)")
+    sp.add_argument("--split", help="which cases (tau2, bfcl: train (default), test — held "
+                                    "out —, all; nestful: all)")
     sp.add_argument("--check", action="store_true",
                     help="run the written programs and print the reproduced share")
     sp.add_argument("--json", action="store_true", help="print the outcome as JSON")

@@ -1,4 +1,4 @@
-"""Importers of third-party tool-calling suites (``edgedsl import nestful|tau2``).
+"""Importers of third-party tool-calling suites (``edgedsl import nestful|tau2|bfcl``).
 
 Each importer reads a suite's own files into gold cases (:mod:`.model`), writes them as
 formatted ``.edge`` programs built as ASTs (:mod:`.emit`) beside the catalog of the suite's

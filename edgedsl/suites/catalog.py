@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..syntax import nodes as n
 from .model import SuiteError
 from .stateful import ORDER_PARAM, STEP_FIELD
 
-__all__ = ["platform_decl", "type_expr"]
+__all__ = ["ToolSig", "platform_decl", "signature_params", "type_expr"]
 
 _SCALARS = {str: "str", int: "int", float: "num", bool: "bool"}
 
@@ -33,7 +34,9 @@ def type_expr(annotation: Any, where: str, optional: bool = False) -> n.TypeExpr
     raise SuiteError(f"{where}: no edgedsl type for the annotation {annotation!r}")
 
 
-def _params(fn: Callable[..., Any], where: str) -> tuple[n.ParamDecl, ...]:
+def signature_params(fn: Callable[..., Any], where: str) -> tuple[n.ParamDecl, ...]:
+    """The parameters of a Python operation (from its annotations; one with a default is
+    optional)."""
     hints = inspect.get_annotations(fn, eval_str=True)
     out = []
     for name, p in inspect.signature(fn).parameters.items():
@@ -42,7 +45,6 @@ def _params(fn: Callable[..., Any], where: str) -> tuple[n.ParamDecl, ...]:
         optional = p.default is not inspect.Parameter.empty
         out.append(n.ParamDecl(name=name, type=type_expr(hints[name], f"{where}.{name}",
                                                          optional)))
-    out.append(n.ParamDecl(name=ORDER_PARAM, type=n.NamedTypeExpr(name="int", optional=True)))
     return tuple(out)
 
 
@@ -54,17 +56,26 @@ def _record(name: str, fields: Mapping[str, str]) -> n.RecordDecl:
     return n.RecordDecl(name=name, fields=tuple(decls))
 
 
+@dataclass(frozen=True, slots=True)
+class ToolSig:
+    """One tool of a stateful suite: its doc line, parameters (``after`` is added) and the
+    record it answers with (one per call)."""
+
+    doc: str
+    params: tuple[n.ParamDecl, ...]
+    record: str
+
+
 def platform_decl(name: str, doc: str, records: Mapping[str, Mapping[str, str]],
-                  tools: Mapping[str, tuple[Callable[..., Any], str]],
+                  tools: Mapping[str, ToolSig],
                   comments: tuple[str, ...] = ()) -> n.PlatformDecl:
     """``platform name "doc" { records…  tools… }``: ``records`` maps a record name to its
-    fields and their types (``step`` and ``error`` added to each), ``tools`` a tool name to the
-    operation that implements it and the record it answers with (one record per call)."""
+    fields and their types (``step`` and ``error`` added to each)."""
     items: list[n.PlatformItem] = [_record(r, f) for r, f in records.items()]
-    for tool, (fn, record) in tools.items():
-        if record not in records:
-            raise SuiteError(f"{name}.{tool}: no record `{record}`")
-        doc_line = (inspect.getdoc(fn) or tool).split("\n\n")[0].replace("\n", " ")
-        items.append(n.ToolDecl(name=tool, doc=doc_line, params=_params(fn, f"{name}.{tool}"),
-                                returns=record, many=False))
+    after = n.ParamDecl(name=ORDER_PARAM, type=n.NamedTypeExpr(name="int", optional=True))
+    for tool, sig in tools.items():
+        if sig.record not in records:
+            raise SuiteError(f"{name}.{tool}: no record `{sig.record}`")
+        items.append(n.ToolDecl(name=tool, doc=" ".join(sig.doc.split()),
+                                params=(*sig.params, after), returns=sig.record, many=False))
     return n.PlatformDecl(name=name, doc=doc, items=tuple(items), comments=comments)

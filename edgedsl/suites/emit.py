@@ -49,7 +49,8 @@ def _ref(r: FieldRef) -> n.Ref:
 
 
 def trajectory(case: GoldCase, platform: str) -> n.Trajectory:
-    """The trajectory of one gold case: its calls as bindings, in order, on ``platform``."""
+    """The trajectory of one gold case: its calls as bindings, in order, on ``platform``
+    (unless a call's tool names its own)."""
     body: list[n.Stmt] = []
     for call in case.calls:
         args = []
@@ -58,16 +59,19 @@ def trajectory(case: GoldCase, platform: str) -> n.Trajectory:
             arg = n.SeqArg(ref=_ref(value)) if isinstance(value, FieldRef) else literal(value,
                                                                                        where)
             args.append(n.Arg(name=name, value=arg))
-        node = n.Call(platform=platform, tool=call.tool, args=tuple(args))
-        body.append(n.Binding(name=call.label, node=node))
+        plat, _, tool = call.tool.rpartition(".")
+        node = n.Call(platform=plat or platform, tool=tool, args=tuple(args))
+        body.append(n.Binding(name=call.label, node=node, comments=call.comments))
     if case.answer is not None:
         body.append(n.AnswerStmt(expr=_ref(case.answer)))
     return n.Trajectory(name=case.name, query=query_text(case.query), body=tuple(body))
 
 
-def program(cases: list[GoldCase], platform: str, comments: tuple[str, ...] = ()) -> n.Module:
-    """A module that uses ``platform``'s catalog and holds one trajectory per case."""
-    use = n.UseDecl(names=(platform,), comments=comments)
+def program(cases: list[GoldCase], platform: str, comments: tuple[str, ...] = (),
+            uses: tuple[str, ...] = ()) -> n.Module:
+    """A module that uses ``platform``'s catalog (or the catalogs ``uses``; a call's tool
+    then names its platform) and holds one trajectory per case."""
+    use = n.UseDecl(names=uses or (platform,), comments=comments)
     return n.Module(items=(use, *(trajectory(c, platform) for c in cases)))
 
 

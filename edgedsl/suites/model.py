@@ -28,12 +28,14 @@ class FieldRef:
 
 @dataclass(frozen=True, slots=True)
 class GoldCall:
-    """One call of a gold trajectory: the binding it makes, the suite's tool, its arguments
-    (JSON values or :class:`FieldRef`), in the suite's own order."""
+    """One call of a gold trajectory: the binding it makes, the suite's tool (``tool`` or
+    ``platform.tool``), its arguments (JSON values or :class:`FieldRef`) in the suite's own
+    order, and comment lines written before it."""
 
     label: str
     tool: str
     args: dict[str, Any]
+    comments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

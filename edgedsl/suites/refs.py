@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .model import FieldRef, GoldCall
+from .stateful import ORDER_PARAM, STEP_FIELD
 
-__all__ = ["Forwarded", "forward"]
+__all__ = ["Forwarded", "forward", "in_gold_order"]
 
 
 @dataclass
@@ -41,22 +42,50 @@ def _texts(value: Any) -> Iterable[str]:
             yield from _texts(v)
 
 
+def _source(i: int, name: str, value: Any, calls: Sequence[GoldCall],
+            records: Sequence[dict[str, Any] | None], fields: Sequence[Sequence[str]],
+            numbers: bool) -> FieldRef | None:
+    """The earliest earlier record field holding ``value``: any field for a non-empty text;
+    with ``numbers``, a field of the parameter's own name for an integer."""
+    text = isinstance(value, str) and value != ""
+    integer = numbers and isinstance(value, int) and not isinstance(value, bool)
+    if not (text or integer):
+        return None
+    for j in range(i):
+        rec = records[j]
+        if rec is None:
+            continue
+        for f in fields[j]:
+            same = rec.get(f) == value and type(rec.get(f)) is type(value)
+            if same and (text or f == name):
+                return FieldRef(calls[j].label, f)
+    return None
+
+
 def forward(calls: Sequence[GoldCall], records: Sequence[dict[str, Any] | None],
-            fields: Sequence[Sequence[str]]) -> Forwarded:
+            fields: Sequence[Sequence[str]], *, numbers: bool = False) -> Forwarded:
     """``calls`` with each text argument that equals field ``f`` (one of ``fields[j]``) of an
-    earlier ``records[j]`` (None: the call failed) written as ``FieldRef(label_j, f)``."""
+    earlier ``records[j]`` (None: the call failed) written as ``FieldRef(label_j, f)``; with
+    ``numbers``, also an integer argument equal to an earlier field of the same name (an
+    ``order_id`` a trade returned; a number equal to any field would often be chance)."""
     out, nested = [], 0
     for i, call in enumerate(calls):
         args: dict[str, Any] = {}
         for name, value in call.args.items():
-            ref = None
-            if isinstance(value, str) and value:
-                ref = next((FieldRef(calls[j].label, f) for j in range(i)
-                            if records[j] is not None for f in fields[j]
-                            if records[j].get(f) == value), None)  # type: ignore[union-attr]
-                if ref is None and any(value in _texts(records[j]) for j in range(i)
-                                       if records[j] is not None):
-                    nested += 1
+            ref = _source(i, name, value, calls, records, fields, numbers)
+            if ref is None and isinstance(value, str) and value and any(
+                    value in _texts(records[j]) for j in range(i) if records[j] is not None):
+                nested += 1
             args[name] = ref if ref is not None else value
-        out.append(GoldCall(label=call.label, tool=call.tool, args=args))
+        out.append(GoldCall(label=call.label, tool=call.tool, args=args,
+                            comments=call.comments))
     return Forwarded(calls=out, nested=nested)
+
+
+def in_gold_order(calls: Sequence[GoldCall]) -> list[GoldCall]:
+    """The calls of a stateful suite, each after the first taking ``after: seq prev.step``
+    (see :mod:`.stateful`)."""
+    return [GoldCall(label=c.label, tool=c.tool, comments=c.comments,
+                     args={**c.args, ORDER_PARAM: FieldRef(calls[i - 1].label, STEP_FIELD)}
+                     if i else c.args)
+            for i, c in enumerate(calls)]

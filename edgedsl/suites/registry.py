@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import nestful, tau2
+from . import bfcl, nestful, tau2
 from .outcome import Reproduced, Written
 
 __all__ = ["SUITES", "Suite"]
@@ -29,4 +29,6 @@ SUITES: dict[str, Suite] = {s.name: s for s in (
           nestful.write, nestful.check),
     Suite("tau2", "τ²-bench retail (Sierra): gold actions; database after them", tau2.SPLITS,
           tau2.write, tau2.check),
+    Suite("bfcl", "BFCL v4 multi-turn base (Berkeley): gold calls; state after each turn",
+          bfcl.SPLITS, bfcl.write, bfcl.check),
 )}

@@ -13,6 +13,7 @@ and compares its database with the gold's, record by record.
 
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 from collections.abc import Collection
@@ -20,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from ..syntax import nodes as n
-from .catalog import platform_decl
+from .catalog import ToolSig, platform_decl, signature_params
 from .emit import formatted, program
 from .model import FieldRef, GoldCall, GoldCase, SuiteError
 from .outcome import Reproduced, Written, run_file
-from .refs import forward
+from .refs import forward, in_gold_order
 from .stateful import ORDER_PARAM, STEP_FIELD
 from .tau2_retail import KEYS, OUTPUTS, PLATFORM, RetailEnv, as_record, retail_tools
 
@@ -110,10 +111,7 @@ def load_cases(src: Path, split: str = "train",
         records = [_record(s) for s in steps]
         fields = [KEYS[OUTPUTS[c.tool]] for c in calls]
         fw = forward(calls, records, fields)
-        ordered = [GoldCall(label=c.label, tool=c.tool,
-                            args={**c.args, ORDER_PARAM: FieldRef(fw.calls[i - 1].label,
-                                                                  STEP_FIELD)} if i else c.args)
-                   for i, c in enumerate(fw.calls)]
+        ordered = in_gold_order(fw.calls)
         query = task["user_scenario"]["instructions"]["reason_for_call"]
         last = FieldRef(ordered[-1].label, STEP_FIELD) if ordered else None
         cases.append(GoldCase(case_id=tid, name=f"task_{tid}", query=query,
@@ -128,7 +126,10 @@ def catalog_module() -> n.Module:
     records = {kind: {f: _FIELD_TYPES.get(f, "str")
                       for f in (keys if kind == "Text" else (*keys, "value"))}
                for kind, keys in KEYS.items()}
-    tools = {name: (getattr(env, name), kind) for name, kind in OUTPUTS.items()}
+    tools = {name: ToolSig(doc=(inspect.getdoc(getattr(env, name)) or name).split("\n\n")[0],
+                           params=signature_params(getattr(env, name), f"{PLATFORM}.{name}"),
+                           record=kind)
+             for name, kind in OUTPUTS.items()}
     doc = "τ²-bench 소매(retail) 도구: 프로세스 안의 JSON 데이터베이스 위에서 부른다"
     comments = ("# τ²-bench (Sierra Research, MIT) retail 도구의 카탈로그 "
                 "(`edgedsl import tau2`가 씀).",

@@ -16,3 +16,8 @@ needs = {name: pytest.mark.skipif(not (EXTERNAL / name).is_dir(),
 TAU2_FAST = ("0", "2", "3", "10", "16", "20", "21", "22", "35", "46")
 """τ² retail train tasks of the fast tier: every tool the train gold uses, gift cards, and
 refusals that are part of the gold (all train tasks run in the slow tier)."""
+
+BFCL_FAST = tuple(f"multi_turn_base_{i}" for i in (0, 2, 14, 15, 24, 31, 51, 55, 103, 147))
+"""BFCL train entries of the fast tier: every simulator class the train entries use
+(TravelAPI appears in none), positional arguments, and entry 147, whose replay's parsed
+arguments show a list the simulator changed later (the call's text is the gold)."""
