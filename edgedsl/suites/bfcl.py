@@ -27,15 +27,14 @@ from ..syntax import nodes as n
 from .bfcl_env import CLASSES, BfclEnv, as_record, bfcl_tools, simulator_class
 from .catalog import ToolSig, platform_decl
 from .emit import formatted, program
-from .model import FieldRef, GoldCall, GoldCase, SuiteError
-from .outcome import Reproduced, Written, run_file
+from .model import SPLITS, FieldRef, GoldCall, GoldCase, SuiteError, check_split
+from .outcome import Reproduced, Written, failure, run_file, write_files
 from .refs import forward, in_gold_order
 from .stateful import ORDER_PARAM, STEP_FIELD
 
 __all__ = ["CLASSES", "SPLITS", "TRAIN", "call_arguments", "catalog_modules", "check",
            "in_split", "lifted", "load_cases", "load_docs", "write"]
 
-SPLITS = ("train", "test", "all")
 TRAIN = range(0, 150)
 """Entries ``multi_turn_base_0`` … ``_149``; the others (150 … 199) are held out."""
 _TYPES = {"string": "str", "integer": "int", "float": "num", "number": "num",
@@ -59,8 +58,7 @@ def _number(entry_id: str) -> int:
 
 def in_split(entry_id: str, split: str) -> bool:
     """Whether the entry belongs to ``split`` (``train``: 0–149, ``test``: the rest)."""
-    if split not in SPLITS:
-        raise SuiteError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+    check_split(split)
     return split == "all" or (_number(entry_id) in TRAIN) == (split == "train")
 
 
@@ -200,11 +198,8 @@ def write(src: Path, out: Path, split: str = "train") -> Written:
              for p, m in catalog_modules(src).items()}
     for c in cases:
         files[out / f"{c.name}.edge"] = formatted(_program(c), f"{c.name}.edge")
-    for path, text in files.items():
-        path.write_text(text, encoding="utf-8")
-    return Written(suite="bfcl", out=out, files=list(files), cases=len(cases),
-                   refs=sum(1 for c in cases for _, p, _ in c.refs() if p != ORDER_PARAM),
-                   literals_left=sum(c.extra["nested"] for c in cases))
+    write_files(files)
+    return Written.of("bfcl", out, list(files), cases)
 
 
 def check(src: Path, out: Path, split: str = "train",
@@ -223,7 +218,7 @@ def check(src: Path, out: Path, split: str = "train",
         if case.calls:
             [result] = run_file(out / f"{case.name}.edge", watched)
             if not result.ok:
-                problem = "; ".join(f"{d.code} {d.message}" for d in result.diagnostics)
+                problem = failure(result)
         done = 0
         for t, (count, gold) in enumerate(zip(case.extra["per_turn"], case.extra["states"],
                                               strict=True)):

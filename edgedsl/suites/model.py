@@ -11,11 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FieldRef", "GoldCall", "GoldCase", "SuiteError"]
+__all__ = ["SPLITS", "FieldRef", "GoldCall", "GoldCase", "SuiteError", "check_split"]
 
 
 class SuiteError(ValueError):
     """A suite's files are missing or do not have the shape the importer reads."""
+
+
+SPLITS = ("train", "test", "all")
+"""The splits of a suite with held-out cases: ``test`` is read only when named."""
+
+
+def check_split(split: str) -> None:
+    """SuiteError unless ``split`` is one of :data:`SPLITS`."""
+    if split not in SPLITS:
+        raise SuiteError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from ..syntax.build import parse_module
 from .emit import formatted, program
 from .model import FieldRef, GoldCall, GoldCase, SuiteError
 from .nestful_tools import TOOLS, answers_match
-from .outcome import Reproduced, Written, run_file
+from .outcome import Reproduced, Written, failure, run_file, write_files
 
 __all__ = ["CATALOG", "PLATFORM", "check", "load_cases", "parse_sample", "write"]
 
@@ -123,10 +123,8 @@ def write(src: Path, out: Path, split: str = "all") -> Written:
         out / "gold.edge": formatted(program(cases, PLATFORM, HEADER), "gold.edge"),
         out / "tools.py": TOOLS_FILE,
     }
-    for path, text in files.items():
-        path.write_text(text, encoding="utf-8")
-    return Written(suite="nestful", out=out, files=list(files), cases=len(cases),
-                   refs=sum(len(c.refs()) for c in cases))
+    write_files(files)
+    return Written.of("nestful", out, list(files), cases)
 
 
 def check(src: Path, out: Path, split: str = "all") -> Reproduced:
@@ -141,7 +139,7 @@ def check(src: Path, out: Path, split: str = "all") -> Reproduced:
         if r is None:
             rep.add(case.case_id, "no trajectory in gold.edge")
         elif not r.ok:
-            rep.add(case.case_id, "; ".join(f"{d.code} {d.message}" for d in r.diagnostics))
+            rep.add(case.case_id, failure(r))
         elif not answers_match(r.answer, case.gold_answer):
             rep.add(case.case_id, f"answer {r.answer!r} != gold {case.gold_answer!r}")
         else:

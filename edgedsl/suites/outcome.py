@@ -11,8 +11,10 @@ from ..api import compile, read_source
 from ..runtime.executor import run_plan_sync
 from ..runtime.python_backend import PythonBackend
 from ..runtime.result import RunResult
+from .model import GoldCase
+from .stateful import ORDER_PARAM
 
-__all__ = ["Reproduced", "Written", "run_file"]
+__all__ = ["Reproduced", "Written", "failure", "run_file", "write_files"]
 
 
 @dataclass
@@ -25,6 +27,14 @@ class Written:
     cases: int = 0
     refs: int = 0
     literals_left: int = 0
+
+    @classmethod
+    def of(cls, suite: str, out: Path, files: list[Path], cases: list[GoldCase]) -> Written:
+        """What writing ``cases`` into ``files`` amounts to: the forwarded values written as
+        references (the ordering ``after`` aside) and the nested values left literal."""
+        return cls(suite=suite, out=out, files=files, cases=len(cases),
+                   refs=sum(1 for c in cases for _, p, _ in c.refs() if p != ORDER_PARAM),
+                   literals_left=sum(c.extra.get("nested", 0) for c in cases))
 
     def summary(self) -> str:
         """One line: cases, files, forwarded values written as references."""
@@ -73,3 +83,15 @@ def run_file(path: Path, tools: dict[str, Any], trajectory: str | None = None,
     its trajectories) on the python backend over ``tools``."""
     plan = compile(read_source(path), search_paths=(path.parent,))
     return run_plan_sync(plan, PythonBackend(tools), trajectory=trajectory)
+
+
+def failure(result: RunResult) -> str:
+    """Why a run failed: its diagnostics, one line."""
+    return "; ".join(f"{d.code} {d.message}" for d in result.diagnostics)
+
+
+def write_files(files: dict[Path, str]) -> list[Path]:
+    """Write each text (UTF-8) at its path; the paths, in order."""
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    return list(files)

@@ -23,15 +23,14 @@ from typing import Any
 from ..syntax import nodes as n
 from .catalog import ToolSig, platform_decl, signature_params
 from .emit import formatted, program
-from .model import FieldRef, GoldCall, GoldCase, SuiteError
-from .outcome import Reproduced, Written, run_file
+from .model import SPLITS, FieldRef, GoldCall, GoldCase, SuiteError, check_split
+from .outcome import Reproduced, Written, failure, run_file, write_files
 from .refs import forward, in_gold_order
-from .stateful import ORDER_PARAM, STEP_FIELD
+from .stateful import STEP_FIELD
 from .tau2_retail import KEYS, OUTPUTS, PLATFORM, RetailEnv, as_record, retail_tools
 
 __all__ = ["SPLITS", "catalog_module", "check", "load_cases", "normalised", "write"]
 
-SPLITS = ("train", "test", "all")
 _FIELD_TYPES = {"result": "str", "value": "json"}
 
 TOOLS_FILE = '''"""The tau2 retail tools over db.json beside this file, for `edgedsl run
@@ -57,8 +56,7 @@ def _json(path: Path) -> Any:
 
 def task_ids(src: Path, split: str) -> list[str]:
     """The task ids of ``split`` (``train``, ``test`` or ``all``) in the suite's order."""
-    if split not in SPLITS:
-        raise SuiteError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+    check_split(split)
     splits = _json(src / "retail" / "split_tasks.json")
     if split == "all":
         return [*splits["train"], *splits["test"]]
@@ -146,12 +144,9 @@ def write(src: Path, out: Path, split: str = "train") -> Written:
              out / "tools.py": TOOLS_FILE}
     for c in cases:
         files[out / f"{c.name}.edge"] = formatted(program([c], PLATFORM), f"{c.name}.edge")
-    for path, text in files.items():
-        path.write_text(text, encoding="utf-8")
+    write_files(files)
     shutil.copyfile(src / "retail" / "db.json", out / "db.json")
-    return Written(suite="tau2", out=out, files=[*files, out / "db.json"], cases=len(cases),
-                   refs=sum(1 for c in cases for _, p, _ in c.refs() if p != ORDER_PARAM),
-                   literals_left=sum(c.extra["nested"] for c in cases))
+    return Written.of("tau2", out, [*files, out / "db.json"], cases)
 
 
 def normalised(value: Any) -> Any:
@@ -191,8 +186,7 @@ def check(src: Path, out: Path, split: str = "train",
                 continue
             [result] = run_file(path, retail_tools(env))
             if not result.ok:
-                rep.add(case.case_id, "; ".join(f"{d.code} {d.message}"
-                                                for d in result.diagnostics))
+                rep.add(case.case_id, failure(result))
                 continue
             if result.answer != case.gold_answer:
                 rep.add(case.case_id, f"{result.answer} of {case.gold_answer} calls made")
