@@ -36,12 +36,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         data = {"suite": suite.name, "split": split, "out": str(out), "cases": written.cases,
                 "files": len(written.files), "references": written.refs,
-                "nested_literals": written.literals_left}
+                "nested_literals": written.literals_left,
+                "not_written": [{"case": c, "problem": p} for c, p in written.skipped]}
         if checked is not None:
             data["check"] = checked.as_json()
         print(dump_json(data))
         return EXIT_OK
     print(f"{written.summary()} (split {split})")
+    for case, why in written.skipped:
+        print(f"  not written: {case}: {why}")
     if written.literals_left:
         print(f"  {written.literals_left} values left literal: an earlier output holds them "
               "only nested")

@@ -28,7 +28,7 @@ from .bfcl_env import CLASSES, BfclEnv, as_record, bfcl_tools, simulator_class
 from .catalog import ToolSig, platform_decl
 from .emit import formatted, program
 from .model import SPLITS, FieldRef, GoldCall, GoldCase, SuiteError, check_split
-from .outcome import Reproduced, Written, failure, run_file, write_files
+from .outcome import Reproduced, Written, failure, program_files, run_file, write_files
 from .refs import forward, in_gold_order
 from .stateful import ORDER_PARAM, STEP_FIELD
 
@@ -196,10 +196,10 @@ def write(src: Path, out: Path, split: str = "train") -> Written:
     out.mkdir(parents=True, exist_ok=True)
     files = {out / f"{p}.edge": formatted(m, f"{p}.edge")
              for p, m in catalog_modules(src).items()}
-    for c in cases:
-        files[out / f"{c.name}.edge"] = formatted(_program(c), f"{c.name}.edge")
-    write_files(files)
-    return Written.of("bfcl", out, list(files), cases)
+    programs, written, skipped = program_files(
+        cases, out, lambda c: formatted(_program(c), f"{c.name}.edge"))
+    write_files({**files, **programs})
+    return Written.of("bfcl", out, [*files, *programs], written, skipped)
 
 
 def check(src: Path, out: Path, split: str = "train",
@@ -215,8 +215,11 @@ def check(src: Path, out: Path, split: str = "train",
         tools = bfcl_tools(env, fields)
         watched = {k: _snapshot_after(fn, env, snapshots) for k, fn in tools.items()}
         problem = None
-        if case.calls:
-            [result] = run_file(out / f"{case.name}.edge", watched)
+        path = out / f"{case.name}.edge"
+        if case.calls and not path.is_file():
+            problem = f"{path.name} was not written"
+        elif case.calls:
+            [result] = run_file(path, watched)
             if not result.ok:
                 problem = failure(result)
         done = 0

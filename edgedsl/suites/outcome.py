@@ -3,6 +3,7 @@ running written programs on the python backend (shared by every importer)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,10 @@ from ..api import compile, read_source
 from ..runtime.executor import run_plan_sync
 from ..runtime.python_backend import PythonBackend
 from ..runtime.result import RunResult
-from .model import GoldCase
+from .model import GoldCase, SuiteError
 from .stateful import ORDER_PARAM
 
-__all__ = ["Reproduced", "Written", "failure", "run_file", "write_files"]
+__all__ = ["Reproduced", "Written", "failure", "program_files", "run_file", "write_files"]
 
 
 @dataclass
@@ -27,14 +28,18 @@ class Written:
     cases: int = 0
     refs: int = 0
     literals_left: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """Cases that could not be written (id, why); the check counts them as misses."""
 
     @classmethod
-    def of(cls, suite: str, out: Path, files: list[Path], cases: list[GoldCase]) -> Written:
+    def of(cls, suite: str, out: Path, files: list[Path], cases: list[GoldCase],
+           skipped: list[tuple[str, str]] | None = None) -> Written:
         """What writing ``cases`` into ``files`` amounts to: the forwarded values written as
         references (the ordering ``after`` aside) and the nested values left literal."""
         return cls(suite=suite, out=out, files=files, cases=len(cases),
                    refs=sum(1 for c in cases for _, p, _ in c.refs() if p != ORDER_PARAM),
-                   literals_left=sum(c.extra.get("nested", 0) for c in cases))
+                   literals_left=sum(c.extra.get("nested", 0) for c in cases),
+                   skipped=list(skipped or []))
 
     def summary(self) -> str:
         """One line: cases, files, forwarded values written as references."""
@@ -95,3 +100,20 @@ def write_files(files: dict[Path, str]) -> list[Path]:
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")
     return list(files)
+
+
+def program_files(cases: list[GoldCase], out: Path, make: Callable[[GoldCase], str],
+                  ) -> tuple[dict[Path, str], list[GoldCase], list[tuple[str, str]]]:
+    """``out/<case name>.edge`` for each case that can be written (``make`` gives its text);
+    one that cannot (a value with no literal) is skipped with the reason, and an old file of
+    its name removed, so that the check counts it as a miss instead of the import failing."""
+    files, written, skipped = {}, [], []
+    for case in cases:
+        path = out / f"{case.name}.edge"
+        try:
+            files[path] = make(case)
+            written.append(case)
+        except SuiteError as exc:
+            skipped.append((case.case_id, str(exc)))
+            path.unlink(missing_ok=True)
+    return files, written, skipped

@@ -24,7 +24,7 @@ from ..syntax import nodes as n
 from .catalog import ToolSig, platform_decl, signature_params
 from .emit import formatted, program
 from .model import SPLITS, FieldRef, GoldCall, GoldCase, SuiteError, check_split
-from .outcome import Reproduced, Written, failure, run_file, write_files
+from .outcome import Reproduced, Written, failure, program_files, run_file, write_files
 from .refs import forward, in_gold_order
 from .stateful import STEP_FIELD
 from .tau2_retail import KEYS, OUTPUTS, PLATFORM, RetailEnv, as_record, retail_tools
@@ -142,11 +142,11 @@ def write(src: Path, out: Path, split: str = "train") -> Written:
     out.mkdir(parents=True, exist_ok=True)
     files = {out / f"{PLATFORM}.edge": formatted(catalog_module(), f"{PLATFORM}.edge"),
              out / "tools.py": TOOLS_FILE}
-    for c in cases:
-        files[out / f"{c.name}.edge"] = formatted(program([c], PLATFORM), f"{c.name}.edge")
-    write_files(files)
+    programs, written, skipped = program_files(
+        cases, out, lambda c: formatted(program([c], PLATFORM), f"{c.name}.edge"))
+    write_files({**files, **programs})
     shutil.copyfile(src / "retail" / "db.json", out / "db.json")
-    return Written.of("tau2", out, [*files, out / "db.json"], cases)
+    return Written.of("tau2", out, [*files, *programs, out / "db.json"], written, skipped)
 
 
 def normalised(value: Any) -> Any:
