@@ -7,9 +7,10 @@ and answer, which become the catalogs: one platform per class) and
 ``derived/multi_turn_base_gold_execution.jsonl`` (every gold call parsed into positional and
 keyword arguments, what it returned, and the public state after each turn). Entries 0–149
 are ``train``; 150–199 are held out (``test``), read only when named. Each entry becomes
-``entry_<N>.edge``: a binding per gold call in order (``after: seq prev.step``, see
-:mod:`.stateful`; a turn's first call carries the turn's request as a comment), an argument
-equal to an earlier answer's field written as a reference (:mod:`.refs`). The check runs each
+``entry_<N>.edge`` (with ``tools.py`` and ``scenarios.json`` for ``edgedsl run``): a binding
+per gold call in order (``after: seq prev.step``, see :mod:`.stateful`; a turn's first call
+carries the turn's request as a comment), an argument equal to an earlier answer's field
+written as a reference (:mod:`.refs`). The check runs each
 file on fresh simulators and compares the public state after every turn with the replay's.
 """
 
@@ -198,16 +199,47 @@ def write(src: Path, out: Path, split: str = "train") -> Written:
              for p, m in catalog_modules(src).items()}
     programs, written, skipped = program_files(
         cases, out, lambda c: formatted(_program(c), f"{c.name}.edge"))
+    scenarios = {"fields": lifted_fields(src),
+                 "entries": {c.name: {"classes": c.extra["classes"], "config": c.extra["config"]}
+                             for c in written}}
+    files[out / "scenarios.json"] = json.dumps(scenarios, ensure_ascii=False)
+    files[out / "tools.py"] = TOOLS_FILE
     write_files({**files, **programs})
     return Written.of("bfcl", out, [*files, *programs], written, skipped)
+
+
+TOOLS_FILE = '''"""BFCL's simulators for one entry, for `EDGEDSL_BFCL_ENTRY=entry_N edgedsl run
+--backend python --tools tools.py entry_N.edge` (written by `edgedsl import bfcl`; the entry's
+classes and initial config are in scenarios.json beside this file; needs bfcl-eval, see
+docs/bench.md)."""
+
+import json
+import os
+from pathlib import Path
+
+from edgedsl.suites.bfcl_env import BfclEnv, bfcl_tools
+
+_DATA = json.loads(Path(__file__).with_name("scenarios.json").read_text(encoding="utf-8"))
+_NAME = os.environ.get("EDGEDSL_BFCL_ENTRY", "")
+if _NAME not in _DATA["entries"]:
+    raise ValueError(f"set EDGEDSL_BFCL_ENTRY to the entry to run (entry_0 ...), not {_NAME!r}")
+ENV = BfclEnv(_DATA["entries"][_NAME]["classes"], _DATA["entries"][_NAME]["config"])
+TOOLS = bfcl_tools(ENV, _DATA["fields"])
+'''
+"""The ``tools.py`` an import writes: BFCL's simulators for the entry ``EDGEDSL_BFCL_ENTRY``
+names (one entry per process: its simulators hold its state)."""
+
+
+def lifted_fields(src: Path) -> dict[str, dict[str, dict[str, str]]]:
+    """The lifted fields of every function's record, by class and function."""
+    return {cls: {f: lifted(d) for f, d in ds.items()} for cls, ds in load_docs(src).items()}
 
 
 def check(src: Path, out: Path, split: str = "train",
           only: Collection[str] | None = None) -> Reproduced:
     """Run each written entry on fresh simulators; per turn, the public state after the
     turn's last call against the replay's (a turn is state-exact when they are equal)."""
-    docs = load_docs(src)
-    fields = {cls: {f: lifted(d) for f, d in ds.items()} for cls, ds in docs.items()}
+    fields = lifted_fields(src)
     rep = Reproduced(suite="bfcl", what="turns state-exact")
     for case in load_cases(src, split, only):
         env = BfclEnv(case.extra["classes"], case.extra["config"])

@@ -14,9 +14,11 @@ import pytest
 from edgedsl.api import read_source
 from edgedsl.cli import main
 from edgedsl.core.source import Source
+from edgedsl.runtime.backends import load_python_tools
 from edgedsl.suites import bfcl
 from edgedsl.suites.emit import formatted
 from edgedsl.suites.model import SuiteError
+from edgedsl.suites.outcome import run_file
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 
@@ -148,3 +150,14 @@ def test_the_command_writes_and_checks(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["import", "bfcl", str(SRC), "-o", str(tmp_path), "--check"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "bfcl: 533/533 turns state-exact (100.0%)"
+
+
+@simulators
+def test_the_written_tools_run_an_entry(out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`EDGEDSL_BFCL_ENTRY=entry_0 edgedsl run --backend python --tools OUT/tools.py …`."""
+    monkeypatch.delenv("EDGEDSL_BFCL_ENTRY", raising=False)
+    with pytest.raises(ValueError, match="EDGEDSL_BFCL_ENTRY"):
+        load_python_tools(out / "tools.py")
+    monkeypatch.setenv("EDGEDSL_BFCL_ENTRY", "entry_0")
+    [result] = run_file(out / "entry_0.edge", load_python_tools(out / "tools.py"))
+    assert result.ok and result.answer == 10  # the entry's 10 gold calls, in order

@@ -12,6 +12,7 @@ import pytest
 
 from edgedsl.api import read_source
 from edgedsl.cli import main
+from edgedsl.runtime.backends import load_python_tools
 from edgedsl.runtime.python_backend import PythonBackend
 from edgedsl.suites import tau2
 from edgedsl.suites.model import SuiteError
@@ -161,3 +162,9 @@ def test_the_command_writes_and_checks(tmp_path: Path, capsys: pytest.CaptureFix
     data = json.loads(capsys.readouterr().out)
     assert (data["split"], data["check"]["matched"], data["check"]["total"]) == ("train", 74, 74)
     assert (tmp_path / "db.json").is_file() and (tmp_path / "tools.py").is_file()
+
+
+def test_the_written_tools_run_a_task(out: Path) -> None:
+    """`edgedsl run --backend python --tools OUT/tools.py OUT/task_0.edge`."""
+    [result] = run_file(out / "task_0.edge", load_python_tools(out / "tools.py"))
+    assert result.ok and result.answer == 5  # the task's 5 gold actions, in order
