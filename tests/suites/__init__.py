@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from edgedsl.suites.registry import SUITES
+
 ROOT = Path(__file__).resolve().parents[2]
 # the third-party data lies in `shared/` beside the checkout (as on the developers and CI machines)
 EXTERNAL = ROOT.parent / "shared" / "external"
@@ -21,3 +23,10 @@ BFCL_FAST = tuple(f"multi_turn_base_{i}" for i in (0, 2, 14, 15, 24, 31, 51, 55,
 """BFCL train entries of the fast tier: every simulator class the train entries use
 (TravelAPI appears in none), positional arguments, and entry 147, whose replay's parsed
 arguments show a list the simulator changed later (the call's text is the gold)."""
+
+
+def imported(factory: pytest.TempPathFactory, suite: str) -> Path:
+    """A fresh folder with ``suite`` written into it (its default split: never held out)."""
+    path = factory.mktemp(suite)
+    SUITES[suite].write(EXTERNAL / suite, path, SUITES[suite].splits[0])
+    return path

@@ -22,7 +22,7 @@ from edgedsl.suites.outcome import run_file
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 
-from . import BFCL_FAST, EXTERNAL, needs
+from . import BFCL_FAST, EXTERNAL, imported, needs
 
 SRC = EXTERNAL / "bfcl"
 pytestmark = needs["bfcl"]
@@ -34,9 +34,7 @@ simulators = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("bfcl")
-    bfcl.write(SRC, path)
-    return path
+    return imported(tmp_path_factory, "bfcl")
 
 
 @simulators

@@ -18,7 +18,7 @@ from edgedsl.suites.model import FieldRef, SuiteError
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 
-from . import EXTERNAL, ROOT, needs
+from . import EXTERNAL, ROOT, imported, needs
 
 SRC = EXTERNAL / "nestful"
 EXAMPLE = ROOT / "examples" / "nestful"
@@ -27,9 +27,7 @@ pytestmark = needs["nestful"]
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("nestful")
-    nestful.write(SRC, path)
-    return path
+    return imported(tmp_path_factory, "nestful")
 
 
 def test_thirteen_of_thirteen_answers(out: Path) -> None:

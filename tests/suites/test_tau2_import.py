@@ -22,7 +22,7 @@ from edgedsl.suites.tau2_retail import KEYS, OUTPUTS, RetailEnv, as_record, reta
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 
-from . import EXTERNAL, TAU2_FAST, needs
+from . import EXTERNAL, TAU2_FAST, imported, needs
 
 SRC = EXTERNAL / "tau2"
 pytestmark = needs["tau2"]
@@ -35,9 +35,7 @@ def db() -> dict:
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("tau2")
-    tau2.write(SRC, path)
-    return path
+    return imported(tmp_path_factory, "tau2")
 
 
 def test_fast_subset_is_database_exact(out: Path) -> None:
