@@ -30,7 +30,7 @@ import datetime as _dt
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -217,6 +217,19 @@ def _canonical(name: str, arguments: Any) -> bytes:
     return orjson.dumps([name, arguments], option=orjson.OPT_SORT_KEYS)
 
 
+class _Exposed:
+    """The part of a task and a bundle a toolbox reads (``tools``, ``spec``), for
+    :meth:`ToolBox.of_specs`."""
+
+    def __init__(self, specs: Mapping[str, ToolSpec]) -> None:
+        self.tools = list(specs)
+        self._specs = dict(specs)
+
+    def spec(self, qualname: str) -> ToolSpec:
+        """The spec of ``qualname``."""
+        return self._specs[qualname]
+
+
 class ToolBox:
     """The tools of one episode of ``task`` on ``backend`` within ``budgets`` (module
     docstring). ``bundle`` supplies the exposed tools' specs. :attr:`calls` lists every call
@@ -234,6 +247,15 @@ class ToolBox:
         self.stop_detail = ""
         self._seen: dict[bytes, int] = {}
         self._t0 = time.perf_counter()
+
+    @classmethod
+    def of_specs(cls, specs: Mapping[str, ToolSpec], backend: Backend,
+                 budgets: Budgets | None = None) -> ToolBox:
+        """A toolbox over the tools ``specs`` (qualified name → spec, exposed in that order)
+        without a bundle: the tools an MCP server serves (:mod:`edgedsl.bench.mcp_server`). Its
+        :attr:`task` holds only ``tools``."""
+        exposed = _Exposed(specs)
+        return cls(cast("BundleTask", exposed), backend, budgets, bundle=cast("Bundle", exposed))
 
     def elapsed(self) -> float:
         """Seconds since the toolbox was made (the episode's clock)."""
