@@ -94,6 +94,8 @@ LAZY_AGENTS: dict[str, str] = {
     "oracle": "edgedsl.bench.agents.oracle",
     "first-page": "edgedsl.bench.agents.scripted",
     "first-record": "edgedsl.bench.agents.scripted",
+    "openai": "edgedsl.bench.agents.openai",
+    "mcp": "edgedsl.bench.agents.mcp",
 }
 """Agents registered by a module imported on first use (name → module)."""
 
