@@ -30,14 +30,12 @@ rebinding protection for loopback hosts).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
 from ..core.catalog import Catalog
 from ..plan.model import ToolSpec
-from ..recipe.synth.tools_schema import tool_name
 from .toolbox import Budgets, ToolBox, ToolResult, paged_schema
 
 if TYPE_CHECKING:
@@ -117,7 +115,6 @@ class CatalogTools:
         self.backend = backend
         self.budgets = budgets or Budgets()
         self._schemas = [paged_schema(s) for s in self.specs.values()]
-        self.names = [tool_name(q) for q in self.specs]
 
     def schemas(self) -> list[dict[str, Any]]:
         """Every tool's function schema (a paged tool with its ``page`` argument)."""
@@ -128,11 +125,6 @@ class CatalogTools:
         """One call, through a fresh toolbox (no loop or call budget across calls)."""
         box = ToolBox.of_specs(self.specs, self.backend, self.budgets)
         return await box.call(name, arguments)
-
-
-def _result_json(result: ToolResult, shown: int) -> dict[str, Any]:
-    parsed: dict[str, Any] = orjson.loads(result.content(shown))
-    return parsed
 
 
 def make_server(surface: ToolSurface, *, records_shown: int = 20,
@@ -154,8 +146,8 @@ def make_server(surface: ToolSurface, *, records_shown: int = 20,
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         result = await surface.call(params.name, params.arguments or {})
-        data = _result_json(result, records_shown)
-        text = orjson.dumps(data).decode()
+        text = result.content(records_shown)
+        data = orjson.loads(text)
         return types.CallToolResult(content=[types.TextContent(text=text)],
                                     structured_content=data, is_error=not result.ok)
 
@@ -190,15 +182,14 @@ def serve_http(server: Server[Any], *, host: str = "127.0.0.1", port: int = 8765
     uvicorn.run(http_app(server, host=host), host=host, port=port, log_level="warning")
 
 
-def load_platform_catalog(search_paths: Sequence[str | Path] = ()) -> Catalog:
-    """The catalog of every standard module (and of ``search_paths``' modules of the same
-    names): every platform ``--platform`` may name. :class:`McpServeError` when it does not
-    load."""
+def load_platform_catalog() -> Catalog:
+    """The catalog of every standard module: every platform ``--platform`` may name.
+    :class:`McpServeError` when it does not load."""
     from ..check import CheckError, load_catalog
     from ..core.resources import stdlib_modules
 
     try:
-        return load_catalog(stdlib_modules(), [Path(p) for p in search_paths])
+        return load_catalog(stdlib_modules())
     except CheckError as exc:
         first = next((d for d in exc.diagnostics if d.severity == "error"), None)
         raise McpServeError(f"the catalog does not load: {first.message if first else exc}"

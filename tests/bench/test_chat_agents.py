@@ -166,3 +166,18 @@ def test_options_are_checked(small_bundle: Bundle) -> None:
     with pytest.raises(ValueError, match="temperature"):
         make_agent("openai", small_bundle, base_url="http://127.0.0.1:1/v1", model="m",
                    temperature=5.0)
+
+
+def test_the_settings_as_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a run's meta records of a chat agent: the endpoint without credentials and the
+    key's variable name, never the key."""
+    from edgedsl.bench.agents.chat import ChatAgentConfig
+
+    monkeypatch.setenv("MY_KEY", FAKE_KEY)
+    cfg = ChatAgentConfig.of({"base_url": "http://user:secret@127.0.0.1:8000/v1",
+                              "model": "m", "key_env": "MY_KEY", "temperature": 0.3,
+                              "seed": None})
+    shown = cfg.describe()
+    assert shown["base_url"] == "http://127.0.0.1:8000/v1" and shown["key_env"] == "MY_KEY"
+    assert (shown["temperature"], shown["seed"], shown["mistakes"]) == (0.3, None, 0)
+    assert FAKE_KEY not in repr(shown) and "secret" not in repr(shown)

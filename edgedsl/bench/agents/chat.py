@@ -174,12 +174,10 @@ def _calls(message: dict[str, Any]) -> list[dict[str, Any]] | str:
 
 async def chat_loop(config: ChatAgentConfig, task: TaskView, tools: list[dict[str, Any]],
                     executor: ToolExecutor, rng: random.Random, *,
-                    seconds_left: Callable[[], float],
-                    environ: dict[str, str] | None = None) -> AgentOutcome:
+                    seconds_left: Callable[[], float]) -> AgentOutcome:
     """Run the conversation of ``task`` with ``tools`` until it ends (module docstring).
-    ``seconds_left`` is the episode's remaining time budget; ``environ`` replaces
-    ``os.environ`` for the key (tests)."""
-    client = LLMClient(config.llm(), environ=environ)
+    ``seconds_left`` is the episode's remaining time budget."""
+    client = LLMClient(config.llm())
     seed = config.seed if config.seed is not None else rng.randrange(2**31)
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT},
                                       {"role": "user", "content": task.query}]
