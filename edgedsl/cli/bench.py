@@ -48,11 +48,13 @@ def cmd_bench_make(args: argparse.Namespace) -> int:
     """``edgedsl bench make DIR… -o BUNDLE``."""
     from ..bench.bundle import BundleError, make_bundle, save_bundle
 
+    def progress(name: str) -> None:
+        if not args.quiet:
+            sys.stderr.write(f"  ok {name}\n")
+
     try:
         bundle = make_bundle(args.paths, seed=args.seed, tools_per_task=args.tools_per_task,
-                             snapshot=args.snapshot,
-                             progress=None if args.quiet else
-                             lambda name: sys.stderr.write(f"  ok {name}\n"))
+                             snapshot=args.snapshot, progress=progress)
     except BundleError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_ERRORS
