@@ -256,8 +256,9 @@ def make_bundle(paths: Sequence[str | Path], *, backend: str = "world", seed: in
     each gold program is compiled and run on a fresh ``backend`` (``world`` of ``seed``, or the
     file's own ``run { seed }``); a task whose gold run fails or whose answer is not determined
     is refused with its reason, as are a trajectory without a query, a file that does not
-    compile and a second task of the same name. The result is not sealed
-    (:func:`save_bundle` seals it)."""
+    compile and a second task of the same name. With ``snapshot`` (a store file) every gold
+    run's responses are recorded there, so that ``--backend store`` replays them exactly. The
+    result is not sealed (:func:`save_bundle` seals it)."""
     from ..core.diagnostics import CompileError
     from ..plan.compile import compile_program
     from ..recipe.synth.analyze import structure_of
@@ -298,7 +299,16 @@ def make_bundle(paths: Sequence[str | Path], *, backend: str = "world", seed: in
                 continue
             world_seed = plan.run.seed if plan.run.seed is not None else seed
             be = fresh_backend(backend, seed=world_seed, options=backend_options)
-            result, gold = run_sync(run_gold(text, tp.name, be))
+            if snapshot is not None:  # the gold run's responses, for exact replay
+                from ..runtime.store_record import RecordingBackend
+
+                be = RecordingBackend(be, Path(snapshot))
+            try:
+                result, gold = run_sync(run_gold(text, tp.name, be))
+            finally:
+                close = getattr(be, "close", None)
+                if snapshot is not None and callable(close):
+                    close()
             reason = undetermined_reason(result)
             if reason is not None:
                 refuse("failed" if not result.ok else "undetermined", reason)

@@ -93,12 +93,13 @@ class CallRecord(BaseModel):
     """One tool call of an episode as the toolbox executed it.
 
     ``tool`` is the qualified name (``dart.company``; the name as called when it is not one the
-    task exposes), ``function`` the name as the agent called it, ``arguments`` the arguments as
-    the agent gave them (JSON; without ``page``), ``page`` the page asked for (None: a tool
-    without paging, or the first page by default), ``records`` the first records returned (at
-    most the toolbox's ``records_shown``), ``count`` how many the page held, ``total`` the total
-    the service reported, ``has_more`` whether pages are left, ``write`` whether the tool changes
-    state."""
+    task exposes), ``function`` the name as the agent called it, ``arguments`` the arguments
+    (JSON, without ``page``): as validated (an integer written ``3.0`` is ``3``, an optional
+    ``null`` left out) when they are valid, else as the agent gave them, ``page`` the page
+    asked for (None: a tool without paging; a paged tool's default is page 1), ``records``
+    the first records returned (at most the toolbox's ``records_shown``), ``count`` how many
+    the page held, ``total`` the total the service reported, ``has_more`` whether pages are
+    left, ``write`` whether the tool changes state."""
 
     model_config = ConfigDict(extra="forbid")
     index: int
@@ -159,7 +160,8 @@ class Episode(BaseModel):
     ``answer`` is the final answer (``answered`` False when there is none), ``end_reason`` why
     the episode ended with a one-line ``detail``; ``state`` is the world state after the episode
     (None on a backend without one); ``gold`` the gold run it is scored against (None when the
-    runner was told not to make one). Times are milliseconds."""
+    runner was told not to make one); ``platforms`` and ``structure`` are the task's, copied
+    from the bundle so that a report groups without it. Times are milliseconds."""
 
     model_config = ConfigDict(extra="forbid")
     version: int = EPISODE_VERSION
@@ -180,6 +182,8 @@ class Episode(BaseModel):
     duration_ms: float = 0.0
     state: dict[str, Any] | None = None
     gold: GoldRun | None = None
+    platforms: list[str] = Field(default_factory=list)
+    structure: str = ""
 
     @property
     def key(self) -> tuple[str, int]:

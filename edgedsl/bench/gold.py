@@ -17,14 +17,22 @@ from functools import lru_cache
 from typing import Any
 
 from .. import api
-from ..plan.model import CallStep, CompareStep, IfStep, ParallelStep, Plan, TrajectoryPlan
+from ..plan.model import (
+    CallStep,
+    CompareStep,
+    IfStep,
+    ParallelStep,
+    Plan,
+    ToolSpec,
+    TrajectoryPlan,
+)
 from ..runtime.answers import jsonable
 from ..runtime.backends import Backend, make_backend
 from ..runtime.executor import run_trajectory
 from ..runtime.result import RunResult
 from ..runtime.trace import Trace
 from .episode import GoldCall, GoldRun
-from .toolbox import is_write
+from .toolbox import is_write, validate_arguments
 
 __all__ = ["fresh_backend", "gold_calls", "run_gold", "task_plan", "undetermined_reason",
            "world_state"]
@@ -93,6 +101,17 @@ def _before(tp: TrajectoryPlan) -> dict[str, list[str]]:
     return {sid: sorted(deps(sid)) for sid in tp.steps}
 
 
+def _as_validated(spec: ToolSpec | None, args: dict[str, Any]) -> dict[str, Any]:
+    """A gold call's arguments as the toolbox records an agent's valid ones (so that ACTION
+    compares like with like); as they are when they do not validate."""
+    if spec is None:
+        return dict(args)
+    try:
+        return dict(jsonable(validate_arguments(spec, args)[0]))
+    except ValueError:
+        return dict(args)
+
+
 def gold_calls(plan: Plan, tp: TrajectoryPlan, trace: Trace) -> list[GoldCall]:
     """The calls of a gold run in trace order: tool, JSON arguments, page, the step they belong
     to and the steps that must come before (:class:`~edgedsl.bench.episode.GoldCall`)."""
@@ -107,8 +126,9 @@ def gold_calls(plan: Plan, tp: TrajectoryPlan, trace: Trace) -> list[GoldCall]:
         for c in st.calls:
             if c.failure is not None:
                 continue
-            out.append(GoldCall(tool=st.tool, arguments=dict(c.args), page=c.page, step=st.id,
-                                after=before.get(st.id, []), write=write))
+            out.append(GoldCall(tool=st.tool, arguments=_as_validated(spec, c.args),
+                                page=c.page, step=st.id, after=before.get(st.id, []),
+                                write=write))
     return out
 
 

@@ -142,6 +142,8 @@ def _value(t: FieldType, v: Any, where: str) -> Any:
             raise _Invalid(f"`{where}` must be a list, not {type(v).__name__}")
         return [_value(t.item, x, f"{where}[{i}]") for i, x in enumerate(v)]
     if isinstance(t, EnumType):
+        if isinstance(v, int | float) and not isinstance(v, bool) and str(v) in t.members:
+            return str(v)  # a numeric code written as a number (the wire sends text anyway)
         if v not in t.members:
             raise _Invalid(f"`{where}` must be one of {', '.join(map(repr, t.members))}, "
                            f"not {v!r:.60}")
@@ -316,7 +318,8 @@ class ToolBox:
         except ValueError as exc:
             return self._fail(rec, "invalid_arguments", str(exc))
         rec.page = page
-        key = _canonical(qual, [jsonable(args), page])
+        rec.arguments = jsonable(args)  # as validated: what ACTION matching compares
+        key = _canonical(qual, [rec.arguments, page])
         seen = self._seen[key] = self._seen.get(key, 0) + 1
         if seen > self.budgets.repeats:
             return self._fail(rec, "loop", f"`{name}` called {seen} times with the same "
