@@ -136,11 +136,13 @@ def run_bench(bundle: Bundle, agent: Agent, *, out: str | Path, k: int = 1, seed
               backend: str = "world", backend_options: Mapping[str, Any] | None = None,
               budgets: Budgets | None = None, concurrency: int = 2, resume: bool = True,
               tasks: list[str] | None = None, bundle_path: str = "",
-              progress: Callable[[Episode, int, int], None] | None = None) -> Summary:
+              progress: Callable[[Episode, int, int], None] | None = None,
+              agent_options: Mapping[str, Any] | None = None) -> Summary:
     """Run ``agent`` ``k`` times on every task of ``bundle`` (or the ``tasks`` named), at most
     ``concurrency`` episodes at a time, into results directory ``out``; returns the run's
     :class:`~edgedsl.bench.score.summary.Summary` (module docstring). ``progress`` is called
-    after each episode with it, the number done and the number to do."""
+    after each episode with it, the number done and the number to do; ``agent_options`` (JSON,
+    no secrets) go into ``meta.json``."""
     if k < 1:
         raise RunError(f"k must be at least 1, not {k}")
     if concurrency < 1:
@@ -151,7 +153,8 @@ def run_bench(bundle: Bundle, agent: Agent, *, out: str | Path, k: int = 1, seed
     meta = RunMeta(bundle_hash=bundle.hash, bundle=bundle_path, agent=agent.name, k=k,
                    seed=seed, backend=backend, backend_options=dict(backend_options or {}),
                    budgets={"calls": budgets.calls, "seconds": budgets.seconds,
-                            "repeats": budgets.repeats, "records_shown": budgets.records_shown})
+                            "repeats": budgets.repeats, "records_shown": budgets.records_shown},
+                   agent_options=dict(agent_options or {}))
     done = _prepare(out, meta, resume)
     todo = [(t, r) for t in chosen for r in range(k) if (t.id, r) not in done]
 

@@ -68,6 +68,27 @@ def cmd_bench_make(args: argparse.Namespace) -> int:
     return EXIT_OK if sealed.tasks else EXIT_ERRORS
 
 
+def _chat_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The chat agents' options given (``--base-url``, ``--model``, ``--temperature``,
+    ``--key-env``, ``--mistakes``) and what ``meta.json`` records of them (no key, no
+    credentials in the URL); UsageError when they are given to another agent."""
+    from ..bench.agents.chat import CHAT_AGENTS, ChatAgentConfig
+
+    given = {k: v for k, v in (("base_url", args.base_url), ("model", args.model),
+                               ("temperature", args.temperature), ("key_env", args.key_env),
+                               ("mistakes", args.mistakes)) if v is not None}
+    if args.agent not in CHAT_AGENTS:
+        if given:
+            flags = ", ".join(f"--{k.replace('_', '-')}" for k in given)
+            raise usage_error(f"{flags}: only the {' and '.join(CHAT_AGENTS)} agents take "
+                              "these")
+        return {}, {}
+    try:
+        return given, ChatAgentConfig.of(given).describe()
+    except ValueError as exc:
+        raise usage_error(str(exc)) from None
+
+
 def cmd_bench_run(args: argparse.Namespace) -> int:
     """``edgedsl bench run BUNDLE --agent NAME -o RESULTS``."""
     from ..bench.agents.base import make_agent
@@ -83,8 +104,9 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_ERRORS
     options = _backend_options(args, bundle.snapshot)
+    chat, agent_options = _chat_options(args)
     try:
-        agent = make_agent(args.agent, bundle)
+        agent = make_agent(args.agent, bundle, **chat)
     except ValueError as exc:
         raise usage_error(str(exc)) from None
     budgets = Budgets(calls=args.max_calls, seconds=args.time_budget)
@@ -99,7 +121,8 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
         summary = run_bench(bundle, agent, out=args.output, k=args.k, seed=args.seed,
                             backend=args.backend, backend_options=options, budgets=budgets,
                             concurrency=args.concurrency, bundle_path=str(args.bundle),
-                            tasks=args.task or None, progress=progress)
+                            tasks=args.task or None, progress=progress,
+                            agent_options=agent_options)
     except (RunError, KeyError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_ERRORS
@@ -165,7 +188,8 @@ def add_bench_parser(sub: Any) -> None:
     p = bsub.add_parser("run", help="run an agent on a bundle into a results directory")
     p.add_argument("bundle", metavar="BUNDLE")
     p.add_argument("--agent", required=True, metavar="NAME",
-                   help="oracle | first-page | first-record (or a registered agent)")
+                   help="oracle | first-page | first-record | openai | mcp (or a registered "
+                   "agent)")
     p.add_argument("-o", "--output", required=True, metavar="RESULTS")
     p.add_argument("--k", type=positive_int, default=1, help="rollouts per task (default 1)")
     p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
@@ -182,6 +206,18 @@ def add_bench_parser(sub: Any) -> None:
                    help="episodes at a time (default 2)")
     p.add_argument("--task", action="append", metavar="ID", help="only this task (repeatable)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--base-url", metavar="URL",
+                   help="openai, mcp: the OpenAI-compatible endpoint, e.g. "
+                   "http://127.0.0.1:8000/v1")
+    p.add_argument("--model", metavar="NAME", help="openai, mcp: the model's name")
+    p.add_argument("--temperature", type=float, default=None,
+                   help="openai, mcp: the sampling temperature (default 0)")
+    p.add_argument("--key-env", metavar="VAR", default=None,
+                   help="openai, mcp: the variable holding the endpoint's key "
+                   "(default EDGEDSL_LLM_KEY; none set: no Authorization header)")
+    p.add_argument("--mistakes", type=int, default=None, metavar="N",
+                   help="openai, mcp: mistaken calls fed back before the next one ends the "
+                   "episode (default 0)")
     p.set_defaults(func=cmd_bench_run)
 
     p = bsub.add_parser("score", help="re-score a results directory without re-running")

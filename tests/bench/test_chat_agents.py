@@ -181,3 +181,63 @@ def test_the_settings_as_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert shown["base_url"] == "http://127.0.0.1:8000/v1" and shown["key_env"] == "MY_KEY"
     assert (shown["temperature"], shown["seed"], shown["mistakes"]) == (0.3, None, 0)
     assert FAKE_KEY not in repr(shown) and "secret" not in repr(shown)
+
+
+def _model(body: dict[str, Any]) -> Reply:
+    """A model that calls `dart.company` once, then answers from its result."""
+    if any(m["role"] == "tool" for m in body["messages"]):
+        return _answer_from_result(body)
+    return Reply(content=f"key {FAKE_KEY}?",
+                 calls=(Call("dart__company", {"corp_code": SK_HYNIX}),))
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_bench_run_on_the_command_line(small_bundle: Bundle, agent: str, tmp_path: Any,
+                                       monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """`edgedsl bench run --agent openai|mcp --base-url … --model …`: episodes recorded with
+    their end reason, tokens and calls; the run's meta records the endpoint and the key's
+    variable; the fake key is in no file and no output."""
+    from edgedsl.bench.bundle import save_bundle
+    from edgedsl.bench.episode import read_episodes, read_meta
+    from edgedsl.cli import main
+
+    monkeypatch.setenv("EDGEDSL_LLM_KEY", FAKE_KEY)
+    path = tmp_path / "bundle.json"
+    save_bundle(small_bundle, path)
+    out = tmp_path / "results"
+    script = ChatScript([_model], repeat_last=True)
+    with serve_chat(script) as url:
+        code = main(["bench", "run", str(path), "--agent", agent, "--base-url", url,
+                     "--model", "scripted-model", "--temperature", "0.4", "--k", "2",
+                     "--seed", "3", "--task", "two_bridges", "--concurrency", "1",
+                     "-o", str(out)])
+    assert code == 0
+    episodes = list(read_episodes(out))
+    assert [(e.end_reason, e.answer) for e in episodes] == [("answered", "SK하이닉스(주)")] * 2
+    assert all(e.tokens.prompt == 70 and e.calls[0].tool == "dart.company" for e in episodes)
+    seeds = [b["seed"] for b in script.requests]
+    assert seeds[0] == seeds[1] != seeds[2] == seeds[3]  # one seed per rollout
+    assert all(b["temperature"] == 0.4 for b in script.requests)
+    meta = read_meta(out)
+    assert meta.agent == agent and meta.agent_options["model"] == "scripted-model"
+    assert meta.agent_options["key_env"] == "EDGEDSL_LLM_KEY"
+    assert all(h["authorization"] == f"Bearer {FAKE_KEY}" for h in script.headers)
+    printed = capsys.readouterr()
+    for text in [*(p.read_text(encoding="utf-8") for p in out.iterdir()), printed.out,
+                 printed.err]:
+        assert FAKE_KEY not in text
+
+
+def test_chat_options_belong_to_chat_agents(small_bundle: Bundle, tmp_path: Any,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from edgedsl.bench.bundle import save_bundle
+    from edgedsl.cli import main
+
+    path = tmp_path / "bundle.json"
+    save_bundle(small_bundle, path)
+    code = main(["bench", "run", str(path), "--agent", "oracle", "--model", "m",
+                 "-o", str(tmp_path / "r")])
+    assert code == 2 and "--model: only the openai and mcp agents" in capsys.readouterr().err
+    code = main(["bench", "run", str(path), "--agent", "openai", "-o", str(tmp_path / "r")])
+    assert code == 2 and "needs --base-url and --model" in capsys.readouterr().err

@@ -40,6 +40,7 @@ from ..episode import EndReason, TokenUsage
 from .base import AgentOutcome, TaskView
 
 __all__ = [
+    "CHAT_AGENTS",
     "MISTAKES",
     "STOPS",
     "SYSTEM_PROMPT",
@@ -58,6 +59,9 @@ SYSTEM_PROMPT = (
     "establish the facts and answer only from their results; a paged tool reads the next page "
     "with `page`. Give the final answer without a tool call, as the answer alone.")
 """The system message of every chat agent's conversation."""
+
+CHAT_AGENTS: tuple[str, ...] = ("openai", "mcp")
+"""The agents that run this loop and take a :class:`ChatAgentConfig`'s options."""
 
 MISTAKES: dict[str, EndReason] = {"malformed_call": "malformed_call",
                                   "unknown_tool": "unknown_tool",
