@@ -44,12 +44,14 @@ class Call:
 class Reply:
     """One scripted answer: assistant ``content`` and/or tool ``calls``; ``status`` other than
     200 sends an HTTP error with ``content`` as its message; ``usage`` the tokens reported
-    (prompt, completion)."""
+    (prompt, completion); ``message``, when given, is sent as the assistant message as is (a
+    reply some servers send, or a broken one)."""
 
     content: str | None = None
     calls: tuple[Call, ...] = ()
     status: int = 200
     usage: tuple[int, int] = (20, 5)
+    message: dict[str, Any] | None = None
 
 
 Turn = Reply | Callable[[dict[str, Any]], Reply]
@@ -97,12 +99,14 @@ class ChatScript:
                 calls.append({"id": f"call_{n}", "type": "function",
                               "function": {"name": c.name, "arguments": args}})
             message["tool_calls"] = calls
+        if reply.message is not None:
+            message = reply.message
         prompt, completion = reply.usage
         return {
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
             "created": 1_700_000_000, "model": self.model,
             "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if reply.calls else "stop"}],
+                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                       "total_tokens": prompt + completion},
         }

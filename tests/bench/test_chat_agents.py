@@ -241,3 +241,20 @@ def test_chat_options_belong_to_chat_agents(small_bundle: Bundle, tmp_path: Any,
     assert code == 2 and "--model: only the openai and mcp agents" in capsys.readouterr().err
     code = main(["bench", "run", str(path), "--agent", "openai", "-o", str(tmp_path / "r")])
     assert code == 2 and "needs --base-url and --model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_replies_some_servers_send(small_bundle: Bundle, agent: str) -> None:
+    """Arguments sent as a JSON object instead of JSON text are taken; a call without a name
+    is malformed; tool calls that are not objects with a function are the endpoint's error."""
+    as_object = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "dart__company", "arguments": {"corp_code": SK_HYNIX}}}]}
+    out, box = _run(small_bundle, ChatScript([Reply(message=as_object), _answer_from_result]),
+                    agent)
+    assert (out.end_reason, out.answer) == ("answered", "SK하이닉스(주)") and box.calls[0].ok
+    out, box = _run(small_bundle, ChatScript([Reply(calls=(Call("", {}),))]), agent)
+    assert out.end_reason == "malformed_call" and box.calls == []
+    broken = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]}
+    out, _ = _run(small_bundle, ChatScript([Reply(message=broken)]), agent)
+    assert out.end_reason == "endpoint_error" and "no function object" in out.detail

@@ -4,6 +4,7 @@ tool conversations (``LLMClient.complete_tools``) over real HTTP on 127.0.0.1.""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import httpx
 import pytest
@@ -54,7 +55,7 @@ def test_the_server_refuses_a_bad_conversation() -> None:
     """An unanswered tool call is a 400, as a real endpoint answers; the client says so without
     the key."""
     script = ChatScript([Reply(content="never sent")])
-    bad = [{"role": "user", "content": "q"},
+    bad: list[dict[str, Any]] = [{"role": "user", "content": "q"},
            {"role": "assistant", "content": None, "tool_calls": [
                {"id": "c1", "type": "function",
                 "function": {"name": "dart__company", "arguments": "{}"}}]},

@@ -92,8 +92,8 @@ def test_streamable_http_through_the_cli() -> None:
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the server did not start: {proc.stderr.read()!r}"
-                                       ) from None
+                    err = proc.stderr.read() if proc.stderr else b""
+                    raise RuntimeError(f"the server did not start: {err!r}") from None
                 time.sleep(0.1)
         out = anyio.run(_session, f"http://127.0.0.1:{port}/mcp")
     finally:
