@@ -26,7 +26,8 @@ from typing import Any
 
 import orjson
 
-from tests.loopback import serve_asgi
+from edgedsl.world.app import lifespan
+from tests.loopback import read_body, respond, serve_asgi
 
 __all__ = ["Call", "ChatScript", "Reply", "serve_chat"]
 
@@ -160,26 +161,12 @@ def make_chat_app(script: ChatScript) -> Callable[..., Any]:
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            while True:
-                msg = await receive()
-                if msg["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif msg["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
-        body = b""
-        while True:
-            msg = await receive()
-            body += msg.get("body", b"")
-            if not msg.get("more_body"):
-                break
+            await lifespan(receive, send)
+            return
+        body = await read_body(receive)
 
         async def answer(status: int, data: Any) -> None:
-            payload = orjson.dumps(data)
-            await send({"type": "http.response.start", "status": status,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"content-length", str(len(payload)).encode())]})
-            await send({"type": "http.response.body", "body": payload})
+            await respond(send, status, orjson.dumps(data))
 
         def error(message: str, kind: str = "invalid_request_error") -> dict[str, Any]:
             return {"error": {"message": message, "type": kind, "param": None, "code": None}}

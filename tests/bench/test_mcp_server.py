@@ -24,7 +24,7 @@ from edgedsl.bench.mcp_server import (
 )
 from edgedsl.bench.toolbox import Budgets
 from edgedsl.runtime.http import make_world_backend
-from tests.loopback import serve_asgi
+from tests.loopback import free_port, serve_asgi
 
 SK_HYNIX = "00164779"
 
@@ -71,15 +71,8 @@ def test_streamable_http_in_process() -> None:
         _check(anyio.run(_session, f"{url}/mcp"))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def test_streamable_http_through_the_cli() -> None:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "edgedsl", "mcp", "serve", "--platform", "dart",
          "--platform", "fsc", "--transport", "http", "--port", str(port)],
