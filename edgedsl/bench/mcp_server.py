@@ -131,7 +131,7 @@ def make_server(surface: ToolSurface, *, records_shown: int = 20,
                 name: str = SERVER_NAME) -> Server[Any]:
     """A low-level MCP :class:`~mcp.server.lowlevel.Server` listing ``surface``'s tools and
     calling them (module docstring); ``records_shown`` records of a page are shown."""
-    import mcp_types as types
+    from mcp import types
     from mcp.server.lowlevel import Server
 
     from .. import __version__
