@@ -39,6 +39,7 @@ __all__ = [
     "append_episode",
     "read_episodes",
     "read_meta",
+    "trim_partial_tail",
     "write_meta",
 ]
 
@@ -244,6 +245,22 @@ def read_episodes(directory: str | Path, *, partial_tail: bool = True) -> Iterat
             where = ".".join(str(p) for p in first.get("loc", ()))
             raise EpisodeFileError(f"{path}:{i + 1}: not an episode: {where or 'line'}: "
                                    f"{first.get('msg', 'invalid')}") from None
+
+
+def trim_partial_tail(directory: str | Path) -> int:
+    """Cut a last line that an interrupted write left without its newline off
+    ``DIRECTORY/episodes.jsonl`` (so that appending resumes on a clean line); the number of
+    bytes cut (0 when the file ends cleanly or does not exist)."""
+    path = Path(directory) / EPISODES_FILE
+    if not path.is_file():
+        return 0
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return 0
+    keep = data.rfind(b"\n") + 1
+    with path.open("r+b") as fh:
+        fh.truncate(keep)
+    return len(data) - keep
 
 
 def write_meta(directory: str | Path, meta: RunMeta) -> None:

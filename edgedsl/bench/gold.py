@@ -148,7 +148,7 @@ def undetermined_reason(result: RunResult) -> str | None:
         else:
             left = "an unknown number of" if c.unread is None else str(c.unread)
             parts.append(f"`{c.step}` left {left} records unread")
-    return "undetermined: " + "; ".join(parts)
+    return "; ".join(parts)
 
 
 async def run_gold(program: str, trajectory: str, backend: Backend, *,
