@@ -117,6 +117,12 @@ class Bundle(BaseModel):
     refused: list[Refusal] = Field(default_factory=list)
     _specs: dict[str, ToolSpec] = PrivateAttr(default_factory=dict)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal content (the cache of validated tool specs aside)."""
+        return isinstance(other, Bundle) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
+
     def task(self, task_id: str) -> BundleTask:
         """The task ``task_id`` (KeyError naming it otherwise)."""
         for t in self.tasks:

@@ -156,3 +156,20 @@ def test_the_oracle_scores_one_on_every_world_example(tmp_path: Path) -> None:
     summary = run_bench(bundle, make_agent("oracle", bundle), out=tmp_path / "r")
     for est in (summary.pass_at_1, summary.response, summary.environment, summary.action):
         assert est.value == 1.0
+
+
+
+def test_a_read_that_initialises_write_state_changes_no_environment() -> None:
+    from edgedsl.bench.bundle import full_catalog
+    from edgedsl.bench.gold import fresh_backend, world_state
+    from edgedsl.plan.model import ToolSpec
+
+    catalog = full_catalog()
+    tool = catalog.tool("assembly.opinions")
+    assert tool is not None
+    backend = fresh_backend("world")
+    resp = run_sync(backend.call(ToolSpec.of(tool, catalog),
+                                 {"BILL_ID": "PRC_G1D6P2K8W9O7P6X2Y1L9A9X5E0K3P8"}, page=1))
+    assert len(resp) == 0
+    assert backend.world.state  # type: ignore[attr-defined]  # the read made it
+    assert world_state(backend) == {}
