@@ -44,6 +44,7 @@ __all__ = [
     "bundle_hash",
     "edge_files",
     "exposed_tools",
+    "full_catalog",
     "load_bundle",
     "make_bundle",
     "save_bundle",
@@ -115,6 +116,12 @@ class Bundle(BaseModel):
     snapshot: str | None = None
     refused: list[Refusal] = Field(default_factory=list)
     _specs: dict[str, ToolSpec] = PrivateAttr(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal content (the cache of validated tool specs aside)."""
+        return isinstance(other, Bundle) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
 
     def task(self, task_id: str) -> BundleTask:
         """The task ``task_id`` (KeyError naming it otherwise)."""
@@ -197,7 +204,8 @@ def edge_files(paths: Sequence[str | Path]) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
-def _all_platforms() -> Catalog:
+def full_catalog() -> Catalog:
+    """The catalog of every platform of the standard library (where distractors come from)."""
     from ..check import load_catalog
     from ..core.resources import stdlib_dir
 
@@ -270,7 +278,7 @@ def make_bundle(paths: Sequence[str | Path], *, backend: str = "world", seed: in
     files = edge_files(paths)
     if not files:
         raise BundleError("no .edge files under " + ", ".join(map(str, paths)))
-    catalog = _all_platforms()
+    catalog = full_catalog()
     bundle = Bundle(backend=backend, seed=seed, tools_per_task=tools_per_task,
                     snapshot=snapshot)
     seen: set[str] = set()

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.jsonfile import write_atomic
+
+_M = TypeVar("_M", bound=BaseModel)
 
 __all__ = [
     "END_REASONS",
@@ -39,6 +41,8 @@ __all__ = [
     "append_episode",
     "read_episodes",
     "read_meta",
+    "read_models",
+    "trim_partial_tail",
     "write_meta",
 ]
 
@@ -223,27 +227,48 @@ def append_episode(directory: str | Path, episode: Episode) -> None:
         fh.flush()
 
 
-def read_episodes(directory: str | Path, *, partial_tail: bool = True) -> Iterator[Episode]:
-    """The episodes of ``DIRECTORY/episodes.jsonl`` in file order. A last line cut short by an
-    interrupted write is skipped when ``partial_tail`` (the default); any other line that is not
-    an episode is an :class:`EpisodeFileError` naming its line."""
+def read_models(directory: str | Path, model: type[_M]) -> Iterator[_M]:
+    """Each line of ``DIRECTORY/episodes.jsonl`` validated as ``model`` (an :class:`Episode`,
+    or a model reading part of one), in file order, streamed. A last line cut short by an
+    interrupted write (no newline) is skipped; any other line that is not one is an
+    :class:`EpisodeFileError` naming its line."""
     path = Path(directory) / EPISODES_FILE
     if not path.is_file():
         raise EpisodeFileError(f"no {EPISODES_FILE} in {str(directory)!r}")
-    lines = path.read_bytes().split(b"\n")
-    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            yield Episode.model_validate_json(line)
-        except ValidationError as exc:
-            if partial_tail and i == last and not line.endswith(b"}"):
-                return
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first.get("loc", ()))
-            raise EpisodeFileError(f"{path}:{i + 1}: not an episode: {where or 'line'}: "
-                                   f"{first.get('msg', 'invalid')}") from None
+    with path.open("rb") as fh:
+        for i, line in enumerate(fh):
+            if not line.strip():
+                continue
+            try:
+                yield model.model_validate_json(line)
+            except ValidationError as exc:
+                if not line.endswith(b"\n"):
+                    return
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first.get("loc", ()))
+                raise EpisodeFileError(f"{path}:{i + 1}: not an episode: {where or 'line'}: "
+                                       f"{first.get('msg', 'invalid')}") from None
+
+
+def read_episodes(directory: str | Path) -> Iterator[Episode]:
+    """The episodes of ``DIRECTORY/episodes.jsonl`` in file order (:func:`read_models`)."""
+    return read_models(directory, Episode)
+
+
+def trim_partial_tail(directory: str | Path) -> int:
+    """Cut a last line that an interrupted write left without its newline off
+    ``DIRECTORY/episodes.jsonl`` (so that appending resumes on a clean line); the number of
+    bytes cut (0 when the file ends cleanly or does not exist)."""
+    path = Path(directory) / EPISODES_FILE
+    if not path.is_file():
+        return 0
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return 0
+    keep = data.rfind(b"\n") + 1
+    with path.open("r+b") as fh:
+        fh.truncate(keep)
+    return len(data) - keep
 
 
 def write_meta(directory: str | Path, meta: RunMeta) -> None:

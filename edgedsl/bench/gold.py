@@ -55,12 +55,24 @@ def fresh_backend(kind: str, *, seed: int = 0, options: Mapping[str, Any] | None
     return make_backend(kind, **opts)
 
 
+def _holds_records(v: Any) -> bool:
+    if isinstance(v, list):
+        return bool(v)
+    if isinstance(v, dict):
+        return any(_holds_records(x) for x in v.values())
+    return False
+
+
 def world_state(backend: object) -> dict[str, Any] | None:
     """A deep copy of the world's mutable state behind ``backend`` (None for a backend that
-    has no world: ``store``, ``http``, ``python``)."""
+    has no world: ``store``, ``http``, ``python``), without the entries that hold no record at
+    any depth: a platform's write state is made on first use, by a read too (an empty list of
+    opinions and its counter), and a read changes nothing an ENVIRONMENT check should see."""
     world = getattr(backend, "world", None)
     state = getattr(world, "state", None)
-    return None if state is None else jsonable(copy.deepcopy(state))
+    if state is None:
+        return None
+    return {k: jsonable(copy.deepcopy(v)) for k, v in state.items() if _holds_records(v)}
 
 
 def _parents(tp: TrajectoryPlan) -> dict[str, str]:
@@ -148,7 +160,7 @@ def undetermined_reason(result: RunResult) -> str | None:
         else:
             left = "an unknown number of" if c.unread is None else str(c.unread)
             parts.append(f"`{c.step}` left {left} records unread")
-    return "undetermined: " + "; ".join(parts)
+    return "; ".join(parts)
 
 
 async def run_gold(program: str, trajectory: str, backend: Backend, *,

@@ -38,6 +38,7 @@ from .episode import (
     append_episode,
     read_episodes,
     read_meta,
+    trim_partial_tail,
     write_meta,
 )
 from .gold import fresh_backend, run_gold, world_state
@@ -129,6 +130,7 @@ def _prepare(out: Path, meta: RunMeta, resume: bool) -> set[tuple[str, int]]:
                        "directory")
     if not (out / EPISODES_FILE).exists():
         return set()
+    trim_partial_tail(out)
     return {ep.key for ep in read_episodes(out)}
 
 

@@ -18,14 +18,30 @@ gold call matched and the agent made no extra write.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import orjson
 from pydantic import BaseModel, ConfigDict
 
-from ..episode import CallRecord, GoldCall
+from ..episode import GoldCall
 
-__all__ = ["ActionScore", "call_key", "score_action"]
+__all__ = ["ActionScore", "AgentCall", "call_key", "score_action"]
+
+
+class AgentCall(Protocol):
+    """What ACTION reads of an agent's call (a ``CallRecord`` or scoring's ``CallFacts``)."""
+
+    @property
+    def tool(self) -> str: ...
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+    @property
+    def page(self) -> int | None: ...
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def write(self) -> bool: ...
 
 
 class ActionScore(BaseModel):
@@ -49,7 +65,7 @@ def call_key(tool: str, arguments: dict[str, Any], page: int | None) -> bytes:
     return orjson.dumps([tool, arguments, page], option=orjson.OPT_SORT_KEYS)
 
 
-def score_action(calls: list[CallRecord], gold: list[GoldCall]) -> ActionScore:
+def score_action(calls: Sequence[AgentCall], gold: Sequence[GoldCall]) -> ActionScore:
     """The ACTION axis of an episode's ``calls`` against the ``gold`` calls (module
     docstring)."""
     by_key: dict[bytes, list[int]] = defaultdict(list)

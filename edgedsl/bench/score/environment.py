@@ -11,11 +11,11 @@ both states empty unless the agent wrote something it should not have — and sa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..episode import Episode
+from ..episode import GoldRun
 
 __all__ = ["EnvironmentScore", "score_environment", "state_diff"]
 
@@ -71,7 +71,14 @@ def state_diff(episode: Any, gold: Any) -> list[str]:
     return out
 
 
-def score_environment(ep: Episode) -> EnvironmentScore:
+class _Ended(Protocol):
+    @property
+    def state(self) -> dict[str, Any] | None: ...
+    @property
+    def gold(self) -> GoldRun | None: ...
+
+
+def score_environment(ep: _Ended) -> EnvironmentScore:
     """The ENVIRONMENT axis of ``ep`` against its gold run (module docstring)."""
     gold = ep.gold
     if gold is None or (ep.state is None and gold.state is None):

@@ -106,7 +106,7 @@ def same_value(agent: Any, gold: Any) -> bool:
         a = _num(agent)
         if a is not None:
             return _close(a, float(gold))
-        return isinstance(agent, str) and mentioned(agent, korean_forms(gold))
+        return isinstance(agent, str) and mentioned(agent, _forms(gold))
     if isinstance(gold, str):
         gd = parse_date(gold)
         if gd is not None and _date(agent) == gd:
@@ -143,9 +143,14 @@ def _field(agent: dict[str, Any], name: str) -> tuple[bool, Any]:
     return False, None
 
 
+def _forms(v: Any) -> list[str]:
+    d = parse_date(v) if isinstance(v, str) else None
+    return korean_forms(d if d is not None else v)
+
+
 def _in_text(text: str, gold: Any) -> bool:
     values = gold if isinstance(gold, list) else [gold]
-    return all(mentioned(text, korean_forms(v)) for v in values if v is not None)
+    return all(mentioned(text, _forms(v)) for v in values if v is not None)
 
 
 def score_response(answer: Any, gold: Any, *, answered: bool) -> ResponseScore:

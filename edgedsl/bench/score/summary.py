@@ -19,8 +19,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...core.jsonfile import write_atomic
-from ..episode import END_REASONS, read_episodes, read_meta
-from . import EpisodeScore, score_episode
+from ..episode import END_REASONS, read_meta
+from . import EpisodeScore, read_for_scoring, score_episode
 from .passk import bootstrap_interval, pass_at_k
 
 __all__ = ["SCORES_FILE", "SUMMARY_FILE", "Estimate", "GroupRow", "Summary", "read_summary",
@@ -148,7 +148,7 @@ def score_results(directory: str | Path) -> tuple[list[EpisodeScore], Summary]:
     ``summary.json`` there (module docstring); nothing is re-run."""
     d = Path(directory)
     meta = read_meta(d)
-    scores = [score_episode(ep) for ep in read_episodes(d)]
+    scores = [score_episode(ep) for ep in read_for_scoring(d)]
     summary = summarize(scores, k=meta.k, bundle_hash=meta.bundle_hash, agent=meta.agent,
                         seed=meta.seed)
     write_atomic(d / SCORES_FILE, b"".join(
