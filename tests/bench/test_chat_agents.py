@@ -258,3 +258,40 @@ def test_replies_some_servers_send(small_bundle: Bundle, agent: str) -> None:
     broken = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]}
     out, _ = _run(small_bundle, ChatScript([Reply(message=broken)]), agent)
     assert out.end_reason == "endpoint_error" and "no function object" in out.detail
+
+
+def test_the_mcp_executor_on_a_server_that_answers_protocol_errors() -> None:
+    """A server that answers a call by a JSON-RPC error (as the MCP specification allows for a
+    tool it cannot find): unknown_tool for a name it did not list, tool_failure otherwise; an
+    isError result without an edgedsl error kind is a tool_failure."""
+    import anyio
+    from mcp import Client, MCPError, types
+    from mcp.server.lowlevel import Server
+
+    from edgedsl.bench.agents.mcp import McpExecutor
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[
+            types.Tool(name="broken", input_schema={"type": "object"}),
+            types.Tool(name="plain_error", input_schema={"type": "object"})])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == "plain_error":
+            return types.CallToolResult(content=[types.TextContent(text="it failed")],
+                                        is_error=True)
+        raise MCPError(code=-32602, message=f"cannot call {params.name}")
+
+    server = Server("third-party", on_list_tools=list_tools, on_call_tool=call_tool)
+
+    async def calls() -> list[Any]:
+        async with Client(server, mode="legacy") as client:
+            ex = McpExecutor(client, {"broken", "plain_error"})
+            return [await ex.call(n, "{}") for n in ("nope", "broken", "plain_error")] + [
+                await ex.call("broken", "{oops")]
+
+    unknown, broken, plain, malformed = anyio.run(calls)
+    assert (unknown.kind, broken.kind, plain.kind) == ("unknown_tool", "tool_failure",
+                                                       "tool_failure")
+    assert "cannot call nope" in unknown.detail and plain.content == "it failed"
+    assert malformed.kind == "malformed_call" and "not JSON" in malformed.detail
+    assert all(e.stop is None for e in (unknown, broken, plain, malformed))
