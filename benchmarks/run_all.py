@@ -68,6 +68,7 @@ BENCHES: tuple[Bench, ...] = (
           moderate=("--tools", "500", "--repeat", "1", "--sample", "20")),
     Bench("bench_graph_refine.py", "graph-refine",
           moderate=("--tools", "500", "--iterations", "10", "--paths", "8")),
+    Bench("bench_score.py", "score", moderate=("--episodes", "5000", "--rounds", "3")),
     Bench("bench_synth.py", "synth", moderate=("-n", "40", "--baseline-n", "10")),
     Bench("bench_compile_instructions.py", "compile-instructions",
           moderate=("--n", "50", "--stages", "all,parse"), needs=("valgrind",)),

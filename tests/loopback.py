@@ -35,3 +35,31 @@ def serve_asgi(app: Any) -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+async def read_body(receive: Any) -> bytes:
+    """The whole body of an ASGI HTTP request, read a chunk at a time."""
+    body = b""
+    while True:
+        msg = await receive()
+        body += msg.get("body", b"")
+        if not msg.get("more_body"):
+            return body
+
+
+async def respond(send: Any, status: int, body: bytes,
+                  headers: tuple[tuple[str, str], ...] = ()) -> None:
+    """Send an ASGI HTTP response: ``status``, a JSON ``body`` and extra ``headers``."""
+    hs = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    hs += [(k.encode(), v.encode()) for k, v in headers]
+    await send({"type": "http.response.start", "status": status, "headers": hs})
+    await send({"type": "http.response.body", "body": body})
+
+
+def free_port() -> int:
+    """A loopback port where nothing listens (bound and released: another process may take it
+    before the caller does; only for servers a test starts as a subprocess)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port

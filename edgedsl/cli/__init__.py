@@ -1,8 +1,8 @@
 """The ``edgedsl`` command line: one subcommand per stage, ``--json`` wherever data is printed.
 
 One module per command family (:mod:`.compile`, :mod:`.run`, :mod:`.store`, :mod:`.graph`,
-:mod:`.synth`, :mod:`.suites`), what they share in :mod:`.common`; this module builds the
-argument parser and runs a command.
+:mod:`.synth`, :mod:`.bench`, :mod:`.mcp`, :mod:`.suites`), what they share in :mod:`.common`;
+this module builds the argument parser and runs a command.
 
 Exit codes: 0 clean, 1 errors in the input (diagnostics, failed runs, files to reformat),
 2 usage or internal error.
@@ -144,6 +144,14 @@ def _parser() -> argparse.ArgumentParser:
     from .synth import add_synth_parser
 
     add_synth_parser(sub)
+
+    from .bench import add_bench_parser
+
+    add_bench_parser(sub)
+
+    from .mcp import add_mcp_parser
+
+    add_mcp_parser(sub)
 
     from .suites import add_import_parser
 

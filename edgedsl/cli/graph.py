@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from ..core.resources import stdlib_dir
+from ..core.resources import stdlib_modules
 from .args import non_negative, positive, positive_int, probability
 from .common import (
     EXIT_ERRORS,
@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_MODULES", "add_graph_parser", "default_modules"]
 
 def default_modules() -> list[str]:
     """The ten-platform catalog: every ``stdlib/*.edge`` module except the shared code types."""
-    return sorted(p.stem for p in stdlib_dir().glob("*.edge") if p.stem != "codes")
+    return stdlib_modules()
 
 
 DEFAULT_MODULES: tuple[str, ...] = ()

@@ -30,3 +30,9 @@ def grammar_path() -> Path:
 def stdlib_dir() -> Path:
     """The directory holding the standard catalogs (``*.edge``)."""
     return _locate("stdlib")
+
+
+def stdlib_modules() -> list[str]:
+    """The ten-platform catalog's module names: every ``stdlib/*.edge`` module except the shared
+    code types (``codes``), sorted."""
+    return sorted(p.stem for p in stdlib_dir().glob("*.edge") if p.stem != "codes")

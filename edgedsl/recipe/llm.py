@@ -20,7 +20,11 @@ OpenAI-compatible server (OpenAI, vLLM, llama.cpp, Ollama, LiteLLM, …):
   or invalid reply asks again with the validation error appended to the conversation; after
   ``attempts`` replies it raises :class:`LLMError` (``kind="malformed"``);
 * usage is counted per call and in total (:class:`LLMUsage`: calls, HTTP requests, retries,
-  malformed replies, failures, tokens).
+  malformed replies, failures, tokens);
+* :meth:`LLMClient.complete_tools` sends a conversation with function ``tools`` (and any
+  message an OpenAI conversation holds: assistant ``tool_calls``, ``tool`` results) and returns
+  the assistant's message as the endpoint sent it (:class:`ToolReply`), for agents that call
+  tools (``edgedsl.bench.agents.openai``).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ __all__ = [
     "LLMUsage",
     "Message",
     "ReplyError",
+    "ToolReply",
     "parse_json_reply",
 ]
 
@@ -184,6 +189,18 @@ class JSONReply(Generic[T]):
     usage: LLMUsage
 
 
+@dataclass(frozen=True, slots=True)
+class ToolReply:
+    """One reply to a conversation with tools: the assistant ``message`` as the endpoint sent it
+    (a JSON object with ``role``, ``content`` and perhaps ``tool_calls``; not validated beyond
+    being an object), the finish reason and model reported, and the call's usage."""
+
+    message: dict[str, Any]
+    usage: LLMUsage
+    finish_reason: str | None = None
+    model: str | None = None
+
+
 ErrorKind = Literal["malformed", "transport", "refused", "protocol"]
 
 
@@ -315,6 +332,18 @@ class _Tally:
                         malformed=self.malformed, failures=int(failed),
                         prompt_tokens=self.prompt_tokens,
                         completion_tokens=self.completion_tokens)
+
+
+def _count_tokens(data: dict[str, Any], tally: _Tally) -> None:
+    """Add the tokens a completion's ``usage`` reports to ``tally`` (a missing or odd ``usage``
+    counts nothing)."""
+    usage = data.get("usage")
+    if isinstance(usage, dict):
+        for key, attr in (("prompt_tokens", "prompt_tokens"),
+                          ("completion_tokens", "completion_tokens")):
+            v = usage.get(key)
+            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                setattr(tally, attr, getattr(tally, attr) + v)
 
 
 class LLMClient:
@@ -489,10 +518,7 @@ class LLMClient:
     async def _chat(self, messages: Sequence[Message], json_mode: bool,
                     temperature: float | None, tally: _Tally) -> Completion:
         data = await self._post(self._body(messages, json_mode, temperature), tally)
-        usage = data.get("usage")
-        if isinstance(usage, dict):
-            tally.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-            tally.completion_tokens += int(usage.get("completion_tokens") or 0)
+        _count_tokens(data, tally)
         try:
             choice = data["choices"][0]
             content = _content_text(choice["message"].get("content"))
@@ -522,6 +548,48 @@ class LLMClient:
         self._usage = self._usage + usage
         return Completion(content=reply.content, usage=usage, finish_reason=reply.finish_reason,
                           model=reply.model)
+
+    async def complete_tools(self, messages: Sequence[Mapping[str, Any]],
+                             tools: Sequence[Mapping[str, Any]], *,
+                             temperature: float | None = None,
+                             seed: int | None = None) -> ToolReply:
+        """One chat completion of ``messages`` (OpenAI message objects, sent as given) with the
+        function ``tools`` offered (``tool_choice: auto``), ``temperature`` (the configuration's
+        by default) and ``seed`` passed on; transport errors, 429 and 5xx retried as by
+        :meth:`complete`. Raises :class:`LLMError` (``protocol`` when the reply has no
+        ``choices[0].message`` object)."""
+        cfg = self.config
+        body: dict[str, Any] = {
+            "model": cfg.model,
+            "messages": list(messages),
+            "temperature": cfg.temperature if temperature is None else temperature,
+        }
+        if tools:
+            body["tools"] = list(tools)
+            body["tool_choice"] = "auto"
+        if seed is not None:
+            body["seed"] = seed
+        if cfg.max_tokens is not None:
+            body["max_tokens"] = cfg.max_tokens
+        tally = _Tally()
+        async with self:
+            data = await self._post(orjson.dumps(body), tally)
+            _count_tokens(data, tally)
+            choice = data.get("choices")
+            first = choice[0] if isinstance(choice, list) and choice else None
+            message = first.get("message") if isinstance(first, dict) else None
+            if not isinstance(message, dict):
+                raise self._error(
+                    f"the chat endpoint {self._shown_url} answered something that is not a "
+                    f"chat completion (no choices[0].message): {_short(data, 200)}",
+                    kind="protocol", tally=tally)
+        usage = tally.usage(failed=False)
+        self._usage = self._usage + usage
+        assert isinstance(first, dict)
+        reason, model = first.get("finish_reason"), data.get("model")
+        return ToolReply(message=message, usage=usage,
+                         finish_reason=reason if isinstance(reason, str) else None,
+                         model=model if isinstance(model, str) else None)
 
     async def complete_json_reply(self, messages: Sequence[Message], model: type[T], *,
                                   attempts: int | None = None,

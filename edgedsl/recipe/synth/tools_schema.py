@@ -40,6 +40,7 @@ __all__ = [
     "TaskTools",
     "labelled_schema",
     "param_schema",
+    "rank_key",
     "task_file",
     "tool_name",
     "tool_qualname",
@@ -186,7 +187,9 @@ class _FileTools:
     schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def _rank(seed: int, task: str, qualname: str) -> bytes:
+def rank_key(seed: int, task: str, qualname: str) -> bytes:
+    """The BLAKE2b digest ranking tool `qualname` for task `task` under `seed` (module
+    docstring): stable across runs and processes; bundles rank their distractors with it too."""
     return hashlib.blake2b(f"{seed}\x00{task}\x00{qualname}".encode(), digest_size=16).digest()
 
 
@@ -250,7 +253,7 @@ class TaskTools:
         pool = [t.qualname for p in platforms if (plat := ft.catalog.platforms.get(p))
                 for t in plat.tools.values() if t.qualname not in chosen]
         need = max(0, self.tools_per_task - len(used))
-        key = lambda q: _rank(self.seed, record.name, q)  # noqa: E731
+        key = lambda q: rank_key(self.seed, record.name, q)  # noqa: E731
         exposed = used + sorted(pool, key=key)[:need]
         return sorted(exposed, key=key)
 

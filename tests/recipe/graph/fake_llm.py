@@ -15,7 +15,6 @@ the base URL (``http://127.0.0.1:PORT/v1``).
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 from collections import deque
@@ -27,7 +26,7 @@ from typing import Any
 import orjson
 
 from edgedsl.world.app import lifespan
-from tests.loopback import serve_asgi
+from tests.loopback import free_port, read_body, respond, serve_asgi
 
 PATH = "/v1/chat/completions"
 
@@ -120,21 +119,16 @@ class FakeLLM:
             return
         if scope["type"] != "http":
             return
-        raw = b""
-        while True:
-            msg = await receive()
-            raw += msg.get("body", b"")
-            if not msg.get("more_body"):
-                break
+        raw = await read_body(receive)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope["headers"]}
         if scope["method"] != "POST" or scope["path"] != PATH:
-            await _respond(send, 404, b'{"error": {"message": "not found"}}', ())
+            await respond(send, 404, b'{"error": {"message": "not found"}}', ())
             return
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            await _respond(send, 400, b'{"error": {"message": "body is not JSON"}}', ())
+            await respond(send, 400, b'{"error": {"message": "body is not JSON"}}', ())
             return
         seen = Seen(scope["method"], scope["path"], headers, body)
         with self._lock:
@@ -165,15 +159,7 @@ class FakeLLM:
             })
         else:
             out = reply.body or b""
-        await _respond(send, reply.status, out, reply.headers)
-
-
-async def _respond(send: Any, status: int, body: bytes,
-                   headers: tuple[tuple[str, str], ...]) -> None:
-    hs = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    hs += [(k.encode(), v.encode()) for k, v in headers]
-    await send({"type": "http.response.start", "status": status, "headers": hs})
-    await send({"type": "http.response.body", "body": body})
+        await respond(send, reply.status, out, reply.headers)
 
 
 @contextmanager
@@ -185,7 +171,4 @@ def serve(app: Any) -> Iterator[str]:
 
 def free_port_url() -> str:
     """A loopback URL where nothing listens (a port bound and released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+    return f"http://127.0.0.1:{free_port()}/v1"
