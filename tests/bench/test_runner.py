@@ -158,6 +158,17 @@ def test_the_oracle_scores_one_on_every_world_example(tmp_path: Path) -> None:
         assert est.value == 1.0
 
 
+@pytest.mark.slow
+def test_the_oracle_scores_one_on_every_task_of_the_shipped_bundle(tmp_path: Path) -> None:
+    """Issue 19 §2: the oracle scores 1.0 on every axis on every task of examples/bench (the
+    shipped bundle: ≥ 145 tasks, none refused as undetermined)."""
+    bundle = save_bundle(make_bundle([ROOT / "examples" / "bench"]), tmp_path / "b.json")
+    assert not bundle.refused and len(bundle.tasks) >= 145
+    summary = run_bench(bundle, make_agent("oracle", bundle), out=tmp_path / "r")
+    for est in (summary.pass_at_1, summary.response, summary.environment, summary.action):
+        assert est.value == 1.0
+
+
 
 def test_a_read_that_initialises_write_state_changes_no_environment() -> None:
     from edgedsl.bench.bundle import full_catalog

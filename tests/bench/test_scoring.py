@@ -59,6 +59,8 @@ def test_names_and_bools() -> None:
     (None, None, True), ("없음", None, True), (0, None, False),
     ("예", True, True), (False, True, False),
     ({"n": 3}, 3, True),
+    # a text with no name in it (DART writes '-' for "none") matches itself, nothing else
+    ("-", "-", True), (" - ", "-", True), ("+", "-", False),
 ])
 def test_same_value(agent: Any, gold: Any, same: bool) -> None:
     assert same_value(agent, gold) is same

@@ -112,6 +112,8 @@ def same_value(agent: Any, gold: Any) -> bool:
         if gd is not None and _date(agent) == gd:
             return True
         if isinstance(agent, str):
+            if agent.strip() == gold.strip():  # also a text with no name in it ('-', '…')
+                return True
             if name_key(agent) == name_key(gold) and name_key(gold):
                 return True
             g, a = parse_number(gold), parse_number(agent)
