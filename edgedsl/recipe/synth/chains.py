@@ -169,16 +169,14 @@ async def grow(eng: Engine, draft: Draft, edges: int, rng: random.Random, *,
     return draft
 
 
-async def start(eng: Engine, rng: random.Random, attempts: int = 4, *,
-                platform: str | None = None) -> Draft | None:
-    """A root draft: a platform drawn among those with roots (``platform``, a module of
-    :meth:`Engine.roots_by_platform`, when given), then a callable tool of it drawn among its
-    roots, run (a few draws). A root from which no edge could go on (:meth:`Engine.can_grow`:
-    a NEIS meal list hands on only the school it was given) is drawn again on the same
-    platform, so that a platform whose chains start at one hub (NEIS at its school register)
-    keeps its share of drafts."""
+async def start(eng: Engine, rng: random.Random, attempts: int = 4) -> Draft | None:
+    """A root draft: a platform drawn among those with roots, then a callable tool of it drawn
+    among its roots, run (a few draws; see :meth:`Engine.roots_by_platform`). A root from
+    which no edge could go on (:meth:`Engine.can_grow`: a NEIS meal list hands on only the
+    school it was given) is drawn again on the same platform, so that a platform whose chains
+    start at one hub (NEIS at its school register) keeps its share of drafts."""
     by_platform = eng.roots_by_platform()
-    platforms = sorted(by_platform) if platform not in by_platform else [platform]
+    platforms = sorted(by_platform)
     for _ in range(attempts):
         tools = list(by_platform[rng.choice(platforms)])
         while tools:
@@ -196,17 +194,13 @@ async def chain(eng: Engine, rng: random.Random, length: int,
     ``length`` (no out-edge of its last tool works) or one an analyst would not run
     (:func:`~.plausible.implausible`) is grown again from another root, up to
     :attr:`~edgedsl.recipe.synth.engine.Engine.restarts` times; the longest plausible one is
-    kept (the longest of all when none is). The restarts stay on the platform of the first
-    root: drawn anew, they went to the platforms whose chains are long, and a platform whose
-    chains are short (Seoul's two registers) lost the share of starts its draw gave it."""
+    kept (the longest of all when none is)."""
     need = NEED.get(target or "")
     best: tuple[bool, int, Draft, n.AnswerStmt] | None = None
-    platform: str | None = None
     for _ in range(1 + eng.restarts):
-        d = await start(eng, rng, platform=platform)
+        d = await start(eng, rng)
         if d is None:
             continue
-        platform = platform or eng.module_of(d.last_tool)
         d = await grow(eng, d, max(1, length), rng, kinds=KINDS.get(target or ""), need=need)
         if not d.edges or (need is not None and not any(j.kind == need for j in d.junctions)):
             continue

@@ -89,7 +89,7 @@ async def _combo(eng: Engine, rng: random.Random, length: int, combo: str) -> Bu
     if combo == "drv+fan":  # grown again from other roots while short (Engine.restarts)
         best: Draft | None = None
         for k in range(1 + eng.restarts):
-            s = s0 if k == 0 else await start(eng, rng, platform=eng.module_of(s0.last_tool))
+            s = s0 if k == 0 else await start(eng, rng)
             if s is None:
                 continue
             d = await grow(eng, s, max(2, length), rng, need="drv")

@@ -446,33 +446,6 @@ def test_a_conditional_hands_on_one_value_when_drawn_single() -> None:
     assert any(got[0.0])  # drawn among all narrowings: some keep several values
 
 
-def test_restarts_stay_on_the_platform_of_the_first_root() -> None:
-    """A chain grown again from another root draws that root on the platform its first root
-    was drawn on: restarts drawn anew went to the platforms with long chains, and a platform
-    with short ones lost the starts its draw gave it (docs/synth.md, "Reach")."""
-    from edgedsl.recipe.synth.chains import chain, start
-
-    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0), restarts=3)
-    platforms = sorted(eng.roots_by_platform())
-    assert len(platforms) >= 2
-
-    async def main() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-        kept, pinned = [], []
-        for s in range(12):
-            first = await start(eng, random.Random(s))
-            b = await chain(eng, random.Random(s), 5)
-            if first is not None and b is not None:
-                kept.append((eng.module_of(first.last_tool), eng.module_of(b.draft.tools[0])))
-            p = platforms[s % len(platforms)]
-            d = await start(eng, random.Random(s), platform=p)
-            if d is not None:
-                pinned.append((p, eng.module_of(d.last_tool)))
-        return kept, pinned
-    kept, pinned = asyncio.run(main())
-    assert kept and all(a == b for a, b in kept)
-    assert pinned and all(a == b for a, b in pinned)
-
-
 def test_a_pure_group_keeps_the_root_when_only_the_root_can_share_its_values() -> None:
     """A pure Sem group reads the longest prefix whose values it can share as they are, the
     root alone included: a bill's record (one value) heads the group where the next call's
