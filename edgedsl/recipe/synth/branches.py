@@ -241,15 +241,27 @@ async def sem(eng: Engine, rng: random.Random, length: int,
         drafts.append(nxt)
     d = drafts[-1]
     after = eng.tail_edges(rng)
-    if pure:  # the longest prefix whose values the group can share as they are
-        for p in reversed(drafts[1:]):
-            got = await parallel_tail(eng, p, rng, pure=True, after=after, literal=False)
-            if got is not None:
-                return got
+    if pure:
+        got = await _shared_prefix_group(eng, drafts, rng, after=after)
+        if got is not None:
+            return got
     got = await parallel_tail(eng, d, rng, pure=pure, after=after)
     if got is None and d is not root:  # no group after the prefix: one right after the root
         got = await parallel_tail(eng, root, rng, pure=pure, after=after)
     return got
+
+
+async def _shared_prefix_group(eng: Engine, drafts: Sequence[Draft], rng: random.Random, *,
+                               after: int = 0) -> Built | None:
+    """A pure Sem group after the longest of ``drafts`` (a prefix, one draft per edge, the
+    root first) whose values the group's header can share as they are — the root alone too:
+    its call stays in the program, a sequential call, where a literal group would drop it.
+    None when every one would need a narrowing (the caller then takes literal values)."""
+    for p in reversed(drafts):
+        got = await parallel_tail(eng, p, rng, pure=True, after=after, literal=False)
+        if got is not None:
+            return got
+    return None
 
 
 def _comparable(eng: Engine, tool: str) -> list[str]:
@@ -363,13 +375,18 @@ async def cmp(eng: Engine, rng: random.Random, length: int,
     return Built(d.body, answer, d.edges, d, "cmp")
 
 
-def _two_narrowings(eng: Engine, draft: Draft, edge: GraphEdge,
-                    rng: random.Random) -> tuple[JunctionPlan, JunctionPlan] | None:
+def _two_narrowings(eng: Engine, draft: Draft, edge: GraphEdge, rng: random.Random, *,
+                    one: bool = False) -> tuple[JunctionPlan, JunctionPlan] | None:
+    """Two working narrowings of the draft's records for ``edge`` that hand on different
+    values (the two branches of a conditional); with ``one``, both hand on one value each
+    (the call after the ``if`` is then sequential). None when there are not two."""
     fields = [b.field for b in edge.bindings]
     types = eng.types(draft.last_tool)
     if any(f not in types for f in fields):
         return None
     plans = narrowings(eng.columns(draft), fields, types, phi=eng.phi, rng=rng, width=eng.width)
+    if one:
+        plans = [p for p in plans if p.handoff == "seq"]
     if len(plans) < 2:
         return None
     a = plans[rng.randrange(len(plans))]
@@ -383,17 +400,18 @@ async def conditional(eng: Engine, draft: Draft, rng: random.Random, *,
                       pure: bool = False) -> Draft | None:
     """``draft`` continued by an ``if`` narrowing its last relation two ways and the call that
     reads the result (see the module doc); None when no edge allows it. ``pure`` wants both
-    narrowings to hand on one value (a ``seq``, no fan)."""
+    narrowings to hand on one value (a ``seq``, no fan); otherwise they do with chance
+    :attr:`~edgedsl.recipe.synth.engine.Engine.single`, as a junction's narrowing does (an
+    edge whose records allow no two such narrowings is then passed over, not made a fan)."""
     x, count = draft.last, len(draft.rows)
-    if count < 2 or draft.partial:  # the count of a partial read would decide the branch
+    if count < 2:
         return None
+    one = pure or (eng.single > 0 and rng.random() < eng.single)
     for edge in eng.ranked(draft, rng)[: eng.tries]:
-        pair = _two_narrowings(eng, draft, edge, rng)
+        pair = _two_narrowings(eng, draft, edge, rng, one=one)
         if pair is None:
             continue
         then_jp, else_jp = pair
-        if pure and "fan" in (then_jp.handoff, else_jp.handoff):
-            continue
         pick = draft.fresh(f"{x}_pick")
         d = draft.with_([], names=[pick])
         threshold = count - 1 if rng.random() < 0.5 else count
@@ -431,8 +449,7 @@ async def conditional(eng: Engine, draft: Draft, rng: random.Random, *,
         return d.with_(stmts, names=[name], last=name, last_tool=edge.target,
                        rows=tuple(rows), tools=(*draft.tools, edge.target),
                        edges=(*draft.edges, edge), junctions=(*draft.junctions, ran),
-                       received=then_jp.handed | else_jp.handed | literal_texts(lits),
-                       partial=ex0.partial(name))
+                       received=then_jp.handed | else_jp.handed | literal_texts(lits))
     return None
 
 

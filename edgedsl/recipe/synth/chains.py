@@ -122,8 +122,9 @@ def answer_of(eng: Engine, draft: Draft, rng: random.Random, *,
     specs = field_specs(eng, draft.last_tool)
     cols = eng.columns(draft)
     limit = rng.choice((1, 2, 2))
-    # the count of a partial read is a page size, not an answer
-    counted = len(draft.rows) > 1 and not draft.partial
+    # every draft reads each call whole (Engine.execute grows nothing from a partial read),
+    # so the count of its last relation is the service's count, never a page size
+    counted = len(draft.rows) > 1
     chosen = single_fields(cols, limit, echo, avoid, specs, wanted_only=True)
     if not chosen and not counted:  # a code or a category, when it is all there is
         chosen = single_fields(cols, 1, echo, avoid, specs)

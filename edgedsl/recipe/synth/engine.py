@@ -78,8 +78,6 @@ class Draft:
     junctions: tuple[JunctionPlan, ...] = ()
     names: frozenset[str] = frozenset()
     received: frozenset[str] = frozenset()
-    #: the last call read fewer records than the service reported (a page limit cut it)
-    partial: bool = False
     #: the draft's records with their columns coerced (:meth:`Engine.columns`), made once
     memo: list[Columns] = field(default_factory=list, init=False, compare=False, repr=False)
 
@@ -252,11 +250,16 @@ class Engine:
         are reached as targets)."""
         out: dict[str, list[str]] = {}
         for t in self.roots():
-            p = self.catalog.platforms.get(t.partition(".")[0])
-            module = p.module if p is not None and p.module else t.partition(".")[0]
+            module = self.module_of(t)
             if module != "std":
                 out.setdefault(module, []).append(t)
         return out
+
+    def module_of(self, tool: str) -> str:
+        """The catalog module declaring ``tool``'s platform (``tago.stops`` → ``bus``): the
+        platform a draft's start is drawn by (:meth:`roots_by_platform`)."""
+        p = self.catalog.platforms.get(tool.partition(".")[0])
+        return p.module if p is not None and p.module else tool.partition(".")[0]
 
     def literal_args(self, tool: str, args: Sequence[tuple[str, Scalar]]) -> list[n.Arg]:
         """Literal argument nodes (ValueError when one does not fit its parameter)."""
@@ -328,8 +331,7 @@ class Engine:
         if not rows:
             return None
         return Draft(body=body, last=name, last_tool=tool, rows=tuple(rows), tools=(tool,),
-                     names=frozenset({name}), received=literal_texts(call.args),
-                     partial=ex is not None and ex.partial(name))
+                     names=frozenset({name}), received=literal_texts(call.args))
 
     def ranked(self, draft: Draft, rng: random.Random) -> list[GraphEdge]:
         """The runnable out-edges of the draft's last tool to tools not used yet, in the order
@@ -486,8 +488,7 @@ class Engine:
         return draft.with_(stmts, names=taken, last=name, last_tool=edge.target,
                            rows=tuple(rows), tools=(*draft.tools, edge.target),
                            edges=(*draft.edges, edge), junctions=(*draft.junctions, jp),
-                           received=jp.handed | literal_texts(lits),
-                           partial=ex is not None and ex.partial(name))
+                           received=jp.handed | literal_texts(lits))
 
 
 def usable(jp: JunctionPlan | None, draft: Draft,

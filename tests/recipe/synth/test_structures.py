@@ -416,3 +416,58 @@ def _calls(s: n.Stmt) -> list[n.Call]:
     if isinstance(node, n.Parallel):
         return [b.call for b in node.branches]
     return []
+
+
+def test_a_conditional_hands_on_one_value_when_drawn_single() -> None:
+    """The two narrowings of a conditional follow ``single`` like a junction's: drawn to hand
+    on one value, both keep one (the call after the ``if`` is sequential, not a fan over
+    what a threshold kept); with ``single`` 0 a narrowing may keep several (a fan)."""
+    from edgedsl.recipe.synth.branches import conditional
+
+    got: dict[float, list[bool]] = {}
+    for p in (0.0, 1.0):
+        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0), single=p)
+
+        async def main(eng: Engine = eng) -> list[bool]:
+            fans = []
+            for tool in eng.roots():
+                for s in range(6):
+                    d = await eng.root(tool, random.Random(s))
+                    c = None if d is None else await conditional(eng, d, random.Random(s))
+                    if c is None:
+                        continue
+                    i = next(k for k, st in enumerate(c.body) if isinstance(st, n.IfStmt))
+                    after = c.body[i + 1]
+                    assert isinstance(after, n.Binding) and isinstance(after.node, n.Call)
+                    fans.append(any(isinstance(a.value, n.FanArg) for a in after.node.args))
+            return fans
+        got[p] = asyncio.run(main())
+    assert got[1.0] and not any(got[1.0])  # one value each: never a fan after the `if`
+    assert any(got[0.0])  # drawn among all narrowings: some keep several values
+
+
+def test_a_pure_group_keeps_the_root_when_only_the_root_can_share_its_values() -> None:
+    """A pure Sem group reads the longest prefix whose values it can share as they are, the
+    root alone included: a bill's record (one value) heads the group where the next call's
+    records (several bills' proposers) would need a narrowing — before, the group took
+    literal values from one of those records and the root call was dropped."""
+    from edgedsl.recipe.synth.branches import _shared_prefix_group, parallel_tail
+
+    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+
+    async def main() -> tuple[object, object]:
+        root = await eng.root("assembly.bill_info", random.Random(0))
+        assert root is not None and len(root.rows) == 1
+        nxt = await eng.extend(root, random.Random(0), prefer="seq", kinds=frozenset({"seq"}))
+        assert nxt is not None and len(nxt.rows) > 1
+        longer = await parallel_tail(eng, nxt, random.Random(0), pure=True, literal=False)
+        return longer, await _shared_prefix_group(eng, [root, nxt], random.Random(0))
+    longer, got = asyncio.run(main())
+    assert longer is None  # the longer prefix's values need a narrowing
+    assert isinstance(got, Built)
+    first, group = got.body[0], got.body[1]
+    assert isinstance(first, n.Binding) and isinstance(first.node, n.Call)
+    assert first.node.qualname == "assembly.bill_info"
+    assert isinstance(group, n.Binding) and isinstance(group.node, n.Parallel)
+    assert structure_of(_traj(got)) == "Sem"
+    _check_runs(eng, got)
