@@ -58,8 +58,8 @@ from .entities import entity_of
 if TYPE_CHECKING:
     from .engine import Engine
 
-__all__ = ["ALL_PAGES", "ENOUGH", "FEW_ROWS", "FILTERS", "PROBES", "Probed", "probe", "root_args",
-           "root_call"]
+__all__ = ["ALL_PAGES", "ENOUGH", "FEW_ROWS", "FILTERS", "NARROWER_ARGS", "NARROWER_ROWS",
+           "PROBES", "Probed", "probe", "root_args", "root_call"]
 
 PROBES = 24
 """Argument tuples probed per root tool at most (per step)."""
