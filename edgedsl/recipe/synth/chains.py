@@ -169,19 +169,22 @@ async def grow(eng: Engine, draft: Draft, edges: int, rng: random.Random, *,
     return draft
 
 
-async def start(eng: Engine, rng: random.Random, attempts: int = 4) -> Draft | None:
+async def start(eng: Engine, rng: random.Random, attempts: int = 4, *,
+                few: bool = False) -> Draft | None:
     """A root draft: a platform drawn among those with roots, then a callable tool of it drawn
     among its roots, run (a few draws; see :meth:`Engine.roots_by_platform`). A root from
     which no edge could go on (:meth:`Engine.can_grow`: a NEIS meal list hands on only the
     school it was given) is drawn again on the same platform, so that a platform whose chains
-    start at one hub (NEIS at its school register) keeps its share of drafts."""
+    start at one hub (NEIS at its school register) keeps its share of drafts. ``few``: the
+    root is a small read when its tool has one (a chain that needs a fan:
+    :func:`~edgedsl.recipe.synth.roots.root_args`)."""
     by_platform = eng.roots_by_platform()
     platforms = sorted(by_platform)
     for _ in range(attempts):
         tools = list(by_platform[rng.choice(platforms)])
         while tools:
             tool = tools.pop(rng.randrange(len(tools)))
-            d = await eng.root(tool, rng)
+            d = await eng.root(tool, rng, few=few)
             if d is not None and eng.can_grow(d):
                 return d
     return None
@@ -198,7 +201,7 @@ async def chain(eng: Engine, rng: random.Random, length: int,
     need = NEED.get(target or "")
     best: tuple[bool, int, Draft, n.AnswerStmt] | None = None
     for _ in range(1 + eng.restarts):
-        d = await start(eng, rng)
+        d = await start(eng, rng, few=need == "fan")
         if d is None:
             continue
         d = await grow(eng, d, max(1, length), rng, kinds=KINDS.get(target or ""), need=need)

@@ -313,10 +313,11 @@ class Engine:
 
     # ---------------------------------------------------------------- moves
 
-    async def root(self, tool: str, rng: random.Random) -> Draft | None:
+    async def root(self, tool: str, rng: random.Random, *, few: bool = False) -> Draft | None:
         """A draft of one call of ``tool`` with default arguments that made it return records
-        (:func:`~edgedsl.recipe.synth.roots.root_args`), run; None when none did."""
-        drawn = await root_args(self, tool, rng)
+        (:func:`~edgedsl.recipe.synth.roots.root_args`; ``few``: a small read when there is
+        one, for a chain that needs a fan), run; None when none did."""
+        drawn = await root_args(self, tool, rng, few=few)
         if drawn is None:
             return None
         try:

@@ -28,7 +28,11 @@ reads when there are any, else among the others. The tuples tried, in order, unt
    pages, 276 records);
 4. **fed by an edge** — when the defaults made no whole read, argument tuples are taken from
    the records of a G* edge's source root into the tool (its bound fields, jointly: the
-   election id and election type of one election's record, for ``nec.candidates``).
+   election id and election type of one election's record, for ``nec.candidates``);
+5. **narrower whole reads** — while fewer than :data:`ENOUGH` whole reads are known, a whole
+   read of many records takes one stated category filter from its own records, as in step 2:
+   the committee of a list of notices, the kind of a register's schools. Each is another
+   root a question can start from (a tool with no required parameter had one root before).
 
 Every probe is an ordinary memoised run of the one-call draft (:meth:`Engine.execute`), so the
 root drawn afterwards costs nothing more, and the probes of a tool are a pure function of the
@@ -54,14 +58,27 @@ from .entities import entity_of
 if TYPE_CHECKING:
     from .engine import Engine
 
-__all__ = ["ALL_PAGES", "ENOUGH", "FILTERS", "PROBES", "Probed", "probe", "root_args",
-           "root_call"]
+__all__ = ["ALL_PAGES", "ENOUGH", "FEW_ROWS", "FILTERS", "NARROWER_ARGS", "NARROWER_ROWS",
+           "PROBES", "Probed", "probe", "root_args", "root_call"]
 
-PROBES = 8
-"""Argument tuples probed per root tool at most."""
+PROBES = 24
+"""Argument tuples probed per root tool at most (per step)."""
 
-ENOUGH = 4
-"""Probing stops once this many tuples gave a whole read."""
+ENOUGH = 12
+"""Probing stops once this many tuples gave a whole read: the roots a tool can start a draft
+from. Four made the 1,781-task run saturate — its Seq, Sem, Fan and Cond drafts grew from the
+same few roots into the same programs (docs/synth.md, *Performance*)."""
+
+NARROWER_ROWS = 10
+"""A whole read of more than this many records may be narrowed by a stated category filter
+into another root (step 5 of the module doc)."""
+
+NARROWER_ARGS = 3
+"""… while it states fewer arguments than this."""
+
+FEW_ROWS = 10
+"""A chain that needs a fan starts from a whole read of at most this many records when the
+tool has one (:func:`root_args`)."""
 
 PARTIAL = 2
 """Default draws stop after this many partial reads and no whole one (a yearly register of
@@ -104,11 +121,17 @@ def root_call(eng: Engine, tool: str, probed: Probed) -> n.Call:
     return call
 
 
-async def root_args(eng: Engine, tool: str, rng: random.Random) -> Probed | None:
+async def root_args(eng: Engine, tool: str, rng: random.Random, *,
+                    few: bool = False) -> Probed | None:
     """A root of ``tool`` drawn among the probed tuples that returned records — among those read
-    whole when there are any; None when none returned records."""
+    whole when there are any; None when none returned records. With ``few`` (a chain that
+    needs a fan), among the whole reads of 2 … :data:`FEW_ROWS` records when there are any: a
+    fan hands on 2 … φ values without a ``drv``, which a read of hundreds rarely has (the
+    members of one small party, the rest areas of one direction of a route)."""
     got = await probe(eng, tool)
     whole = [p for p in got if p.whole]
+    if few:
+        whole = [p for p in whole if 2 <= p.rows <= FEW_ROWS] or whole
     pool = whole or got
     return rng.choice(pool) if pool else None
 
@@ -183,7 +206,34 @@ async def _probe_own(eng: Engine, tool: str) -> list[Probed]:
             q = await _whole(eng, tool, partial[k % len(partial)], rng, tried, loose=loose)
             if q.whole and q not in out:
                 out.append(q)
+    await _narrower(eng, tool, out, rng, tried)
     return out
+
+
+async def _narrower(eng: Engine, tool: str, out: list[Probed], rng: random.Random,
+                    tried: set[Args]) -> None:
+    """Step 5 of the module doc: while fewer than :data:`ENOUGH` whole reads are known, each
+    whole read of more than :data:`NARROWER_ROWS` records takes one stated category filter
+    from its own records (drawn in turn, up to :data:`PROBES` tries); a narrower whole read is
+    another root (``lawmaking_notices(CURR_COMMITTEE: "법제사법위원회")`` beside
+    ``lawmaking_notices()``)."""
+    for k in range(PROBES):
+        wide = [p for p in out if p.whole and p.rows > NARROWER_ROWS
+                and len(p.args) < NARROWER_ARGS]
+        if not wide or sum(p.whole for p in out) >= ENOUGH:
+            return
+        p = wide[k % len(wide)]
+        options = _filters(eng, tool, p)
+        if not options:
+            continue
+        name, values = options[rng.randrange(len(options))]
+        args = (*p.args, (name, values[rng.randrange(len(values))]))
+        if args in tried:
+            continue
+        tried.add(args)
+        q = await _run(eng, tool, args, p.pages)
+        if q is not None and q.whole and q.rows < p.rows:
+            out.append(q)
 
 
 async def _run(eng: Engine, tool: str, args: Args,

@@ -153,3 +153,10 @@ def test_the_duplicate_key_ignores_names_queries_and_comments_only() -> None:
     assert one.name != two.name and body_key(one) == body_key(two)
     other = api.parse(_prices("answer { n: count(prices), m: count(prices) }")).trajectories[0]
     assert body_key(other) != body_key(one)
+    # a program that states another value is another program (the widened roots of issue 18
+    # §6 rely on it): the key reads the formatted body, literals included
+    stated = api.parse(_prices("answer { n: count(prices) }").replace(
+        "fsc.stock_prices()", 'fsc.stock_prices(itmsNm: "삼성전자")')).trajectories[0]
+    other_name = api.parse(_prices("answer { n: count(prices) }").replace(
+        "fsc.stock_prices()", 'fsc.stock_prices(itmsNm: "SK하이닉스")')).trajectories[0]
+    assert len({body_key(one), body_key(stated), body_key(other_name)}) == 3

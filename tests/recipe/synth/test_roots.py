@@ -10,7 +10,17 @@ import random
 from edgedsl.cli.synth import default_graph_path
 from edgedsl.recipe.graph.model import GraphEdge, load_graph
 from edgedsl.recipe.synth.engine import Draft, Engine
-from edgedsl.recipe.synth.roots import ALL_RECORDS, Probed, _default_args, _run, probe
+from edgedsl.recipe.synth.roots import (
+    ALL_RECORDS,
+    ENOUGH,
+    FEW_ROWS,
+    NARROWER_ARGS,
+    Probed,
+    _default_args,
+    _run,
+    probe,
+    root_args,
+)
 from edgedsl.runtime.backends import make_backend
 from tests.synth_world import light_catalog, light_graph
 
@@ -101,3 +111,36 @@ def test_probes_are_the_same_in_every_process() -> None:
         pb = asyncio.run(probe(b, tool))
         assert [(p.args, p.pages, p.rows, p.whole) for p in pa] == \
             [(p.args, p.pages, p.rows, p.whole) for p in pb]
+
+
+def test_a_whole_read_is_narrowed_by_stated_categories_into_more_roots() -> None:
+    """Issue 18 §6: a tool without required parameters had one root, and the 1,781-task run
+    drew the same few roots into the same programs. A whole read of many records now also
+    yields narrower whole reads, each stating a category its records hold (a route, a
+    direction), a root of its own."""
+    eng = _engine()
+    got = asyncio.run(probe(eng, "ex.fuel_prices"))
+    assert all(p.whole for p in got)
+    base = next(p for p in got if p.args == ())
+    narrower = [p for p in got if p.args]
+    assert len(narrower) >= 3 and len(got) <= ENOUGH
+    params = {port.name for port in eng.nodes["ex.fuel_prices"].params if port.optional}
+    for p in narrower:
+        assert p.rows < base.rows and len(p.args) < NARROWER_ARGS
+        for k, v in p.args:  # a stated category the records hold, in Korean
+            assert k in params and isinstance(v, str) and any("가" <= c <= "힣" for c in v)
+            assert any(r.get(k) == v for r in base.records)
+    assert len({p.args for p in got}) == len(got)
+
+
+def test_a_chain_that_needs_a_fan_starts_from_a_small_read() -> None:
+    eng = _engine()
+    got = asyncio.run(probe(eng, "ex.fuel_prices"))
+    small = {p.args for p in got if p.whole and 2 <= p.rows <= FEW_ROWS}
+    assert small  # 서울양양선 toward 서울: six stations
+    for seed in range(6):
+        p = asyncio.run(root_args(eng, "ex.fuel_prices", random.Random(seed), few=True))
+        assert p is not None and p.args in small
+    drawn = {asyncio.run(root_args(eng, "ex.fuel_prices", random.Random(s))).args  # type: ignore[union-attr]
+             for s in range(24)}
+    assert drawn - small  # without `few`, any whole read
