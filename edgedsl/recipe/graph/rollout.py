@@ -12,15 +12,24 @@ written as an AST (never as text) and formatted::
     }
 
 Each hand-off narrows the source's records to one value per bound field with ``most_frequent``
-(ties go to the first record), so every junction is a ``seq`` of exactly one value when the
-source returned any. A paged tool reads one page (``pages 1``).
+(ties in frequency go to the smallest value in the type's order, the language's rule), so every
+junction is a ``seq`` of exactly one value when the source returned any. A paged tool reads one
+page (``pages 1``).
+
+An edge is never judged through a tie: when the trace's tie facts say the hand-off's
+``most_frequent`` chose among tied values and the target returned nothing, the edge is judged
+again through a fan of up to φ values the source produced
+(:func:`edgedsl.recipe.graph.handoff.fan_values`: the latest records first, or an even spread),
+one call of the target per value: ``success`` when one of them returns records.
 
 :func:`run_paths` compiles a batch of paths as one module (falling back to one module per path
 when the batch does not compile) and runs them concurrently; :func:`judge` turns a run's trace
 into one :class:`EdgeOutcome` per edge tried: ``success`` when the target returned records,
 ``structural`` (an error, a failed junction, no records), ``environmental`` (a transient failure),
 or ``internal`` (a bug, never counted as evidence). Edges after the first failure are not
-tried and get no outcome.
+tried and get no outcome. A path's ``passed``, ``steps`` and ``steps_ok`` count its own program:
+a tied edge that succeeds through the fan is a success of the edge, and the path still stops
+there.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -41,11 +50,12 @@ from ...runtime.executor import run_trajectory
 from ...runtime.result import RunResult
 from ...syntax import nodes as n
 from ...syntax.printer import format_module
+from .handoff import PHI, SOURCE_PAGES, fan_values
 from .model import Binding, Port, Scalar, ToolNode
 from .observe import value_ok
 
 __all__ = ["EdgeOutcome", "PathOutcome", "PathSpec", "Step", "judge", "path_module",
-           "path_trajectory", "run_paths"]
+           "path_trajectory", "run_paths", "tied_failure"]
 
 Outcome = Literal["success", "structural", "environmental", "internal"]
 
@@ -120,9 +130,10 @@ def literal(port: Port, value: Scalar, codes: Mapping[str, CodeType]) -> n.Liter
 
 def path_trajectory(path: PathSpec, name: str, nodes_by_name: Mapping[str, ToolNode],
                     codes: Mapping[str, CodeType], paged: frozenset[str] = frozenset(),
-                    query: str | None = None) -> n.Trajectory:
-    """The AST of ``path`` as a trajectory called ``name`` (see the module doc for its shape).
-    Raises ValueError when a literal argument does not fit its parameter."""
+                    query: str | None = None, last_pages: int = 1) -> n.Trajectory:
+    """The AST of ``path`` as a trajectory called ``name`` (see the module doc for its shape):
+    a paged tool reads one page, the last step ``last_pages``. Raises ValueError when a literal
+    argument does not fit its parameter."""
     body: list[n.Stmt] = []
     for i, step in enumerate(path.steps):
         platform, _, tool = step.tool.partition(".")
@@ -142,8 +153,9 @@ def path_trajectory(path: PathSpec, name: str, nodes_by_name: Mapping[str, ToolN
             if lit is None:
                 raise ValueError(f"{value!r} does not fit parameter `{pname}` of {step.tool}")
             args.append(n.Arg(name=pname, value=lit))
+        limit = last_pages if i == len(path.steps) - 1 else 1
         call = n.Call(platform=platform, tool=tool, args=tuple(args),
-                      pages=1 if step.tool in paged else None)
+                      pages=limit if step.tool in paged else None)
         body.append(n.Binding(name=f"s{i}", node=call))
     body.append(n.AnswerStmt(expr=n.FuncCall(name="count", args=(
         n.NameExpr(name=f"s{len(path.steps) - 1}"),))))
@@ -224,9 +236,10 @@ class Emitter:
     modules: tuple[str, ...]
     search_paths: tuple[Path, ...] = ()
 
-    def trajectory(self, path: PathSpec, name: str) -> n.Trajectory:
-        """The AST of one path."""
-        return path_trajectory(path, name, self.nodes, self.codes, self.paged)
+    def trajectory(self, path: PathSpec, name: str, last_pages: int = 1) -> n.Trajectory:
+        """The AST of one path (its last step reading ``last_pages`` pages when paged)."""
+        return path_trajectory(path, name, self.nodes, self.codes, self.paged,
+                               last_pages=last_pages)
 
     def source(self, trajs: Sequence[n.Trajectory], name: str) -> Source:
         """The formatted module holding ``trajs``."""
@@ -274,7 +287,70 @@ async def run_paths(paths: Sequence[PathSpec], emitter: Emitter, backend: Backen
     async def one(i: int) -> None:
         async with sem:
             result = await run_trajectory(plans[i], names[i], backend)
-        outcomes[i] = judge(paths[i], result)
+        got = judge(paths[i], result)
+        k = tied_failure(paths[i], got, result)
+        if k is not None:
+            async with sem:
+                got = await _through_fan(paths[i], k, got, emitter, backend, concurrency,
+                                         f"{names[i]}f")
+        outcomes[i] = got
 
     await asyncio.gather(*(one(i) for i in plans))
     return [o for o in outcomes if o is not None]
+
+
+def tied_failure(path: PathSpec, outcome: PathOutcome, result: RunResult) -> int | None:
+    """The index ``k`` of the step whose incoming edge failed structurally *at the target*
+    after a hand-off ``h{k}`` whose ``most_frequent`` broke a tie, or None."""
+    if not outcome.edges or outcome.edges[-1].outcome != "structural" or result.trace is None:
+        return None
+    k = outcome.steps - 1
+    if k < 1 or outcome.edges[-1].edge != (path.steps[k - 1].tool, path.steps[k].tool):
+        return None
+    steps = {s.id: s for s in result.trace.steps}
+    hand = steps.get(f"h{k}")
+    if hand is None or hand.failure is not None or not any(t.broken for t in hand.ties):
+        return None
+    return k
+
+
+async def _source_rows(path: PathSpec, k: int, emitter: Emitter, backend: Backend,
+                       name: str) -> list[dict[str, object]]:
+    """The records of step ``k - 1`` of ``path``: its prefix run again, the source reading up
+    to :data:`~edgedsl.recipe.graph.handoff.SOURCE_PAGES` pages (empty when it fails)."""
+    prefix = PathSpec(path.steps[:k])
+    try:
+        plan = emitter.compile([emitter.trajectory(prefix, name, SOURCE_PAGES)], f"<{name}>")
+    except (CompileError, ValueError):
+        return []
+    again = await run_trajectory(plan, name, backend, keep=(f"s{k - 1}",))
+    return again.relations.get(f"s{k - 1}") or []
+
+
+async def _through_fan(path: PathSpec, k: int, outcome: PathOutcome, emitter: Emitter,
+                       backend: Backend, concurrency: int, label: str) -> PathOutcome:
+    """Judge edge ``k`` of ``path`` again through a fan of the values its source produced
+    (the prefix is run again keeping the source's records; one call of the target per
+    value)."""
+    rows = await _source_rows(path, k, emitter, backend, f"{label}s")
+    prev, step = path.steps[k - 1], path.steps[k]
+    handed = fan_values(rows, emitter.nodes[prev.tool], emitter.nodes[step.tool],
+                        step.bindings, emitter.codes, phi=PHI)
+    if not handed:
+        return outcome
+    fan = [PathSpec((Step(step.tool, (*step.args, *args)),)) for args in handed]
+    got = await run_paths(fan, emitter, backend, concurrency=concurrency, label=label)
+    edge = (prev.tool, step.tool)
+    tried = [o for o in got if o.steps]
+    ok = sum(o.passed for o in tried)
+    if ok:
+        verdict = EdgeOutcome(edge, "success", "fan",
+                              f"a tied hand-off: {ok} of {len(tried)} values the source "
+                              f"produced answered")
+    elif tried and all(o.environmental for o in tried):
+        verdict = EdgeOutcome(edge, "environmental", tried[0].code, tried[0].message)
+    else:
+        verdict = EdgeOutcome(edge, "structural", outcome.edges[-1].code,
+                              f"{outcome.edges[-1].message} (a tied hand-off: none of "
+                              f"{len(tried)} values the source produced answered)")
+    return replace(outcome, edges=(*outcome.edges[:-1], verdict))

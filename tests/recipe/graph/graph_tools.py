@@ -2,8 +2,9 @@
 
 ``tg.items`` lists six items; ``tg.detail`` answers any code; ``tg.broken`` always fails
 structurally (a ValueError), ``tg.flaky`` always environmentally (a ConnectionError),
-``tg.empty`` returns nothing; ``tg.by_owner`` needs an owner and a year (a default from the years
-of observed dates); ``tg.kinds`` takes an enum.
+``tg.empty`` returns nothing, ``tg.latest`` answers only for the latest item (not in
+:func:`graph`: a tied hand-off's test); ``tg.by_owner`` needs an owner and a year (a default
+from the years of observed dates); ``tg.kinds`` takes an enum.
 """
 
 from __future__ import annotations
@@ -41,6 +42,12 @@ def empty(code: str) -> list[dict[str, Any]]:
     return []
 
 
+def latest(code: str) -> list[dict[str, Any]]:
+    """Answers only for the item of the latest day (A005), not for the tie-break's A001."""
+    newest = max(ITEMS, key=lambda r: r["day"])["code"]
+    return detail(code) if code == newest else []
+
+
 def by_owner(owner: str, year: int) -> list[dict[str, Any]]:
     return [r for r in ITEMS if r["day"].startswith(str(year))]
 
@@ -49,7 +56,8 @@ def kinds(kind: str) -> list[dict[str, Any]]:
     return ITEMS[:2] if kind == "A" else ITEMS[2:]
 
 
-TOOLS = {f"tg.{f.__name__}": f for f in (items, detail, broken, flaky, empty, by_owner, kinds)}
+TOOLS = {f"tg.{f.__name__}": f for f in (items, detail, broken, flaky, empty, latest, by_owner,
+                                              kinds)}
 
 CATALOG = CatalogRef(modules=["tg"], search_paths=[str(HERE)])
 
