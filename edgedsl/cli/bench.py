@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from .args import positive_int, seconds
-from .common import EXIT_ERRORS, EXIT_OK, usage_error
+from .common import EXIT_ERRORS, EXIT_OK, print_model, usage_error
 
 __all__ = ["add_bench_parser"]
 
@@ -161,11 +161,7 @@ def cmd_bench_report(args: argparse.Namespace) -> int:
             return EXIT_ERRORS
     if args.plot:
         Path(args.plot).write_text(render_svg(summary), encoding="utf-8")
-    if args.json:
-        sys.stdout.write(orjson.dumps(summary.model_dump(mode="json"),
-                                      option=orjson.OPT_INDENT_2).decode() + "\n")
-    else:
-        print(render_summary(summary))
+    print_model(summary, args.json, lambda: render_summary(summary))
     return EXIT_OK
 
 

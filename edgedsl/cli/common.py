@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,14 @@ def dump_json(data: Any, *, indent: bool = True) -> str:
     """JSON text of ``data`` (indented unless ``indent`` is false), non-string keys allowed."""
     opt = orjson.OPT_INDENT_2 if indent else 0
     return orjson.dumps(data, option=opt | orjson.OPT_NON_STR_KEYS).decode()
+
+
+def print_model(model: Any, as_json: bool, render: Callable[[], str]) -> None:
+    """Print a report model: its JSON (``--json``) or the text ``render()`` makes of it."""
+    if as_json:
+        sys.stdout.write(dump_json(model.model_dump(mode="json")) + "\n")
+    else:
+        print(render())
 
 
 def read_source_file(path: str) -> Source:

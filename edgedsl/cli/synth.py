@@ -26,6 +26,7 @@ from .common import (
     load_graph_file,
     make_backend,
     open_backend,
+    print_model,
     usage_error,
 )
 
@@ -132,11 +133,7 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
     finally:
         close_quietly(backend)
     sys.stderr.write("\n" if sys.stderr.isatty() else "")
-    if args.json:
-        sys.stdout.write(orjson.dumps(rep.model_dump(mode="json"),
-                                      option=orjson.OPT_INDENT_2).decode() + "\n")
-    else:
-        print(_render_report(rep, args.output))
+    print_model(rep, args.json, lambda: _render_report(rep, args.output))
     return EXIT_OK if rep.written else EXIT_ERRORS
 
 
@@ -188,11 +185,7 @@ def cmd_synth_audit(args: argparse.Namespace) -> int:
         if not Path(d).is_dir():
             raise usage_error(f"no such directory: {d}")
     report = audit_dirs(args.train, args.eval)
-    if args.json:
-        sys.stdout.write(orjson.dumps(report.model_dump(mode="json"),
-                                      option=orjson.OPT_INDENT_2).decode() + "\n")
-    else:
-        print(render_audit(report))
+    print_model(report, args.json, lambda: render_audit(report))
     return EXIT_OK
 
 
