@@ -102,18 +102,24 @@ async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
 async def _literal_group(eng: Engine, draft: Draft, edges: Sequence[GraphEdge],
                          fields: Sequence[str], rng: random.Random, *, after: int = 0,
                          kinds: frozenset[str] | None = None) -> Built | None:
+    """A pure Sem group whose shared values are literals taken from one record of ``draft``'s
+    last relation (the group starts the program). Up to :attr:`Engine.tries` records are
+    drawn, one after the other, until every branch returns records: the values of one record
+    need not work for every branch (an election's id and type give the code lists of any
+    election, but candidates only for the few elections the service holds candidates of)."""
     cols = eng.columns(draft)
     rows = [i for i in range(len(cols)) if all(cols.col(f)[i] is not None for f in fields)]
-    if not rows:
-        return None
-    row = rng.choice(rows)
-    header: dict[str, n.ArgValue] = {
-        f: value_literal(cols.col(f)[row]) for f in fields}
     base = Draft(body=(), last="", last_tool=draft.last_tool, rows=(), tools=())
-    jp = JunctionPlan("seq", "seq", (), 1, 1, (cols.col(fields[0])[row],),
-                      frozenset(str(cols.col(f)[row]) for f in fields))
-    return await _group(eng, base, base, [], edges, header, jp, rng, edges_used=(),
-                        after=after, kinds=kinds)
+    for row in rng.sample(rows, min(len(rows), max(1, eng.tries))):
+        header: dict[str, n.ArgValue] = {
+            f: value_literal(cols.col(f)[row]) for f in fields}
+        jp = JunctionPlan("seq", "seq", (), 1, 1, (cols.col(fields[0])[row],),
+                          frozenset(str(cols.col(f)[row]) for f in fields))
+        got = await _group(eng, base, base, [], edges, header, jp, rng, edges_used=(),
+                           after=after, kinds=kinds)
+        if got is not None:
+            return got
+    return None
 
 
 async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],

@@ -13,6 +13,7 @@ None when the sampled tools do not support the structure (the caller draws again
   the records are narrowed to one value per shared field first); aimed at a pure Sem, the
   longest prefix whose values need no narrowing is kept, and when none is, records that
   would need narrowing give the group literal shared values taken from one record instead
+  (another record, up to ``Engine.tries``, when a branch returns nothing for it)
   (the group then starts the program). The group may be followed by a chain of
   ``Engine.tail_edges`` edges read from one of its branches (``seq group.branch.f``).
 * **cmp** — one tool called with 2 … φ values of one parameter (its default candidates),

@@ -474,3 +474,42 @@ def test_a_pure_group_keeps_the_root_when_only_the_root_can_share_its_values() -
     assert isinstance(group, n.Binding) and isinstance(group.node, n.Parallel)
     assert structure_of(_traj(got)) == "Sem"
     _check_runs(eng, got)
+
+
+def test_a_literal_group_draws_another_record_when_a_branch_returns_nothing() -> None:
+    """A literal Sem group takes its shared values from one record; when a branch returns
+    nothing for that record's values, another record is drawn (up to ``Engine.tries``)
+    instead of dropping the group. From the list of elections, a group over the party codes
+    (any election has them) and the candidates (few elections have any) failed on most
+    records, which left the NEC without Semantic-parallel tasks (issue 18 §2)."""
+    from edgedsl.recipe.synth.branches import _literal_group
+
+    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+    edges = [eng.edge_of[("nec.elections", "nec.parties")],
+             eng.edge_of[("nec.elections", "nec.candidates")]]
+    fields = ["sgId", "sgTypecode"]
+
+    async def main() -> tuple[list[Built | None], int]:
+        root = await eng.root("nec.elections", random.Random(0))
+        assert root is not None and len(root.rows) > 100
+        # most elections' (id, type) give no candidates: one record rarely makes the group
+        empty = 0
+        for r in random.Random(1).sample(root.rows, 10):
+            call = eng.call("nec.candidates", eng.literal_args("nec.candidates", (
+                ("sgId", r["sgId"]), ("sgTypecode", str(r["sgTypecode"])))))
+            body = (n.Binding(name="c", node=call),)
+            ex = await eng.execute(body, eng.count_answer("c"))
+            empty += ex is None or not ex.records_of(eng.memo, "c")
+        eng.tries = 12
+        return [await _literal_group(eng, root, edges, fields, random.Random(s))
+                for s in range(4)], empty
+    got, empty = asyncio.run(main())
+    assert empty >= 5
+    assert all(isinstance(b, Built) for b in got)
+    for b in got:
+        assert b is not None
+        group = b.body[0]
+        assert isinstance(group, n.Binding) and isinstance(group.node, n.Parallel)
+        assert {br.call.qualname for br in group.node.branches} == {"nec.parties",
+                                                                     "nec.candidates"}
+        _check_runs(eng, b)
