@@ -19,8 +19,8 @@ from edgedsl.runtime.backends import import_file
 
 ROOT = Path(__file__).resolve().parents[1]
 NESTFUL_DIR = ROOT / "examples" / "nestful"
-# the third-party data lies in `shared/` beside the checkout (as on the developers and CI machines)
-UPSTREAM = ROOT.parent / "shared" / "external" / "nestful" / "data_v2"
+# the upstream NESTFUL data, copied with its licence (tests/data/external/nestful/)
+UPSTREAM = ROOT / "tests" / "data" / "external" / "nestful" / "data_v2"
 
 
 nt = import_file(NESTFUL_DIR / "tools.py")

@@ -1,5 +1,5 @@
 """Held-out cases stay out of the tests: the τ² retail tasks of the `test` split and the BFCL
-multi-turn base entries numbered 150 to 199 (shared/external/README.md). Only the acceptance
+multi-turn base entries numbered 150 to 199 (tests/data/external/README.md). Only the acceptance
 command (`edgedsl import … --split test --check`) may read them."""
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ HELD_OUT_BFCL = re.compile(r"multi_turn_base_1[5-9]\d")
 
 
 def _test_files() -> list[Path]:
-    return [p for p in TESTS.rglob("*") if p.is_file() and p.suffix != ".pyc"]
+    """Every file of the tests but the suites' own data (the copy in ``EXTERNAL`` holds the
+    held-out cases as the suites ship them; what must not name them is our tests and fixtures)."""
+    return [p for p in TESTS.rglob("*") if p.is_file() and p.suffix != ".pyc"
+            and not p.is_relative_to(EXTERNAL)]
 
 
 def test_no_test_file_or_fixture_names_a_held_out_bfcl_entry() -> None:
