@@ -48,7 +48,9 @@ def test_an_ordinary_reply_renders() -> None:
 LIMITED = {
     "nested loops": ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}"
                      "{% endfor %}", "ran past 2 s"),
-    "a long reply": ("{% for i in range(100000) %}{% for j in range(100) %}x{% endfor %}"
+    # 200,000 characters: twice the limit, small enough that the 2 s limit cannot fire first
+    # under load (range(100000) made 10 M and failed at load 20+ on the time limit)
+    "a long reply": ("{% for i in range(2000) %}{% for j in range(100) %}x{% endfor %}"
                      "{% endfor %}", "longer than 100,000 characters"),
     "a repeated text": ("{{ 'x' * 1000000000 }}", "repeating a text of 1 character"),
     "a repeated list": ("{{ ([1, 2] * 60000)|length }}", "repeating a list of 2 items"),
