@@ -207,9 +207,9 @@ def edge_files(paths: Sequence[str | Path]) -> list[Path]:
 def full_catalog() -> Catalog:
     """The catalog of every platform of the standard library (where distractors come from)."""
     from ..check import load_catalog
-    from ..core.resources import stdlib_dir
+    from ..core.resources import stdlib_modules
 
-    return load_catalog(sorted(p.stem for p in stdlib_dir().glob("*.edge")))
+    return load_catalog(stdlib_modules())
 
 
 def _count(task: str, seed: int, k: float) -> int:

@@ -185,11 +185,11 @@ def serve_http(server: Server[Any], *, host: str = "127.0.0.1", port: int = 8765
 def load_platform_catalog() -> Catalog:
     """The catalog of every standard module: every platform ``--platform`` may name.
     :class:`McpServeError` when it does not load."""
-    from ..check import CheckError, load_catalog
-    from ..core.resources import stdlib_modules
+    from ..check import CheckError
+    from .bundle import full_catalog
 
     try:
-        return load_catalog(stdlib_modules())
+        return full_catalog()
     except CheckError as exc:
         first = next((d for d in exc.diagnostics if d.severity == "error"), None)
         raise McpServeError(f"the catalog does not load: {first.message if first else exc}"
