@@ -130,16 +130,24 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_bench_score(args: argparse.Namespace) -> int:
-    """``edgedsl bench score RESULTS``."""
+def _scored(results: str) -> Any:
+    """The summary of scoring ``results`` again, or None after printing why it cannot be read."""
     from ..bench.episode import EpisodeFileError
-    from ..bench.report import render_summary
     from ..bench.score.summary import score_results
 
     try:
-        _, summary = score_results(args.results)
+        return score_results(results)[1]
     except EpisodeFileError as exc:
         sys.stderr.write(f"error: {exc}\n")
+        return None
+
+
+def cmd_bench_score(args: argparse.Namespace) -> int:
+    """``edgedsl bench score RESULTS``."""
+    from ..bench.report import render_summary
+
+    summary = _scored(args.results)
+    if summary is None:
         return EXIT_ERRORS
     print(render_summary(summary))
     return EXIT_OK
@@ -147,17 +155,14 @@ def cmd_bench_score(args: argparse.Namespace) -> int:
 
 def cmd_bench_report(args: argparse.Namespace) -> int:
     """``edgedsl bench report RESULTS [--json] [--plot FILE.svg]``."""
-    from ..bench.episode import EpisodeFileError
     from ..bench.report import render_summary, render_svg
-    from ..bench.score.summary import read_summary, score_results
+    from ..bench.score.summary import read_summary
 
     try:
         summary = read_summary(args.results)
     except FileNotFoundError:
-        try:
-            _, summary = score_results(args.results)
-        except EpisodeFileError as exc:
-            sys.stderr.write(f"error: {exc}\n")
+        summary = _scored(args.results)
+        if summary is None:
             return EXIT_ERRORS
     if args.plot:
         Path(args.plot).write_text(render_svg(summary), encoding="utf-8")
