@@ -41,12 +41,14 @@ __all__ = [
     "BundleError",
     "BundleTask",
     "Refusal",
+    "TaskBudget",
     "bundle_hash",
     "edge_files",
     "exposed_tools",
     "full_catalog",
     "load_bundle",
     "make_bundle",
+    "read_budgets",
     "save_bundle",
 ]
 
@@ -58,6 +60,15 @@ class BundleError(Exception):
     """A bundle that cannot be made or read (one line, shown as ``error: …``)."""
 
 
+class TaskBudget(BaseModel):
+    """A task's own budgets, replacing the run's: at most ``calls`` tool calls and ``seconds``
+    of wall time per episode (None: the run's, ``--max-calls`` / ``--time-budget``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    calls: int | None = Field(default=None, ge=1)
+    seconds: float | None = Field(default=None, gt=0)
+
+
 class BundleTask(BaseModel):
     """One task: ``id`` (unique in the bundle), ``query``, the gold program (``program`` the
     ``.edge`` text, ``trajectory`` the name of its trajectory, ``file`` where it came from),
@@ -65,9 +76,10 @@ class BundleTask(BaseModel):
     (the tools the gold calls), ``tools`` (the exposed tools' qualified names, in exposed order)
     and ``schemas`` (their OpenAI function schemas, same order), ``writes`` (the gold calls a
     tool that changes state), ``gold_calls`` (how many calls the gold made when the bundle was
-    made), ``answer`` (the gold answer then: informational; scoring recomputes it) and
+    made), ``answer`` (the gold answer then: informational; scoring recomputes it),
     ``world_seed`` (the file's own ``run { seed }``, which its world uses instead of the
-    bundle's seed; None: the bundle's)."""
+    bundle's seed; None: the bundle's) and ``budget`` (the task's own budgets, None: the
+    run's)."""
 
     model_config = ConfigDict(extra="forbid")
     id: str
@@ -84,6 +96,7 @@ class BundleTask(BaseModel):
     gold_calls: int = 0
     answer: Any = None
     world_seed: int | None = None
+    budget: TaskBudget | None = None
 
 
 class Refusal(BaseModel):
@@ -145,8 +158,12 @@ class Bundle(BaseModel):
 
 def bundle_hash(bundle: Bundle) -> str:
     """The content hash of ``bundle``: hex SHA-256 of the canonical JSON of everything but
-    ``hash`` (keys sorted, orjson)."""
+    ``hash`` (keys sorted, orjson; a task's ``budget`` only when it has one, so that bundles
+    made before budgets existed keep their hash)."""
     data = bundle.model_dump(mode="json", exclude={"hash"})
+    for t in data["tasks"]:  # a task without its own budget hashes as before budgets existed
+        if t.get("budget") is None:
+            t.pop("budget", None)
     blob = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(blob).hexdigest()
 
@@ -258,15 +275,17 @@ def _used_tools(tp: TrajectoryPlan) -> list[str]:
 
 def make_bundle(paths: Sequence[str | Path], *, backend: str = "world", seed: int = 0,
                 tools_per_task: float = 7.5, backend_options: Mapping[str, Any] | None = None,
-                snapshot: str | None = None, progress: Callable[[str], None] | None = None
-                ) -> Bundle:
+                snapshot: str | None = None, progress: Callable[[str], None] | None = None,
+                budgets: Mapping[str, TaskBudget] | None = None) -> Bundle:
     """A bundle of every trajectory of the ``.edge`` files under ``paths`` (module docstring):
     each gold program is compiled and run on a fresh ``backend`` (``world`` of ``seed``, or the
     file's own ``run { seed }``); a task whose gold run fails or whose answer is not determined
     is refused with its reason, as are a trajectory without a query, a file that does not
     compile and a second task of the same name. With ``snapshot`` (a store file) every gold
-    run's responses are recorded there, so that ``--backend store`` replays them exactly. The
-    result is not sealed (:func:`save_bundle` seals it)."""
+    run's responses are recorded there, so that ``--backend store`` replays them exactly.
+    ``budgets`` gives tasks their own budgets, by task id (:class:`BundleError` for an id that
+    names no trajectory of the files). The result is not sealed (:func:`save_bundle` seals
+    it)."""
     from ..core.diagnostics import CompileError
     from ..plan.compile import compile_program
     from ..recipe.synth.analyze import structure_of
@@ -334,7 +353,30 @@ def make_bundle(paths: Sequence[str | Path], *, backend: str = "world", seed: in
                 structure=structure_of(asts[tp.name]), gold_tools=used, tools=exposed,
                 schemas=[paged_schema(specs[q]) for q in exposed],
                 writes=any(c.write for c in gold.calls), gold_calls=len(gold.calls),
-                answer=gold.answer, world_seed=plan.run.seed))
+                answer=gold.answer, world_seed=plan.run.seed,
+                budget=(budgets or {}).get(tp.name)))
             if progress is not None:
                 progress(tp.name)
+    named = {t.id for t in bundle.tasks} | {r.trajectory for r in bundle.refused}
+    stray = sorted(set(budgets or {}) - named)
+    if stray:
+        raise BundleError(f"budgets for tasks that are not in the files: {', '.join(stray)}")
     return bundle
+
+
+def read_budgets(path: str | Path) -> dict[str, TaskBudget]:
+    """The per-task budgets of a JSON file ``{"TASK": {"calls": N, "seconds": S}, …}`` (either
+    key may be left out); :class:`BundleError` when it cannot be read or is off that shape."""
+    p = Path(path)
+    try:
+        raw = orjson.loads(p.read_bytes())
+    except OSError as exc:
+        raise BundleError(f"cannot read budgets {str(p)!r}: {exc.strerror or exc}") from None
+    except orjson.JSONDecodeError as exc:
+        raise BundleError(f"budgets {str(p)!r} are not valid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise BundleError(f"budgets {str(p)!r}: expected an object of task ids")
+    try:
+        return {str(k): TaskBudget.model_validate(v) for k, v in raw.items()}
+    except ValidationError as exc:
+        raise BundleError(f"budgets {str(p)!r}: {schema_problems(exc)}") from None

@@ -165,7 +165,8 @@ class Episode(BaseModel):
     the episode ended with a one-line ``detail``; ``state`` is the world state after the episode
     (None on a backend without one); ``gold`` the gold run it is scored against (None when the
     runner was told not to make one); ``platforms`` and ``structure`` are the task's, copied
-    from the bundle so that a report groups without it. Times are milliseconds."""
+    from the bundle so that a report groups without it; ``budgets`` the ``calls`` and
+    ``seconds`` the episode ran under (the task's own or the run's). Times are milliseconds."""
 
     model_config = ConfigDict(extra="forbid")
     version: int = EPISODE_VERSION
@@ -188,6 +189,7 @@ class Episode(BaseModel):
     gold: GoldRun | None = None
     platforms: list[str] = Field(default_factory=list)
     structure: str = ""
+    budgets: dict[str, int | float] = Field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, int]:

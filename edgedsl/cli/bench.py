@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from .args import positive_int, seconds
-from .common import EXIT_ERRORS, EXIT_OK, print_model, usage_error
+from .common import EXIT_ERRORS, EXIT_OK, add_ray_arg, check_ray, print_model, usage_error
 
 __all__ = ["add_bench_parser"]
 
@@ -46,15 +46,16 @@ def _backend_options(args: argparse.Namespace, snapshot: str | None) -> dict[str
 
 def cmd_bench_make(args: argparse.Namespace) -> int:
     """``edgedsl bench make DIR… -o BUNDLE``."""
-    from ..bench.bundle import BundleError, make_bundle, save_bundle
+    from ..bench.bundle import BundleError, make_bundle, read_budgets, save_bundle
 
     def progress(name: str) -> None:
         if not args.quiet:
             sys.stderr.write(f"  ok {name}\n")
 
     try:
+        budgets = read_budgets(args.budgets) if args.budgets else None
         bundle = make_bundle(args.paths, seed=args.seed, tools_per_task=args.tools_per_task,
-                             snapshot=args.snapshot, progress=progress)
+                             snapshot=args.snapshot, progress=progress, budgets=budgets)
     except BundleError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_ERRORS
@@ -97,7 +98,9 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     from ..bench.runner import RunError, run_bench
     from ..bench.score import score_episode
     from ..bench.toolbox import Budgets
+    from ..core.pool import Parallel, PoolError
 
+    check_ray(args)
     try:
         bundle = load_bundle(args.bundle)
     except BundleError as exc:
@@ -122,8 +125,9 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
                             backend=args.backend, backend_options=options, budgets=budgets,
                             concurrency=args.concurrency, bundle_path=str(args.bundle),
                             tasks=args.task or None, progress=progress,
-                            agent_options=agent_options)
-    except (RunError, KeyError) as exc:
+                            agent_options=agent_options, agent_args=chat,
+                            parallel=Parallel(workers=args.workers, ray=args.ray))
+    except (RunError, KeyError, PoolError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_ERRORS
     print(render_summary(summary))
@@ -183,6 +187,9 @@ def add_bench_parser(sub: Any) -> None:
                    help="mean number of tools exposed per task (default 7.5)")
     p.add_argument("--snapshot", metavar="STORE",
                    help="record the gold runs into this store, for `run --backend store`")
+    p.add_argument("--budgets", metavar="FILE.json",
+                   help='tasks\' own budgets: {"TASK": {"calls": N, "seconds": S}, …} '
+                   "(the others take the run's --max-calls and --time-budget)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=cmd_bench_make)
 
@@ -204,7 +211,11 @@ def add_bench_parser(sub: Any) -> None:
     p.add_argument("--time-budget", type=seconds, default=120.0, metavar="SECONDS",
                    help="wall time per episode (default 120)")
     p.add_argument("--concurrency", type=positive_int, default=2, metavar="N",
-                   help="episodes at a time (default 2)")
+                   help="episodes at a time in this process (default 2)")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                   help="run the episodes in N worker processes (with --ray: N Ray actors, "
+                   "default one per CPU of the cluster)")
+    add_ray_arg(p, "the episodes")
     p.add_argument("--task", action="append", metavar="ID", help="only this task (repeatable)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.add_argument("--base-url", metavar="URL",

@@ -291,3 +291,23 @@ def add_llm_args(sp: argparse.ArgumentParser, purpose: str) -> None:
     sp.add_argument("--llm-model", metavar="NAME", help="the chat model's name")
     sp.add_argument("--llm-key-env", metavar="VAR", default="EDGEDSL_LLM_KEY",
                     help="environment variable holding the endpoint's key (EDGEDSL_LLM_KEY)")
+
+
+def add_ray_arg(sp: argparse.ArgumentParser, what: str) -> None:
+    """``--ray [ADDRESS]``: distribute ``what`` over a Ray cluster (no address: a local Ray
+    instance started for the run); see :mod:`edgedsl.core.pool`."""
+    sp.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                    help=f"distribute {what} over a Ray cluster: `auto`, ray://HOST:10001, "
+                    "HOST:6379; no address: a local Ray instance for the run "
+                    "(pip install 'edgedsl[ray]')")
+
+
+def check_ray(args: argparse.Namespace) -> None:
+    """UsageError naming the extra when ``--ray`` is given and Ray is not installed."""
+    from ..core.pool import PoolError, require_ray
+
+    if getattr(args, "ray", None) is not None:
+        try:
+            require_ray()
+        except PoolError as exc:
+            raise usage_error(str(exc)) from None

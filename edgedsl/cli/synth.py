@@ -21,6 +21,8 @@ from .common import (
     EXIT_OK,
     add_backend_args,
     add_llm_args,
+    add_ray_arg,
+    check_ray,
     close_quietly,
     load_catalog_modules,
     load_graph_file,
@@ -78,6 +80,7 @@ def _render_report(rep: Any, out: str) -> str:
 
 def cmd_synth_run(args: argparse.Namespace) -> int:
     """``edgedsl synth run``."""
+    from ..core.pool import PoolError
     from ..recipe.llm import LLMClient, LLMConfig
     from ..recipe.synth.pipeline import SynthConfig, synthesize
 
@@ -116,19 +119,21 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
     from functools import partial
 
 
-    workers = args.workers if args.workers is not None else min(2, os.cpu_count() or 1)
-    if workers < 1:
+    check_ray(args)
+    workers = args.workers if args.workers is not None else (
+        None if args.ray is not None else min(2, os.cpu_count() or 1))
+    if workers is not None and workers < 1:
         raise usage_error("--workers must be at least 1")
     make = partial(make_backend, args)
     backend = open_backend(args)
     try:
         rep = asyncio.run(synthesize(graph, catalog, backend, args.output, cfg,
-                                     fresh=make, llm=llm, workers=workers,
+                                     fresh=make, llm=llm, workers=workers, ray=args.ray,
                                      backend_factory=make, progress=_progress))
     except KeyboardInterrupt:
         sys.stderr.write(f"\ninterrupted; what was accepted so far is in {args.output}/\n")
         return EXIT_ERRORS
-    except ValueError as exc:
+    except (ValueError, PoolError) as exc:
         raise usage_error(str(exc)) from None
     finally:
         close_quietly(backend)
@@ -235,7 +240,9 @@ def add_synth_parser(sub: Any) -> None:
     p.add_argument("--batch", type=int, default=32,
                    help="attempts scheduled together, split across the workers (32)")
     p.add_argument("--workers", type=int,
-                   help="processes running attempts (default: 2, or 1 on a single core)")
+                   help="processes running attempts (default: 2, or 1 on a single core; "
+                   "with --ray: one per CPU of the cluster)")
+    add_ray_arg(p, "the attempts")
     p.add_argument("--max-attempts", type=int, help="give up after this many (25 × N)")
     p.add_argument("--no-resolve", action="store_true",
                    help="skip the re-solve filter (recompile and rerun on a fresh world)")

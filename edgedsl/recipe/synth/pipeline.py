@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...core.catalog import Catalog
 from ...core.jsonfile import write_atomic
+from ...core.pool import Parallel, WorkerPool
 from ...runtime.backends import Backend
 from ..graph.model import ToolGraph
 from .config import (
@@ -158,25 +159,23 @@ class _Schedule:
                     self.left[o] += v
 
 
-def _pool(workers: int, graph: ToolGraph, cfg: SynthConfig,
+def _pool(parallel: Parallel, graph: ToolGraph, cfg: SynthConfig,
           backend_factory: Callable[[], Backend], fresh: Callable[[], Backend] | None,
-          llm_config: Any) -> Any:
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
+          llm_config: Any) -> WorkerPool:
+    """The workers of a distributed run, each with its own state (:func:`.worker.init_worker`:
+    its engine, world and verifier)."""
     from .worker import init_worker
 
-    return ProcessPoolExecutor(
-        max_workers=workers, mp_context=get_context("spawn"), initializer=init_worker,
-        initargs=(graph.model_dump_json(), cfg.model_dump_json(), backend_factory, fresh,
-                  llm_config))
+    return parallel.open(init_worker, (graph.model_dump_json(), cfg.model_dump_json(),
+                                       backend_factory, fresh, llm_config))
 
 
 async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: str | Path,
                      config: SynthConfig | None = None, *,
                      fresh: Callable[[], Backend] | None = None,
                      llm: Any = None,
-                     workers: int = 1,
+                     workers: int | None = 1,
+                     ray: str | None = None,
                      backend_factory: Callable[[], Backend] | None = None,
                      progress: Callable[[SynthReport], None] | None = None) -> SynthReport:
     """Synthesize ``config.n`` trajectories from ``graph`` into directory ``out`` (see the module
@@ -187,7 +186,10 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
     Attempts are scheduled ``config.batch`` at a time. With ``workers`` > 1, each batch is split
     across that many processes, each with its own backend made by ``backend_factory`` (and
     ``fresh``); both must then be picklable (a top-level function or a
-    :func:`functools.partial` of one). The result does not depend on the number of workers."""
+    :func:`functools.partial` of one). With ``ray`` (``""``: a local Ray instance started for
+    the run; else a cluster's address) the batch goes to Ray actors instead, ``workers`` of them
+    (None: one per CPU of the cluster). The files written do not
+    depend on the number of workers nor on where they run (:mod:`edgedsl.core.pool`)."""
     from .worker import WorkerState, run_attempts, work
 
     cfg = config or SynthConfig()
@@ -202,10 +204,11 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
     resolve_with = fresh if cfg.resolve else None
     pool = None
     state = None
-    if workers > 1:
+    parallel = Parallel(workers=workers if ray is not None else workers or 1, ray=ray)
+    if parallel.distributed:
         if backend_factory is None:
-            raise ValueError("workers > 1 needs a backend_factory")
-        pool = _pool(workers, graph, cfg, backend_factory, resolve_with,
+            raise ValueError("workers > 1 or ray needs a backend_factory")
+        pool = _pool(parallel, graph, cfg, backend_factory, resolve_with,
                      getattr(llm, "config", None))
     else:
         state = WorkerState.make(graph, catalog, backend, cfg,
@@ -213,7 +216,6 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
     memo: dict[int, tuple[int, int]] = {}
     try:
         attempt = 0
-        loop = asyncio.get_running_loop()
         while report.written < cfg.n and attempt < cfg.budget():
             size = min(cfg.batch, cfg.budget() - attempt)
             targets = sched.targets(attempt, size)
@@ -222,9 +224,11 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
             items = [(attempt + k, t) for k, t in enumerate(targets)]
             open_types = frozenset(sched.open())
             if pool is not None:
-                chunks = [items[w::workers] for w in range(workers)]
-                futs = [loop.run_in_executor(pool, work, c, open_types) for c in chunks if c]
-                parts = await asyncio.gather(*futs)
+                n = pool.workers
+                chunks = [items[w::n] for w in range(n)]
+                parts = await asyncio.gather(*(
+                    asyncio.wrap_future(pool.submit(work, c, open_types, worker=w))
+                    for w, c in enumerate(chunks) if c))
                 outcomes = sorted((o for p in parts for o in p[0]), key=lambda o: o.attempt)
                 for w, p in enumerate(parts):
                     memo[w] = (p[1], p[2])
@@ -249,7 +253,7 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
                 progress(report)
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.close()
         if state is not None and state.verifier is not None:
             close = getattr(state.verifier, "aclose", None)
             if close is not None:
