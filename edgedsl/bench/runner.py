@@ -118,7 +118,7 @@ async def run_episode(bundle: Bundle, task: BundleTask, agent: Agent, *, rollout
     end, detail = outcome.end_reason, outcome.detail
     if box.stopped is not None and end in ("answered", "no_answer", "agent_error"):
         end, detail = box.stopped, box.stop_detail
-    state = world_state(be)
+    state = None if box.remote else world_state(be)  # a remote server's state is not seen
     await _close(be)
     gold_run = None
     if gold:

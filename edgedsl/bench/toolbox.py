@@ -26,9 +26,10 @@ interface as a model.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as _dt
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PAGE_ARG",
     "Budgets",
+    "RemotePage",
     "ToolBox",
     "ToolBoxBackend",
     "ToolResult",
@@ -130,6 +132,20 @@ def paged_schema(spec: ToolSpec) -> dict[str, Any]:
         "description": "페이지 번호 (1부터; 기본 1) — page to read, 1 first"}}
     fn["parameters"] = params
     return {"type": "function", "function": fn}
+
+
+class RemotePage(Response):
+    """A page a remote tool server answered (an MCP server's ``structuredContent``): the records
+    it showed, and the page's ``count`` and ``has_more`` as the server reported them (it may
+    show fewer records than the page held)."""
+
+    __slots__ = ("count", "has_more")
+
+    def __init__(self, records: list[dict[str, Any]], total: int | None, count: int,
+                 has_more: bool) -> None:
+        super().__init__(records=records, total=total)
+        self.count = count
+        self.has_more = has_more
 
 
 class _Invalid(Exception):
@@ -249,6 +265,7 @@ class ToolBox:
         self.stop_detail = ""
         self._seen: dict[bytes, int] = {}
         self._t0 = time.perf_counter()
+        self.remote: str | None = None
 
     @classmethod
     def of_specs(cls, specs: Mapping[str, ToolSpec], backend: Backend,
@@ -258,6 +275,19 @@ class ToolBox:
         :attr:`task` holds only ``tools``."""
         exposed = _Exposed(specs)
         return cls(cast("BundleTask", exposed), backend, budgets, bundle=cast("Bundle", exposed))
+
+    @contextlib.contextmanager
+    def forwarded(self, backend: Backend) -> Iterator[None]:
+        """Meanwhile, calls are still checked, budgeted and recorded here but executed on
+        ``backend`` (a remote tool server: an external MCP server); :attr:`remote` then names
+        it for good, since the episode's own backend saw none of its calls (its state is not
+        the episode's)."""
+        own, self.backend = self.backend, backend
+        self.remote = backend.name
+        try:
+            yield
+        finally:
+            self.backend = own
 
     def elapsed(self) -> float:
         """Seconds since the toolbox was made (the episode's clock)."""
@@ -338,7 +368,9 @@ class ToolBox:
         size = spec.paging.size_limit if spec.paging is not None and spec.paging.size else None
         total = resp.total if isinstance(resp.total, int) else None
         has_more = False
-        if page is not None:
+        if isinstance(resp, RemotePage):
+            n, has_more = resp.count, resp.has_more
+        elif page is not None:
             before = (page - 1) * size if size else 0
             has_more = n > 0 and (before + n < total if total is not None
                                   else size is not None and n >= size)

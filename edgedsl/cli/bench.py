@@ -77,7 +77,12 @@ def _chat_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, A
 
     given = {k: v for k, v in (("base_url", args.base_url), ("model", args.model),
                                ("temperature", args.temperature), ("key_env", args.key_env),
-                               ("mistakes", args.mistakes)) if v is not None}
+                               ("mistakes", args.mistakes), ("mcp_url", args.mcp_url),
+                               ("mcp_command", args.mcp_command)) if v is not None}
+    mcp: dict[str, Any] = {k: given.pop(k) for k in ("mcp_url", "mcp_command") if k in given}
+    if mcp and args.agent != "mcp":
+        flags = ", ".join(f"--{k.replace('_', '-')}" for k in mcp)
+        raise usage_error(f"{flags}: only the mcp agent takes these")
     if args.agent not in CHAT_AGENTS:
         if given:
             flags = ", ".join(f"--{k.replace('_', '-')}" for k in given)
@@ -85,7 +90,11 @@ def _chat_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, A
                               "these")
         return {}, {}
     try:
-        return given, ChatAgentConfig.of(given).describe()
+        if mcp:
+            from ..bench.agents.mcp import McpServerSpec
+
+            McpServerSpec(mcp.get("mcp_url"), mcp.get("mcp_command"))
+        return {**given, **mcp}, {**ChatAgentConfig.of(given).describe(), **mcp}
     except ValueError as exc:
         raise usage_error(str(exc)) from None
 
@@ -230,6 +239,12 @@ def add_bench_parser(sub: Any) -> None:
     p.add_argument("--mistakes", type=int, default=None, metavar="N",
                    help="openai, mcp: mistaken calls fed back before the next one ends the "
                    "episode (default 0)")
+    p.add_argument("--mcp-url", metavar="URL",
+                   help="mcp: attach to this external MCP server (streamable HTTP, e.g. "
+                   "http://127.0.0.1:8765/mcp) instead of one in process")
+    p.add_argument("--mcp-command", metavar="COMMAND",
+                   help='mcp: attach to an MCP server over stdio, started per episode (e.g. '
+                   '"edgedsl mcp serve --platform dart")')
     p.set_defaults(func=cmd_bench_run)
 
     p = bsub.add_parser("score", help="re-score a results directory without re-running")
