@@ -125,7 +125,7 @@ class _ToAst(ExprBuilder):
     tree) or over a lark tree (:meth:`walk`).
     """
 
-    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT"})
+    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "DATE_SHIFT", "REGEX", "COMMENT"})
     """Token types read with their positions; operators and keywords may come as plain text."""
 
     located_tokens = frozenset({"NAME"})
