@@ -21,8 +21,8 @@ module reads structure back out of SQL text. Each reducer of the registry
   perturbation check of :mod:`edgedsl.runtime.perturb` runs it with ``ties="largest"``).
 
 The query is plain data: :meth:`ReduceQuery.to_json` / :meth:`ReduceQuery.from_json` are what the
-plan stores, and :meth:`ReduceQuery.params` are the values bound, in filter order (one per :class:`Compare`,
-one per element of a :class:`Member`).
+plan stores, and :meth:`ReduceQuery.params` are the values bound, in filter order (one per
+:class:`Compare`, one per element of a :class:`Member`).
 """
 
 from __future__ import annotations
@@ -163,8 +163,8 @@ class ReduceQuery:
     def skeleton(self) -> ReduceQuery:
         """The query with its bound values left out: everything a rendered text depends on
         (values are bound, never rendered), so texts are cached by it."""
-        if not any(isinstance(f, Compare) and f.value is not None
-                   or isinstance(f, Member) and any(v is not None for v in f.values)
+        if not any((isinstance(f, Compare) and f.value is not None)
+                   or (isinstance(f, Member) and any(v is not None for v in f.values))
                    for f in self.filters):
             return self
         return ReduceQuery(self.source, tuple(_skeleton(f) for f in self.filters))

@@ -288,8 +288,9 @@ def render_ties(q: ReduceQuery) -> tuple[str, list[object]] | None:
     :func:`tie_filters` in order — for ``most_frequent``, how many distinct values share the
     top count among the rows entering it; for ``max`` / ``min``, how many rows hold the
     extreme; for ``top k`` / ``bottom k``, how many rows hold the boundary value (the worst
-    value kept: when more than ``k`` rows are kept, the tie at the boundary is why). Each fact reads the relation entering its filter (the query's prefix, rendered in
-    the table form over ``q.source``), so every one is a count DuckDB makes, not Python."""
+    value kept: when more than ``k`` rows are kept, the tie at the boundary is why). Each fact
+    reads the relation entering its filter (the query's prefix, rendered in the table form over
+    ``q.source``), so every one is a count DuckDB makes, not Python."""
     at = tie_filters(q)
     if not at:
         return None

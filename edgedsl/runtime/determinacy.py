@@ -15,8 +15,8 @@ such a relation — through a ``drv`` source, a ``seq`` / ``fan`` junction, a ``
 argument, or an ``if`` predicate (every relation of the branch it took then inherits it). Only
 steps that ran count, and only relations an answer field reads: a tie in a branch not taken or in
 a relation the answer never reads does not. ``max`` / ``min`` and ``top k`` / ``bottom k`` keep
-every tied row, so their ties are facts, never causes. :func:`undetermined_warnings` turns the causes into ``W006``
-diagnostics, one per causing step, at its span with hints.
+every tied row, so their ties are facts, never causes. :func:`undetermined_warnings` turns the
+causes into ``W006`` diagnostics, one per causing step, at its span with hints.
 """
 
 from __future__ import annotations

@@ -173,9 +173,8 @@ class ExprBuilder:
             self.diags.add(diag("E010", f"`{m[1]}` is not a calendar date", self._tok_span(tok),
                                 "no such day", hints=["dates are written YYYY-MM-DD"]))
             day = dt.date(1970, 1, 1)
-        unit = "days" if m[4].startswith("day") else "months"
         shift = n.DateShift(day=day, sign="+" if m[2] == "+" else "-", amount=int(m[3]),
-                            unit=unit)
+                            unit="days" if m[4].startswith("day") else "months")
         value = shift.apply()
         if value is None:
             self.diags.add(diag("E010", f"`{tok}` is not a calendar date", self._tok_span(tok),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,7 +27,6 @@ from edgedsl.core.types import (
     is_numeric,
     storage_kind,
 )
-from edgedsl.reduce.coerce import coerce
 from edgedsl.reduce.registry import REDUCERS, ReduceStep, coerced_column
 from edgedsl.runtime.columns import RESERVED_COLUMNS
 
@@ -244,7 +244,7 @@ def relations(
     least one of which is present (not null after coercion), so rows share values — tied
     extremes, tied top counts, ties at a ``top k`` boundary."""
     types = _types_of(spec)
-    pools = {f: draw(st.lists(values(t), min_size=0, max_size=3)) + [draw(present_values(t))]
+    pools = {f: [*draw(st.lists(values(t), min_size=0, max_size=3)), draw(present_values(t))]
              for f, t in types.items()}
     n = draw(st.integers(min_size, max_size))
     rows: list[dict[str, Any]] = []
@@ -271,10 +271,8 @@ def _neighbours(v: Any, ftype: FieldType) -> list[Any]:
     if isinstance(v, _dt.date):
         out = []
         for d in (-1, 1):
-            try:
+            with contextlib.suppress(OverflowError):
                 out.append(v + _dt.timedelta(days=d))
-            except OverflowError:
-                pass
         return out
     if isinstance(v, str):
         return [v[:-1], v + "a", v + "가"] if v else ["a"]
@@ -300,7 +298,7 @@ def pivots(draw: st.DrawFn, op: str, ftype: FieldType,
         ranked = sorted(seen, reverse=op == "top")
         # k at each position where the next value repeats this one: a tie at the boundary
         boundary = [i + 1 for i in range(len(ranked) - 1) if ranked[i] == ranked[i + 1]]
-        choices = [st.integers(1, max(1, len(ranked) + 1))]
+        choices: list[st.SearchStrategy[int]] = [st.integers(1, max(1, len(ranked) + 1))]
         if boundary:
             choices = [st.sampled_from(boundary)] * 3 + choices
         return draw(st.one_of(choices))
@@ -310,11 +308,11 @@ def pivots(draw: st.DrawFn, op: str, ftype: FieldType,
     raw = values(ftype).filter(lambda v: v is not None)
     if red.pivot == "text":
         texts = [v for v in seen if isinstance(v, str)]
-        choices = [st.text(max_size=3), st.sampled_from(HOSTILE_TEXT)]
+        texty: list[st.SearchStrategy[str]] = [st.text(max_size=3), st.sampled_from(HOSTILE_TEXT)]
         if texts:
             parts = [p for v in texts for p in _text_parts(v) + _neighbours(v, ftype)]
-            choices += [st.sampled_from(parts)] * 4
-        return draw(st.one_of(choices))
+            texty += [st.sampled_from(parts)] * 4
+        return draw(st.one_of(texty))
     choices = [raw]
     if seen:
         near = [w for v in seen for w in _neighbours(v, ftype)]

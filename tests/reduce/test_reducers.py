@@ -1,4 +1,4 @@
-"""The seven reducers: DuckDB SQL vs the pure-Python reference, semantics, quoting, pivots."""
+"""The reducers: DuckDB SQL vs the pure-Python reference, semantics, quoting, pivots."""
 
 from __future__ import annotations
 

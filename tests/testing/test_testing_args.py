@@ -52,5 +52,5 @@ def test_check_trajectory_reads_a_path_given_as_str(tmp_path: Path) -> None:
 
 
 def test_a_str_naming_a_missing_edge_file_is_not_read_as_text(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no .edge file"):
+    with pytest.raises(FileNotFoundError, match=r"no \.edge file"):
         check_trajectory(str(tmp_path / "missing.edge"), TOOLS)
