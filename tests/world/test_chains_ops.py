@@ -63,7 +63,8 @@ def test_18_market_ranks(backend: Any) -> None:
         "best_avg_close": int(c.rnd(sum(closes) / len(closes), 0)),
     }
     assert got == expected
-    assert got == {"best": ["풍산옵틱스", "천일파워", "한일세미콘"], "best_rates": [1.87, 1.88, 1.76],
+    assert got == {"best": ["풍산옵틱스", "천일파워", "한일세미콘"],
+                   "best_rates": [1.87, 1.88, 1.76],
                    "worst": ["한솔메디텍", "누리푸드"], "electronics": 29, "sk_items": 5,
                    "trading_days": 3, "early_rows": 4, "best_avg_close": 14380}
     assert isinstance(got["best_avg_close"], int)
