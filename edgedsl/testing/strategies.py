@@ -244,7 +244,9 @@ def relations(
     least one of which is present (not null after coercion), so rows share values — tied
     extremes, tied top counts, ties at a ``top k`` boundary."""
     types = _types_of(spec)
-    pools = {f: [*draw(st.lists(values(t), min_size=0, max_size=3)), draw(present_values(t))]
+    # Hypothesis favours the first alternative and small numbers: the pool's present value
+    # comes first, and a small `how` reads the pool
+    pools = {f: [draw(present_values(t)), *draw(st.lists(values(t), min_size=0, max_size=3))]
              for f, t in types.items()}
     n = draw(st.integers(min_size, max_size))
     rows: list[dict[str, Any]] = []
@@ -252,9 +254,9 @@ def relations(
         row: dict[str, Any] = {}
         for f, t in types.items():
             how = draw(st.integers(0, 9))
-            if how == 0:
+            if how == 9:
                 continue  # missing
-            row[f] = draw(values(t)) if how == 1 else draw(st.sampled_from(pools[f]))
+            row[f] = draw(values(t)) if how == 8 else draw(st.sampled_from(pools[f]))
         rows.append(row)
     return rows
 
@@ -298,25 +300,28 @@ def pivots(draw: st.DrawFn, op: str, ftype: FieldType,
         ranked = sorted(seen, reverse=op == "top")
         # k at each position where the next value repeats this one: a tie at the boundary
         boundary = [i + 1 for i in range(len(ranked) - 1) if ranked[i] == ranked[i + 1]]
-        choices: list[st.SearchStrategy[int]] = [st.integers(1, max(1, len(ranked) + 1))]
-        if boundary:
-            choices = [st.sampled_from(boundary)] * 3 + choices
-        return draw(st.one_of(choices))
+        # the boundary first: Hypothesis favours the first alternative
+        ks: list[st.SearchStrategy[int]] = [st.sampled_from(boundary)] * 3 if boundary else []
+        ks.append(st.integers(1, max(1, len(ranked) + 1)))
+        return draw(st.one_of(ks))
     if red.pivot == "list":
         one = pivots(op="eq", ftype=ftype, rows=rows, field=field)
         return draw(st.lists(one, min_size=1, max_size=4))
     raw = values(ftype).filter(lambda v: v is not None)
     if red.pivot == "text":
         texts = [v for v in seen if isinstance(v, str)]
-        texty: list[st.SearchStrategy[str]] = [st.text(max_size=3), st.sampled_from(HOSTILE_TEXT)]
+        texty: list[st.SearchStrategy[str]] = []
         if texts:
             parts = [p for v in texts for p in _text_parts(v) + _neighbours(v, ftype)]
             texty += [st.sampled_from(parts)] * 4
+        texty += [st.text(max_size=3), st.sampled_from(HOSTILE_TEXT)]
         return draw(st.one_of(texty))
-    choices = [raw]
+    # the values held and their neighbours first: Hypothesis favours the first alternative
+    choices: list[st.SearchStrategy[Any]] = []
     if seen:
         near = [w for v in seen for w in _neighbours(v, ftype)]
         choices += [st.sampled_from(seen)] * 3 + ([st.sampled_from(near)] * 2 if near else [])
+    choices.append(raw)
     if op in ("eq", "ne") and storage_kind(ftype) == "text":
         choices.append(st.sampled_from(HOSTILE_TEXT))
     return draw(st.one_of(choices))
