@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from edgedsl.core.diagnostics import CompileError
 from edgedsl.core.types import CodePatternError, code_pattern
+from edgedsl.reduce.registry import REDUCERS
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
 from edgedsl.syntax.parser import _lark
@@ -59,6 +60,7 @@ PROBES: dict[str, tuple[str, ...]] = {
         _t("a = drv b | max @"),
         _t("a = drv b | where @ >= 1"),
         _t("a = drv b | most_frequent @ | min @"),
+        _t("a = drv b | top 3 @ | where @ in [1]"),
     ),
     "answer_field": (_t("answer { @: 1 }"), _t("answer { a: 1, @: 2 }")),
     "enum_member": ("record R { f: enum[@] }", "record R { f: enum[a, @]? }"),
@@ -117,7 +119,17 @@ numbers = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from([0, -1, 0.5, -0.0, 1e-05, 1e16, 2.5e300]),
 ).map(lambda v: n.NumberLit(value=v))
-dates = st.dates(min_value=dt.date(1, 1, 1)).map(lambda d: n.DateLit(value=d))
+_shifts = st.builds(
+    lambda d, s, k, u: n.DateShift(day=d, sign=s, amount=k, unit=u),
+    st.dates(min_value=dt.date(1, 1, 1)),
+    st.sampled_from(["+", "-"]),
+    st.one_of(st.integers(0, 3), st.integers(0, 10**6)),
+    st.sampled_from(["days", "months"]),
+).filter(lambda sh: sh.apply() is not None)
+dates = st.one_of(
+    st.dates(min_value=dt.date(1, 1, 1)).map(lambda d: n.DateLit(value=d)),
+    _shifts.map(lambda sh: n.DateLit(value=sh.apply(), shift=sh)),
+)
 scalars = st.one_of(
     strings.map(lambda s: n.StringLit(value=s)),
     numbers,
@@ -164,7 +176,8 @@ def _compound_exprs(kids: st.SearchStrategy[n.Expr]) -> st.SearchStrategy[n.Expr
         kids.map(_neg),
         st.builds(
             lambda f, xs: n.FuncCall(name=f, args=tuple(xs)),
-            st.sampled_from(["round", "count", "sum", "avg", "min", "max", "f"]),
+            st.sampled_from(["round", "count", "count_distinct", "sum", "avg", "min", "max",
+                             "f"]),
             st.lists(kids, min_size=1, max_size=3),
         ),
     )
@@ -215,17 +228,23 @@ calls = st.builds(
     st.lists(args, max_size=4),
     st.none() | st.just("all") | st.integers(0, 500),
 )
-reducers = st.one_of(
+reducers = st.one_of(  # every reducer of the registry, by how it is written
     st.builds(
         lambda op, f: n.Reducer(op=op, field=f),
-        st.sampled_from(["max", "min", "most_frequent"]),
+        st.sampled_from([op for op, r in REDUCERS.items() if r.form == "plain"]),
         names("reducer_field"),
     ),
     st.builds(
         lambda op, f, p: n.Reducer(op=op, field=f, pivot=p),
-        st.sampled_from(["ge", "le", "eq", "after"]),
+        st.sampled_from([op for op, r in REDUCERS.items() if r.form == "where"]),
         names("reducer_field"),
         literals,
+    ),
+    st.builds(
+        lambda op, f, k: n.Reducer(op=op, field=f, pivot=n.NumberLit(value=k)),
+        st.sampled_from([op for op, r in REDUCERS.items() if r.form == "count"]),
+        names("reducer_field"),
+        st.integers(0, 10**6),
     ),
 )
 drvs = st.builds(

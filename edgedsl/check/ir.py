@@ -141,7 +141,7 @@ class CountE:
 class AggE:
     """``sum|avg|min|max(x.f)`` over the records of ``source``."""
 
-    fn: Literal["sum", "avg", "min", "max"]
+    fn: Literal["sum", "avg", "min", "max", "count_distinct"]
     source: str
     field: str
     type: FieldType

@@ -43,7 +43,7 @@ from .context import (
 )
 from .typerules import LITERALS, literal_type, pivot_value
 
-AggFn = Literal["sum", "avg", "min", "max"]
+AggFn = Literal["sum", "avg", "min", "max", "count_distinct"]
 
 # IR constructors without ``type.__call__`` (:func:`~edgedsl.core.source.maker`)
 _AggE = maker(ir.AggE)

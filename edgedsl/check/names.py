@@ -27,7 +27,7 @@ from .context import (
     Value,
 )
 
-FUNCS = ("round", "count", "sum", "avg", "min", "max")
+FUNCS = ("round", "count", "count_distinct", "sum", "avg", "min", "max")
 
 
 @dataclass

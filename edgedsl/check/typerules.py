@@ -42,8 +42,9 @@ from ..core.types import (
     is_numeric,
     is_stringish,
 )
-from ..reduce.registry import Reducer
+from ..reduce.registry import TOP_K_MAX, PivotKind, Reducer
 from ..syntax import nodes as n
+from ..syntax.printer import format_literal
 from .context import known
 
 Fit = Literal["ok", "warn", "code", "error"]
@@ -270,9 +271,39 @@ def pivot_problem(red: Reducer, lit: n.Literal_, field_type: FieldType
     """Why ``lit`` cannot be the pivot of reducer ``red`` on a field of ``field_type`` (and
     hints); the reducer's pivot kind (:data:`~edgedsl.reduce.registry.PivotKind`) says what
     it expects."""
+    kind = red.pivot
+    if kind == "count":
+        if isinstance(lit, n.NumberLit) and isinstance(lit.value, int) \
+                and 1 <= lit.value <= TOP_K_MAX:
+            return None
+        return (f"`{red.surface}` keeps the rows of the k best values, k a whole number from 1 "
+                f"to {TOP_K_MAX}; found {format_literal(lit)}",
+                [f"write `{red.surface} 3 …`; for every row, leave the step out"])
+    if kind == "text":
+        if isinstance(lit, n.StringLit):
+            return None
+        return (f"expected a text in quotes, found {describe_literal(lit)}",
+                [f'write it in quotes: `"{format_literal(lit)}"`'])
+    if kind == "list":
+        if not isinstance(lit, n.ListLit):
+            return (f"expected a list of values, found {describe_literal(lit)}",
+                    [f"write a list: `[{format_literal(lit)}]`; for one value, `==`"])
+        if not lit.items:
+            return ("an empty list keeps no row", ["list at least one value: `in [a, b]`"])
+        for item in lit.items:
+            problem = _value_problem("field", item, field_type)
+            if problem is not None:
+                return (f"list element `{format_literal(item)}`: {problem[0]}", problem[1])
+        return None
+    return _value_problem(kind, lit, field_type)
+
+
+def _value_problem(kind: PivotKind, lit: n.Literal_, field_type: FieldType
+                   ) -> tuple[str, list[str]] | None:
+    """Why ``lit`` is not a value of pivot kind ``kind`` (a number, a date, or a value of the
+    field's own type) for a field of ``field_type``."""
     what = describe_literal(lit)
     unquote = [f"write it without quotes: `{lit.value}`"] if isinstance(lit, n.StringLit) else []
-    kind = red.pivot
     if kind == "field":  # a literal of the field's own type
         kind = "number" if is_numeric(field_type) else "date" if is_date(field_type) else kind
     if kind == "number":

@@ -7,7 +7,7 @@ fields (``E214``), function arguments (``E215``), comparable operands (``E216``)
 
 from __future__ import annotations
 
-from ..core.types import BOOL, DATE, FLOAT, INT, NUM, FieldType, is_date, is_numeric
+from ..core.types import BOOL, DATE, FLOAT, INT, NUM, FieldType, ListType, is_date, is_numeric
 from ..syntax import nodes as n
 from .context import At, CheckContext, Reporter, TrajInfo, known
 from .typerules import LITERALS, comparable, literal_type, type_phrase
@@ -75,7 +75,9 @@ class ExprTyper(Reporter):
                     self.infer(a, (at, i))
                 return None
             t = self.infer(args[0], (at, 0))
-            return FLOAT if self.numeric(args[0], t, "round") else None
+            if not self.numeric(args[0], t, "round"):
+                return None
+            return INT if args[1].value == 0 or t == INT else FLOAT
         if e.name == "count":
             only = args[0] if len(args) == 1 else None
             info = self.t.refs.get((at, 0)) if only is not None else None
@@ -89,7 +91,29 @@ class ExprTyper(Reporter):
                     "`count` takes the name of a relation",
                     e.span,
                     "here",
-                    hints=["write `count(filings)` (not `count(filings.f)`)"],
+                    hints=["write `count(filings)` (not `count(filings.f)`); to count the "
+                           "distinct values of a field: `count_distinct(filings.f)`"],
+                )
+                return None
+            return INT
+        if e.name == "count_distinct":
+            if len(args) != 1 or not isinstance(args[0], n.Ref):
+                self.err(
+                    "E215",
+                    "`count_distinct` takes one field reference",
+                    e.span,
+                    "here",
+                    hints=["write `count_distinct(x.field)`; to count rows: `count(x)`"],
+                )
+                return None
+            t = self.infer(args[0], (at, 0))
+            if known(t) and isinstance(t, ListType):
+                self.err(
+                    "E214",
+                    "`count_distinct` needs a field holding one value per record",
+                    args[0].span,
+                    f"this is {type_phrase(t)}",
+                    hints=["count the distinct values of a scalar field"],
                 )
                 return None
             return INT

@@ -510,8 +510,9 @@ one code to the other (the help line names one when the catalog has it).
     "E204": _c(
         "reducer does not apply to the field's type",
         """
-`max`/`min` need numbers or dates, `>=`/`<=` numbers, `after` dates, `==` and `most_frequent`
-scalars (not lists or json).
+`max`/`min` and `top k`/`bottom k` need numbers or dates, `>=`/`<=` numbers, `after`/`before`
+dates, `contains`/`starts_with` text (strings, enums, codes), `==`, `!=`, `in` and
+`most_frequent` scalars (not lists or json).
 
     recent = drv filings | where report_nm after 2024-12-20
 
@@ -522,11 +523,14 @@ Fix: reduce a field of the right type: `where rcept_dt after 2024-12-20`.
         "pivot does not fit the field",
         """
 The literal a `where` step compares with must suit the field: a number for `>=`/`<=`, a date for
-`after`, a value of the field's type for `==` (an enum member, a matching code …).
+`after`/`before`, a value of the field's type for `==`/`!=` (an enum member, a matching code …),
+a non-empty list of such values for `in`, a quoted text for `contains`/`starts_with`. The `k` of
+`top k f` / `bottom k f` is a whole number from 1 to 100.
 
     big = drv trades | where dealAmount >= "100000"
+    best = drv prices | top 0 clpr
 
-Fix: `where dealAmount >= 100000`.
+Fix: `where dealAmount >= 100000`; `top 3 clpr`.
 """,
     ),
     "E206": _c(

@@ -139,14 +139,14 @@ def expr_type(e: ir.ExprIR) -> FieldType | None:
     if isinstance(e, ir.CountE):
         return _INT
     if isinstance(e, ir.AggE):
-        return _FLOAT if e.fn == "avg" else e.type
+        return _FLOAT if e.fn == "avg" else _INT if e.fn == "count_distinct" else e.type
     if isinstance(e, ir.BinE):
         lt, rt = expr_type(e.left), expr_type(e.right)
         return _INT if e.op != "/" and lt == _INT and rt == _INT else _FLOAT
     if isinstance(e, ir.NegE):
         return expr_type(e.operand)
     if isinstance(e, ir.RoundE):
-        return _INT if expr_type(e.operand) == _INT else _FLOAT
+        return _INT if e.digits == 0 or expr_type(e.operand) == _INT else _FLOAT
     return None
 
 

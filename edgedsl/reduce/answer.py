@@ -9,7 +9,8 @@ never stored, never read back. Values:
 * :class:`Distinct` — the distinct non-null values of ``source.field`` in first-occurrence order
   (a field reference; inside an expression it must have one value at run time);
 * :class:`Count` — a relation's row count (``count(x)``);
-* :class:`Agg` — ``sum`` / ``avg`` / ``min`` / ``max`` of a field over a relation;
+* :class:`Agg` — ``sum`` / ``avg`` / ``min`` / ``max`` of a field over a relation, or
+  ``count_distinct``: how many distinct non-null values it holds;
 * :class:`Arith`, :class:`Neg`, :class:`Round` — arithmetic over values.
 
 Predicates (three-valued; the runtime reads NULL as false): :class:`Cmp` (two values compared by
@@ -56,10 +57,10 @@ __all__ = [
     "value_from_json_data",
 ]
 
-AggFn = Literal["sum", "avg", "min", "max"]
+AggFn = Literal["sum", "avg", "min", "max", "count_distinct"]
 ArithOp = Literal["+", "-", "*", "/"]
 CmpOp = Literal["==", "!=", "<", "<=", ">", ">="]
-_AGG_FNS: tuple[str, ...] = ("sum", "avg", "min", "max")
+_AGG_FNS: tuple[str, ...] = ("sum", "avg", "min", "max", "count_distinct")
 _ARITH_OPS: tuple[str, ...] = ("+", "-", "*", "/")
 _CMP_OPS: tuple[str, ...] = ("==", "!=", "<", "<=", ">", ">=")
 
@@ -92,7 +93,8 @@ class Count:
 @fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Agg:
-    """``fn`` (``sum`` / ``avg`` / ``min`` / ``max``) of ``source.field``."""
+    """``fn`` (``sum`` / ``avg`` / ``min`` / ``max`` / ``count_distinct``) of
+    ``source.field``."""
 
     fn: AggFn
     source: str
@@ -120,7 +122,8 @@ class Neg:
 @fast_frozen_init
 @dataclass(frozen=True, slots=True)
 class Round:
-    """``operand`` rounded to ``digits`` decimal digits."""
+    """``operand`` rounded to ``digits`` decimal digits (half away from zero); with ``digits``
+    0 the result is an integer (null beyond the 128-bit range)."""
 
     operand: Value
     digits: int

@@ -18,6 +18,8 @@ import orjson
 
 from edgedsl.core.sqlquote import sql_string_literal
 from edgedsl.core.types import (
+    CodeType,
+    EnumType,
     FieldType,
     ListType,
     ScalarType,
@@ -189,7 +191,9 @@ def decode_stored(t: FieldType | None, v: object) -> object:
 
 
 def coerce(t: FieldType, v: object) -> object:
-    """Coerce raw value ``v`` to field type ``t`` (Python reference of :func:`coerce_sql`)."""
+    """Coerce raw value ``v`` to field type ``t`` (Python reference of :func:`coerce_sql`); the
+    type comes first — a TypeError when ``t`` is not a field type (``coerce("5", INT)``, the
+    arguments swapped, would otherwise read as null)."""
     return coercer(t)(v)
 
 
@@ -205,7 +209,10 @@ def _coerce_list(v: object) -> object:
 
 def coercer(t: FieldType) -> Callable[[object], object]:
     """The function coercing a raw value to field type ``t`` (:func:`coerce` with the type's
-    storage kind looked up once: a column is coerced with one)."""
+    storage kind looked up once: a column is coerced with one); TypeError when ``t`` is not a
+    field type."""
+    if not isinstance(t, ScalarType | EnumType | CodeType | ListType):
+        raise TypeError(f"coerce(type, value): the field type comes first, not {t!r}")
     kind = storage_of(t)
     if kind == "json":
         return _coerce_json

@@ -6,15 +6,23 @@ module reads structure back out of SQL text. Each reducer of the registry
 (:mod:`edgedsl.reduce.registry`) builds one filter:
 
 * :class:`Compare` — a condition on the row's own value against one bound value
-  (``where f >= p``, ``== v``, ``after d``);
+  (``where f >= p``, ``== v``, ``!= v``, ``after d``, ``before d``, ``contains "t"``,
+  ``starts_with "t"``);
+* :class:`Member` — the row's value is one of several bound values (``where f in [a, b]``);
 * :class:`KeepNone` — no row at all (a pivot that does not coerce to the field's type);
+* :class:`Present` — every row whose field is not null (``where f != v`` with a ``v`` that does
+  not coerce: no value equals it);
 * :class:`Extreme` — rows whose field equals the relation's ``max`` / ``min`` (a window in the
   window form, a scalar subquery in the table form);
+* :class:`Rank` — rows among the ``k`` largest / smallest non-null values, ties at the
+  boundary kept (``top k f``, ``bottom k f``; a window or a scalar subquery, like
+  :class:`Extreme`);
 * :class:`Mode` — rows holding the most frequent non-null value (ties: the smallest; the
   perturbation check of :mod:`edgedsl.runtime.perturb` runs it with ``ties="largest"``).
 
 The query is plain data: :meth:`ReduceQuery.to_json` / :meth:`ReduceQuery.from_json` are what the
-plan stores, and :meth:`ReduceQuery.params` are the values bound, in filter order.
+plan stores, and :meth:`ReduceQuery.params` are the values bound, in filter order (one per
+:class:`Compare`, one per element of a :class:`Member`).
 """
 
 from __future__ import annotations
@@ -33,14 +41,19 @@ __all__ = [
     "Extreme",
     "Filter",
     "KeepNone",
+    "Member",
     "Mode",
+    "Present",
+    "Rank",
     "ReduceQuery",
     "value_from_json",
     "value_to_json",
 ]
 
-CompareOp = Literal[">=", "<=", "=", ">"]
-_COMPARE_OPS: tuple[str, ...] = (">=", "<=", "=", ">")
+CompareOp = Literal[">=", "<=", "=", ">", "<>", "<", "contains", "starts_with"]
+_COMPARE_OPS: tuple[str, ...] = (">=", "<=", "=", ">", "<>", "<", "contains", "starts_with")
+#: The comparisons written as a function of the column and the value (text only), not infix.
+TEXT_OPS: frozenset[str] = frozenset({"contains", "starts_with"})
 #: The SQL types a compared value is cast to (a bound value is typed by DuckDB otherwise).
 _CASTS = frozenset({"HUGEINT", "DOUBLE", "DATE", "BIGINT", "VARCHAR", "BOOLEAN"})
 
@@ -49,7 +62,8 @@ _CASTS = frozenset({"HUGEINT", "DOUBLE", "DATE", "BIGINT", "VARCHAR", "BOOLEAN"}
 @dataclass(frozen=True, slots=True)
 class Compare:
     """Keep the rows whose ``field`` compares by ``op`` with ``value`` cast to ``cast``
-    (``"f" >= CAST(? AS HUGEINT)``); a null never satisfies it."""
+    (``"f" >= CAST(? AS HUGEINT)``; ``contains`` / ``starts_with`` as DuckDB's functions of
+    that name, code points compared exactly); a null never satisfies it."""
 
     field: str
     op: CompareOp
@@ -61,6 +75,14 @@ class Compare:
 @dataclass(frozen=True, slots=True)
 class KeepNone:
     """Keep no row (the pivot did not coerce to the field's type)."""
+
+
+@fast_frozen_init
+@dataclass(frozen=True, slots=True)
+class Present:
+    """Keep the rows whose ``field`` is not null."""
+
+    field: str
 
 
 @fast_frozen_init
@@ -83,7 +105,31 @@ class Mode:
     ties: Literal["smallest", "largest"] = "smallest"
 
 
-Filter = Compare | KeepNone | Extreme | Mode
+@fast_frozen_init
+@dataclass(frozen=True, slots=True)
+class Member:
+    """Keep the rows whose ``field`` equals one of ``values`` (each cast to ``cast``; at least
+    one); a null never does."""
+
+    field: str
+    cast: str
+    values: tuple[object, ...]
+
+
+@fast_frozen_init
+@dataclass(frozen=True, slots=True)
+class Rank:
+    """Keep the rows whose ``field`` is among the ``k`` largest (``fn`` ``max``: ``top k``) or
+    smallest (``min``: ``bottom k``) non-null values counted with repetition — a row's rank
+    (1 + the rows strictly better) is at most ``k`` — so rows tied at the boundary are all kept
+    and more than ``k`` rows may be; nulls are never kept."""
+
+    field: str
+    fn: Literal["max", "min"]
+    k: int
+
+
+Filter = Compare | KeepNone | Present | Extreme | Mode | Member | Rank
 
 
 @fast_frozen_init
@@ -96,8 +142,15 @@ class ReduceQuery:
     filters: tuple[Filter, ...]
 
     def params(self) -> list[object]:
-        """The values bound by the rendered statement, in order (one per :class:`Compare`)."""
-        return [f.value for f in self.filters if isinstance(f, Compare)]
+        """The values bound by the rendered statement, in order (one per :class:`Compare`, one
+        per value of a :class:`Member`)."""
+        out: list[object] = []
+        for f in self.filters:
+            if isinstance(f, Compare):
+                out.append(f.value)
+            elif isinstance(f, Member):
+                out.extend(f.values)
+        return out
 
     def fields(self) -> tuple[str, ...]:
         """The fields the query reads, each once, in first-use order."""
@@ -110,11 +163,11 @@ class ReduceQuery:
     def skeleton(self) -> ReduceQuery:
         """The query with its bound values left out: everything a rendered text depends on
         (values are bound, never rendered), so texts are cached by it."""
-        if not any(isinstance(f, Compare) and f.value is not None for f in self.filters):
+        if not any((isinstance(f, Compare) and f.value is not None)
+                   or (isinstance(f, Member) and any(v is not None for v in f.values))
+                   for f in self.filters):
             return self
-        return ReduceQuery(self.source, tuple(
-            Compare(f.field, f.op, f.cast, None) if isinstance(f, Compare) else f
-            for f in self.filters))
+        return ReduceQuery(self.source, tuple(_skeleton(f) for f in self.filters))
 
     def ties_to(self, ties: Literal["smallest", "largest"]) -> ReduceQuery:
         """The query with every :class:`Mode` breaking its ties toward ``ties`` (the
@@ -127,7 +180,7 @@ class ReduceQuery:
     def has_window(self, form: str) -> bool:
         """True when the rendering in ``form`` holds a whole-relation window (an
         :class:`Extreme` in the window form)."""
-        return form == "window" and any(isinstance(f, Extreme) for f in self.filters)
+        return form == "window" and any(isinstance(f, Extreme | Rank) for f in self.filters)
 
     def to_json(self) -> dict[str, Any]:
         """The query as JSON data (dates tagged ``{"$date": …}``; see :meth:`from_json`)."""
@@ -148,7 +201,22 @@ class ReduceQuery:
         return cls(source, tuple(_filter_of(f) for f in filters))
 
 
+def _skeleton(f: Filter) -> Filter:
+    if isinstance(f, Compare):
+        return Compare(f.field, f.op, f.cast, None)
+    if isinstance(f, Member):  # the text depends on how many values, never on them
+        return Member(f.field, f.cast, (None,) * len(f.values))
+    return f
+
+
 def _filter_json(f: Filter) -> dict[str, Any]:
+    if isinstance(f, Member):
+        return {"kind": "member", "field": f.field, "cast": f.cast,
+                "values": [value_to_json(v) for v in f.values]}
+    if isinstance(f, Rank):
+        return {"kind": "rank", "field": f.field, "fn": f.fn, "k": f.k}
+    if isinstance(f, Present):
+        return {"kind": "present", "field": f.field}
     if isinstance(f, Compare):
         return {"kind": "compare", "field": f.field, "op": f.op, "cast": f.cast,
                 "value": value_to_json(f.value)}
@@ -203,6 +271,18 @@ def _filter_of(data: object) -> Filter:
         if fn not in ("max", "min"):
             raise ValueError(f"an extreme filter is max or min, not {fn!r}")
         return Extreme(field, fn)
+    if kind == "present":
+        return Present(field)
+    if kind == "member":
+        cast, values = data.get("cast"), data.get("values")
+        if cast not in _CASTS or not isinstance(values, list) or not values:
+            raise ValueError(f"a member filter has a cast and values: {cast!r} {values!r}")
+        return Member(field, cast, tuple(value_from_json(v) for v in values))
+    if kind == "rank":
+        fn, k = data.get("fn"), data.get("k")
+        if fn not in ("max", "min") or isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"a rank filter is max or min over k >= 1, not {fn!r} {k!r}")
+        return Rank(field, fn, k)
     if kind == "compare":
         op, cast, value = data.get("op"), data.get("cast"), data.get("value")
         if op not in _COMPARE_OPS or cast not in _CASTS:

@@ -1,4 +1,4 @@
-"""The single registry of the seven reducers of a ``drv`` node, and the value coercions they share.
+"""The single registry of the reducers of a ``drv`` node, and the value coercions they share.
 
 Each reducer has a static type rule, a DuckDB SQL builder (what the runtime runs) and a short
 pure-Python reference (what tests and :mod:`edgedsl.testing` compare the SQL with — never used by
@@ -57,6 +57,20 @@ as an integer when it has no decimal part); on an ``int`` field the comparison i
 ``where f after d``: strictly later date. ``most_frequent f``: rows whose f equals the most
 frequent non-null value, ties going to the smallest value (text: code-point order). A pivot that
 does not coerce is null and a null never satisfies a comparison, so such a step keeps nothing.
+
+``where f != v``: rows whose non-null value differs from v coerced like ``==``'s pivot (a v that
+does not coerce equals no value: every non-null row is kept). ``where f before d``: strictly
+earlier date. ``where f in [v1, v2 …]``: rows whose value equals one of the elements, each
+coerced like ``==``'s pivot (an element that does not coerce matches nothing; when none does,
+nothing is kept). ``where f contains "t"`` / ``starts_with "t"`` (text, enum and code fields):
+rows whose text holds t / begins with t, code points compared exactly (no case folding, no
+normalisation; the empty text is in every text). ``top k f`` / ``bottom k f`` (numbers and
+dates, ``1 <= k <=`` :data:`TOP_K_MAX`): rows whose non-null f ranks at most k from the largest /
+smallest, a row's rank being 1 + the number of rows with a strictly larger / smaller value — so
+every row tied at the boundary is kept (``top 2`` over 5, 4, 4, 3 keeps 5, 4, 4) and ``top 1 f``
+keeps exactly the rows ``max f`` keeps; fewer than k non-null values keep them all.
+
+Synthesis draws only the seven reducers that have :class:`SynthWords` (:data:`SYNTH_OPS`).
 """
 
 from __future__ import annotations
@@ -69,6 +83,7 @@ from typing import Any, Literal
 
 from edgedsl.core.source import fast_frozen_init
 from edgedsl.core.types import (
+    STR,
     EnumType,
     FieldType,
     ListType,
@@ -88,11 +103,24 @@ from .coerce import (
     json_text,
     sql_type,
 )
-from .query import Compare, CompareOp, Extreme, Filter, KeepNone, Mode, ReduceQuery
+from .query import (
+    Compare,
+    CompareOp,
+    Extreme,
+    Filter,
+    KeepNone,
+    Member,
+    Mode,
+    Present,
+    Rank,
+    ReduceQuery,
+)
 
 __all__ = [
     "BY_SURFACE",
     "REDUCERS",
+    "SYNTH_OPS",
+    "TOP_K_MAX",
     "PivotKind",
     "ReduceStep",
     "Reducer",
@@ -100,14 +128,19 @@ __all__ = [
     "build_query",
     "check_step",
     "coerced_column",
+    "synth_words",
 ]
 
 Rows = Sequence[Mapping[str, Any]]
 ColumnReference = Callable[[Sequence[Any], object, FieldType], list[int]]
 FilterBuilder = Callable[[str, object, FieldType], Filter]
 #: What a reducer's pivot is written as: none (``max f``), a number (``>= 3``), a date
-#: (``after 2024-01-01``), or a literal of the field's own type (``== "서울"``).
-PivotKind = Literal["none", "number", "date", "field"]
+#: (``after 2024-01-01``), a literal of the field's own type (``== "서울"``), a non-empty list of
+#: such literals (``in ["서울", "부산"]``), a text (``contains "은행"``), or a count written
+#: before the field (``top 3 f``: a whole number 1 … :data:`TOP_K_MAX`).
+PivotKind = Literal["none", "number", "date", "field", "list", "text", "count"]
+#: The largest ``k`` of ``top k`` / ``bottom k``.
+TOP_K_MAX = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +155,7 @@ class ReduceStep:
         r = REDUCERS.get(self.op)
         if r is None:
             return f"<unknown reducer {self.op!r}> {self.field}"
-        if not r.needs_pivot:
-            return f"{r.surface} {self.field}"
-        return f"where {self.field} {r.surface} {self.pivot!r}"
+        return r.spell(self.field, None if self.pivot is None else repr(self.pivot))
 
 
 fast_frozen_init(ReduceStep)  # made for every reducer of every compiled `drv`
@@ -165,13 +196,27 @@ class Reducer:
     filter: FilterBuilder
     on_column: ColumnReference
     doc: str
-    synth: SynthWords
+    synth: SynthWords | None
     compare: CompareOp | None = None
 
     @property
     def needs_pivot(self) -> bool:
-        """True for the ``where`` forms."""
+        """True for the forms that take a pivot (``where f op p``, ``top k f``)."""
         return self.pivot != "none"
+
+    @property
+    def form(self) -> Literal["plain", "where", "count"]:
+        """How it is written: ``max f`` (plain), ``where f op p`` or ``top k f`` (count)."""
+        return "plain" if self.pivot == "none" else "count" if self.pivot == "count" else "where"
+
+    def spell(self, field: str, pivot: str | None) -> str:
+        """The step as source text, the field and the pivot's text given (the printer passes
+        the formatted literal)."""
+        if self.form == "plain":
+            return f"{self.surface} {field}"
+        if self.form == "count":
+            return f"{self.surface} {pivot} {field}"
+        return f"where {field} {self.surface} {pivot}"
 
     def reference(self, rows: Rows, field: str, pivot: object, ftype: FieldType) -> list[int]:
         """The indexes of the rows of ``rows`` this reducer keeps."""
@@ -277,6 +322,97 @@ def _after_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int
     return [i for i, v in enumerate(vals) if v is not None and v > p]
 
 
+def _ne(field: str, pivot: object, ftype: FieldType) -> Filter:
+    p = coerce(ftype, pivot)
+    return Present(field) if p is None else Compare(field, "<>", sql_type(ftype), p)
+
+
+def _ne_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
+    p = coerce(ftype, pivot)
+    return [i for i, v in enumerate(vals) if v is not None and (p is None or v != p)]
+
+
+def _before(field: str, pivot: object, ftype: FieldType) -> Filter:
+    p = coerce_date(pivot)
+    return KeepNone() if p is None else Compare(field, "<", "DATE", p)
+
+
+def _before_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
+    p = coerce_date(pivot)
+    if p is None:
+        return []
+    return [i for i, v in enumerate(vals) if v is not None and v < p]
+
+
+def _members(pivot: object, ftype: FieldType) -> list[Any]:
+    """The elements of an ``in`` pivot that coerce to ``ftype``, each once, in order."""
+    items = pivot if isinstance(pivot, list | tuple) else [pivot]
+    out: list[Any] = []
+    for item in items:
+        v = coerce(ftype, item)
+        if v is not None and not any(type(v) is type(o) and v == o for o in out):
+            out.append(v)
+    return out
+
+
+def _in(field: str, pivot: object, ftype: FieldType) -> Filter:
+    vals = _members(pivot, ftype)
+    return Member(field, sql_type(ftype), tuple(vals)) if vals else KeepNone()
+
+
+def _in_ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
+    members = _members(pivot, ftype)
+    return [i for i, v in enumerate(vals) if v is not None and v in members]
+
+
+def _text(op: Literal["contains", "starts_with"]) -> FilterBuilder:
+    def build(field: str, pivot: object, ftype: FieldType) -> Filter:
+        p = coerce(STR, pivot)
+        return KeepNone() if p is None else Compare(field, op, "VARCHAR", p)
+
+    return build
+
+
+def _text_ref(starts: bool) -> ColumnReference:
+    def ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
+        p = coerce(STR, pivot)
+        if not isinstance(p, str):
+            return []
+        return [i for i, v in enumerate(vals)
+                if isinstance(v, str) and (v.startswith(p) if starts else p in v)]
+
+    return ref
+
+
+def rank_k(pivot: object) -> int:
+    """The ``k`` of ``top k`` / ``bottom k``; ValueError unless a whole number 1 …
+    :data:`TOP_K_MAX`."""
+    if isinstance(pivot, bool) or not isinstance(pivot, int) or not 1 <= pivot <= TOP_K_MAX:
+        raise ValueError(f"`top` / `bottom` count rows by a whole number 1 … {TOP_K_MAX}, "
+                         f"not {pivot!r}")
+    return pivot
+
+
+def _rank(fn: Literal["max", "min"]) -> FilterBuilder:
+    def build(field: str, pivot: object, ftype: FieldType) -> Filter:
+        return Rank(field, fn, rank_k(pivot))
+
+    return build
+
+
+def _rank_ref(top: bool) -> ColumnReference:
+    def ref(vals: Sequence[Any], pivot: object, ftype: FieldType) -> list[int]:
+        k = rank_k(pivot)
+        present = sorted((v for v in vals if v is not None), reverse=top)
+        if not present:
+            return []
+        bound = present[min(k, len(present)) - 1]
+        return [i for i, v in enumerate(vals)
+                if v is not None and (v >= bound if top else v <= bound)]
+
+    return ref
+
+
 def _mode(field: str, pivot: object, ftype: FieldType) -> Filter:
     return Mode(field)
 
@@ -378,9 +514,55 @@ REDUCERS: dict[str, Reducer] = {
             SynthWords(_synth_other, "usual", ("가장 많은", "가장 많은"),
                        ("{subj} 가장 많이 나온", "{subj} 가장 많이 나온")),
         ),
+        # ---- not drawn by synthesis (no SynthWords): the recipe keeps to the seven above
+        Reducer(
+            "ne", "!=", "field", _eq_accepts, "a scalar field", _ne, _ne_ref,
+            "rows whose non-null value differs from the pivot after coercion", None,
+            compare="<>",
+        ),
+        Reducer(
+            "before", "before", "date", is_date, "a date field", _before, _before_ref,
+            "rows whose date is strictly earlier than the pivot", None, compare="<",
+        ),
+        Reducer(
+            "in", "in", "list", _eq_accepts, "a scalar field", _in, _in_ref,
+            "rows whose value equals one of the list's elements after coercion", None,
+            compare="=",
+        ),
+        Reducer(
+            "contains", "contains", "text", is_stringish, "a text, enum or code field",
+            _text("contains"), _text_ref(False), "rows whose text contains the pivot", None,
+            compare="contains",
+        ),
+        Reducer(
+            "starts_with", "starts_with", "text", is_stringish, "a text, enum or code field",
+            _text("starts_with"), _text_ref(True), "rows whose text starts with the pivot",
+            None, compare="starts_with",
+        ),
+        Reducer(
+            "top", "top", "count", _orderable, "a number or date field", _rank("max"),
+            _rank_ref(True), "rows among the k largest non-null values (boundary ties kept)",
+            None,
+        ),
+        Reducer(
+            "bottom", "bottom", "count", _orderable, "a number or date field", _rank("min"),
+            _rank_ref(False), "rows among the k smallest non-null values (boundary ties kept)",
+            None,
+        ),
     )
 }
-"""Every reducer, by op name, in the order synthesis tries them."""
+"""Every reducer, by op name; synthesis tries those of :data:`SYNTH_OPS` in this order."""
+
+SYNTH_OPS: tuple[str, ...] = tuple(op for op, r in REDUCERS.items() if r.synth is not None)
+"""The reducers synthesis may draw (the recipe's seven): those with :class:`SynthWords`."""
+
+
+def synth_words(op: str) -> SynthWords:
+    """The synthesis words of reducer ``op``; ValueError for a reducer synthesis never draws."""
+    words = REDUCERS[op].synth
+    if words is None:
+        raise ValueError(f"reducer {op!r} is not one synthesis draws ({', '.join(SYNTH_OPS)})")
+    return words
 
 BY_SURFACE: dict[str, Reducer] = {r.surface: r for r in REDUCERS.values()}
 """Every reducer by its spelling in source (``>=``, ``max`` …)."""
@@ -398,6 +580,8 @@ def check_step(step: ReduceStep, types: Mapping[str, FieldType]) -> Reducer:
         raise ValueError(f"reducer `{red.surface}` does not apply to {step.field!r}: {ftype}")
     if red.needs_pivot and step.pivot is None:
         raise ValueError(f"reducer `{red.surface}` needs a pivot")
+    if red.pivot == "count":
+        rank_k(step.pivot)
     if not red.needs_pivot and step.pivot is not None:
         raise ValueError(f"reducer `{red.surface}` takes no pivot")
     return red

@@ -66,7 +66,18 @@ from .answer import (
     Round,
     Value,
 )
-from .query import Compare, Extreme, Filter, KeepNone, Mode, ReduceQuery
+from .query import (
+    TEXT_OPS,
+    Compare,
+    Extreme,
+    Filter,
+    KeepNone,
+    Member,
+    Mode,
+    Present,
+    Rank,
+    ReduceQuery,
+)
 from .registry import ReduceStep, build_query
 
 __all__ = ["Form", "reduce_sql", "render", "render_answer", "render_counts", "render_kept",
@@ -89,13 +100,35 @@ class _Block:
 
 def _condition(f: Filter, form: Form) -> tuple[Literal["where", "qualify", "whole"], str]:
     if isinstance(f, Compare):
-        return "where", f"{quote_ident(f.field)} {f.op} CAST(? AS {f.cast})"
+        col = quote_ident(f.field)
+        if f.op in TEXT_OPS:
+            return "where", f"{f.op}({col}, CAST(? AS {f.cast}))"
+        return "where", f"{col} {f.op} CAST(? AS {f.cast})"
+    if isinstance(f, Member):
+        each = ", ".join([f"CAST(? AS {f.cast})"] * len(f.values))
+        return "where", f"{quote_ident(f.field)} IN ({each})"
     if isinstance(f, KeepNone):
         return "where", "false"
+    if isinstance(f, Present):
+        return "where", f"{quote_ident(f.field)} IS NOT NULL"
     if isinstance(f, Extreme) and form == "window":
         col = quote_ident(f.field)
         return "qualify", f"{col} = {f.fn}({col}) OVER ()"
+    if isinstance(f, Rank) and form == "window":
+        col = quote_ident(f.field)
+        order = "DESC" if f.fn == "max" else "ASC"
+        return "qualify", (f"{col} IS NOT NULL AND rank() OVER (ORDER BY {col} {order} "
+                           f"NULLS LAST) <= {int(f.k)}")
     return "whole", ""
+
+
+def _boundary(f: Rank, prev: str) -> str:
+    """The scalar subquery of the boundary value of ``f`` over ``prev``: the ``k``-th best
+    non-null value counted with repetition (the worst of them when there are fewer)."""
+    col = quote_ident(f.field)
+    order, worst = ("DESC", "min") if f.fn == "max" else ("ASC", "max")
+    return (f"(SELECT {worst}({col}) FROM (SELECT {col} FROM {prev} WHERE {col} IS NOT NULL "
+            f"ORDER BY {col} {order} LIMIT {int(f.k)}) AS {quote_ident('__best')})")
 
 
 def _blocks(q: ReduceQuery, form: Form) -> list[_Block]:
@@ -116,6 +149,9 @@ def _blocks(q: ReduceQuery, form: Form) -> list[_Block]:
 
 def _whole_sql(f: Filter, prev: str, select: str) -> str:
     col = quote_ident(f.field)  # type: ignore[union-attr]
+    if isinstance(f, Rank):
+        cmp = ">=" if f.fn == "max" else "<="
+        return f"SELECT {select} FROM {prev} WHERE {col} {cmp} {_boundary(f, prev)}"
     if isinstance(f, Extreme):
         return f"SELECT {select} FROM {prev} WHERE {col} = (SELECT {f.fn}({col}) FROM {prev})"
     assert isinstance(f, Mode)
@@ -215,9 +251,10 @@ def render_kept(q: ReduceQuery, form: Form, inline: str) -> str:
 
 def tie_filters(q: ReduceQuery) -> tuple[int, ...]:
     """The positions of the filters of ``q`` that can meet a tie: ``most_frequent``
-    (:class:`~edgedsl.reduce.query.Mode`) and ``max`` / ``min``
-    (:class:`~edgedsl.reduce.query.Extreme`)."""
-    return tuple(i for i, f in enumerate(q.filters) if isinstance(f, Mode | Extreme))
+    (:class:`~edgedsl.reduce.query.Mode`), ``max`` / ``min``
+    (:class:`~edgedsl.reduce.query.Extreme`) and ``top`` / ``bottom``
+    (:class:`~edgedsl.reduce.query.Rank`)."""
+    return tuple(i for i, f in enumerate(q.filters) if isinstance(f, Mode | Extreme | Rank))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -225,7 +262,7 @@ def _render_ties(q: ReduceQuery) -> str:
     facts = []
     for i in tie_filters(q):
         f = q.filters[i]
-        assert isinstance(f, Mode | Extreme)
+        assert isinstance(f, Mode | Extreme | Rank)
         col, into = quote_ident(f.field), quote_ident("__in")
         # the relation entering filter i: the query's prefix, in the table form (no window)
         entering = _render(ReduceQuery(q.source, q.filters[:i]), "table")
@@ -235,6 +272,9 @@ def _render_ties(q: ReduceQuery) -> str:
                     f"FROM {into} WHERE {col} IS NOT NULL GROUP BY {col}) "
                     f"SELECT count(*) FROM {grouped} WHERE {n} = (SELECT max({n}) "
                     f"FROM {grouped})")
+        elif isinstance(f, Rank):  # rows holding the boundary value
+            fact = (f"WITH {into} AS ({entering}) SELECT count(*) FROM {into} "
+                    f"WHERE {col} = {_boundary(f, into)}")
         else:  # rows at the extreme
             fact = (f"WITH {into} AS ({entering}) SELECT count(*) FROM {into} "
                     f"WHERE {col} = (SELECT {f.fn}({col}) FROM {into})")
@@ -247,8 +287,10 @@ def render_ties(q: ReduceQuery) -> tuple[str, list[object]] | None:
     ``max`` or ``min``), and its parameters: one row, one column per filter of
     :func:`tie_filters` in order — for ``most_frequent``, how many distinct values share the
     top count among the rows entering it; for ``max`` / ``min``, how many rows hold the
-    extreme. Each fact reads the relation entering its filter (the query's prefix, rendered in
-    the table form over ``q.source``), so every one is a count DuckDB makes, not Python."""
+    extreme; for ``top k`` / ``bottom k``, how many rows hold the boundary value (the worst
+    value kept: when more than ``k`` rows are kept, the tie at the boundary is why). Each fact
+    reads the relation entering its filter (the query's prefix, rendered in the table form over
+    ``q.source``), so every one is a count DuckDB makes, not Python."""
     at = tie_filters(q)
     if not at:
         return None
@@ -288,13 +330,16 @@ def _value_sql(q: Value, params: list[object]) -> str:
     if isinstance(q, Count):
         return f"(SELECT count(*) FROM {quote_ident(q.source)})"
     if isinstance(q, Agg):
-        return f"(SELECT {q.fn}({quote_ident(q.field)}) FROM {quote_ident(q.source)})"
+        call = f"count(DISTINCT {quote_ident(q.field)})" if q.fn == "count_distinct" \
+            else f"{q.fn}({quote_ident(q.field)})"
+        return f"(SELECT {call} FROM {quote_ident(q.source)})"
     if isinstance(q, Arith):
         return f"({_value_sql(q.left, params)} {q.op} {_value_sql(q.right, params)})"
     if isinstance(q, Neg):
         return f"(-{_value_sql(q.operand, params)})"
     assert isinstance(q, Round)
-    return f"round({_value_sql(q.operand, params)}, {int(q.digits)})"
+    rounded = f"round({_value_sql(q.operand, params)}, {int(q.digits)})"
+    return f"TRY_CAST({rounded} AS HUGEINT)" if q.digits == 0 else rounded
 
 
 def _predicate_sql(p: Predicate, params: list[object]) -> str:

@@ -1,7 +1,8 @@
 """Determinacy as a run-time fact (issue 18 §1): tie facts, and whether the answer is determined.
 
-**Facts.** A ``drv`` step records, for each ``most_frequent`` / ``max`` / ``min`` filter, how
-many values shared the top count or how many rows held the extreme (:func:`tie_facts`: one
+**Facts.** A ``drv`` step records, for each ``most_frequent`` / ``max`` / ``min`` / ``top`` /
+``bottom`` filter, how many values shared the top count or how many rows held the extreme (the
+boundary value of a ``top k`` / ``bottom k``) (:func:`tie_facts`: one
 DuckDB statement per reduction, :func:`edgedsl.reduce.render.render_ties`, over the same source
 the reduction read — inline from memory or its table); a call step records whether every arm read
 its whole result (:func:`edgedsl.runtime.calls.read_fact`). Both live in the trace
@@ -13,9 +14,9 @@ chose (``broken``), a call that read part of its result (``complete`` False), or
 such a relation — through a ``drv`` source, a ``seq`` / ``fan`` junction, a ``parallel``'s shared
 argument, or an ``if`` predicate (every relation of the branch it took then inherits it). Only
 steps that ran count, and only relations an answer field reads: a tie in a branch not taken or in
-a relation the answer never reads does not. ``max`` / ``min`` keep every tied row, so their ties
-are facts, never causes. :func:`undetermined_warnings` turns the causes into ``W006``
-diagnostics, one per causing step, at its span with hints.
+a relation the answer never reads does not. ``max`` / ``min`` and ``top k`` / ``bottom k`` keep
+every tied row, so their ties are facts, never causes. :func:`undetermined_warnings` turns the
+causes into ``W006`` diagnostics, one per causing step, at its span with hints.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ..plan.model import (
     ParallelStep,
     TrajectoryPlan,
 )
-from ..reduce.query import Extreme, Mode, ReduceQuery
+from ..reduce.query import Extreme, Mode, Rank, ReduceQuery
 from ..reduce.render import render_ties, tie_filters
 from .answers import prepared
 from .duck import Relation
@@ -79,9 +80,10 @@ def tie_facts(con: duckdb.DuckDBPyConnection, scratch: duckdb.DuckDBPyConnection
     assert row is not None
     for i, tied in zip(tie_filters(query), row, strict=True):
         f = query.filters[i]
-        assert isinstance(f, Mode | Extreme)
-        op: Literal["most_frequent", "max", "min"] = "most_frequent" if isinstance(f, Mode) \
-            else f.fn
+        assert isinstance(f, Mode | Extreme | Rank)
+        op: Literal["most_frequent", "max", "min", "top", "bottom"] = \
+            "most_frequent" if isinstance(f, Mode) else f.fn if isinstance(f, Extreme) \
+            else "top" if f.fn == "max" else "bottom"
         st.ties.append(TieTrace(filter=i, op=op, field=f.field, tied=int(tied),
                                 broken=op == "most_frequent" and int(tied) > 1))
 

@@ -99,11 +99,13 @@ class CallTrace(BaseModel):
 class TieTrace(BaseModel):
     """A tie at one filter of a reduction: ``filter`` is its position among the step's reducers;
     ``tied`` how many distinct values share the top count (``most_frequent``) or how many rows
-    hold the extreme (``max`` / ``min``, which keep them all); ``broken`` is True when the
+    hold the extreme (``max`` / ``min``, which keep them all) or the boundary value (``top k`` /
+    ``bottom k``: the worst value kept; they keep every row holding it, so more than k rows
+    are kept when it is tied); ``broken`` is True when the
     outcome depended on the tie-break (a ``most_frequent`` with ``tied`` > 1)."""
 
     filter: int
-    op: Literal["most_frequent", "max", "min"]
+    op: Literal["most_frequent", "max", "min", "top", "bottom"]
     field: str
     tied: int
     broken: bool = False

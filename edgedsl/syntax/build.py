@@ -125,7 +125,7 @@ class _ToAst(ExprBuilder):
     tree) or over a lark tree (:meth:`walk`).
     """
 
-    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "REGEX", "COMMENT"})
+    positioned_tokens = frozenset({"STRING", "NUMBER", "DATE", "DATE_SHIFT", "REGEX", "COMMENT"})
     """Token types read with their positions; operators and keywords may come as plain text."""
 
     located_tokens = frozenset({"NAME"})
@@ -391,17 +391,14 @@ class _ToAst(ExprBuilder):
         return _Drv(source=source.parts, steps=tuple(steps), span=self._span(),
                     source_at=source.start, source_end=source.end)
 
-    def red_max(self, children: list[Any]) -> n.Reducer:
-        name, at = children[0]
-        return _Reducer(op="max", field=name, span=self._span(), field_at=at)
+    def red_plain(self, children: list[Any]) -> n.Reducer:
+        word, (name, at) = children
+        return _Reducer(op=BY_SURFACE[word].op, field=name, span=self._span(), field_at=at)
 
-    def red_min(self, children: list[Any]) -> n.Reducer:
-        name, at = children[0]
-        return _Reducer(op="min", field=name, span=self._span(), field_at=at)
-
-    def red_most_frequent(self, children: list[Any]) -> n.Reducer:
-        name, at = children[0]
-        return _Reducer(op="most_frequent", field=name, span=self._span(), field_at=at)
+    def red_count(self, children: list[Any]) -> n.Reducer:
+        word, k, (name, at) = children
+        return _Reducer(op=BY_SURFACE[word].op, field=name, pivot=self.number_lit_of(k),
+                        span=self._span(), field_at=at)
 
     def red_where(self, children: list[Any]) -> n.Reducer:
         fld, op, pivot = children
@@ -409,6 +406,12 @@ class _ToAst(ExprBuilder):
             op=BY_SURFACE[op].op,
             field=fld[0], pivot=pivot, span=self._span(), field_at=fld[1],
         )
+
+    def plain_word(self, children: list[Token]) -> str:
+        return str(children[0])
+
+    def count_word(self, children: list[Token]) -> str:
+        return str(children[0])
 
     def where_op(self, children: list[Token]) -> str:
         return str(children[0])

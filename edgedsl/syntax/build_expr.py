@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +35,10 @@ _PredExists = maker(n.PredExists)
 _PredNot = maker(n.PredNot)
 _PredOr = maker(n.PredOr)
 _StringLit = maker(n.StringLit)
+
+
+#: The parts of a DATE_SHIFT token (grammar/edge.lark): day, sign, amount, unit.
+_SHIFT = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[ \t]*([+-])[ \t]*([0-9]+)[ \t]+(days?|months?)")
 
 
 def _unquote(tok: Token) -> str:
@@ -157,6 +162,30 @@ class ExprBuilder:
                                 "no such day", hints=["dates are written YYYY-MM-DD"]))
             value = dt.date(1970, 1, 1)
         return _DateLit(value=value, span=self._span())
+
+    def date_shift_lit(self, children: list[Token]) -> n.DateLit:
+        (tok,) = children
+        m = _SHIFT.fullmatch(str(tok))
+        assert m is not None, "internal error: the DATE_SHIFT terminal and _SHIFT disagree"
+        try:
+            day = dt.date.fromisoformat(m[1])
+        except ValueError:
+            self.diags.add(diag("E010", f"`{m[1]}` is not a calendar date", self._tok_span(tok),
+                                "no such day", hints=["dates are written YYYY-MM-DD"]))
+            day = dt.date(1970, 1, 1)
+        shift = n.DateShift(day=day, sign="+" if m[2] == "+" else "-", amount=int(m[3]),
+                            unit="days" if m[4].startswith("day") else "months")
+        value = shift.apply()
+        if value is None:
+            self.diags.add(diag("E010", f"`{tok}` is not a calendar date", self._tok_span(tok),
+                                "beyond the calendar",
+                                hints=["a moved day must stay within the years 1 … 9999"]))
+            value = day
+        return _DateLit(value=value, span=self._span(), shift=shift)
+
+    def number_lit_of(self, tok: Token) -> n.NumberLit:
+        """A NUMBER token as a literal node spanning the token."""
+        return _NumberLit(value=self._number(tok), span=self._tok_span(tok))
 
     def true_lit(self, children: list[Any]) -> n.BoolLit:
         return _BoolLit(value=True, span=self._span())

@@ -17,6 +17,7 @@ Reducer operators are the op names of the reducer registry (:mod:`edgedsl.reduce
 
 from __future__ import annotations
 
+import calendar
 import datetime as _dt
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
@@ -69,11 +70,41 @@ class NumberLit:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DateShift:
+    """A given day moved by whole days or months (``2024-11-30 - 30 days``): ``day`` the day
+    written, ``sign`` ``+`` / ``-``, ``amount`` the count written, ``unit`` ``days`` or
+    ``months`` (printed singular for 1)."""
+
+    day: _dt.date
+    sign: Literal["+", "-"]
+    amount: int
+    unit: Literal["days", "months"]
+
+    def apply(self) -> _dt.date | None:
+        """The day it names, or None beyond the calendar (years 1 … 9999). Months move the
+        month and keep the day of the month, clamped to the month's last day
+        (``2024-01-31 + 1 month`` is ``2024-02-29``, ``2024-03-31 - 1 month`` ``2024-02-29``)."""
+        n = self.amount if self.sign == "+" else -self.amount
+        try:
+            if self.unit == "days":
+                return self.day + _dt.timedelta(days=n)
+            year, month0 = divmod(self.day.year * 12 + self.day.month - 1 + n, 12)
+            if not 1 <= year <= 9999:
+                return None
+            last = calendar.monthrange(year, month0 + 1)[1]
+            return _dt.date(year, month0 + 1, min(self.day.day, last))
+        except (OverflowError, ValueError):
+            return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DateLit:
-    """A date literal, ``2024-12-01``."""
+    """A date literal, ``2024-12-01``, or a given day moved (``2024-11-30 - 30 days``:
+    ``shift`` says how it was written, ``value`` is the day it names)."""
 
     value: _dt.date
     span: Span = _span()
+    shift: DateShift | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,6 +20,7 @@ Widths count East Asian wide characters (Korean) as two columns.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import re
 import unicodedata
@@ -55,6 +56,10 @@ def format_number(value: int | float) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+def _day(d: _dt.date) -> str:
+    return f"{d.year:04d}-{d.month:02d}-{d.day:02d}"
+
+
 def format_literal(lit: n.Literal_) -> str:
     """A literal on one line: string, number, date, bool, list or object."""
     if isinstance(lit, n.StringLit):
@@ -62,8 +67,11 @@ def format_literal(lit: n.Literal_) -> str:
     if isinstance(lit, n.NumberLit):
         return format_number(lit.value)
     if isinstance(lit, n.DateLit):
-        d = lit.value
-        return f"{d.year:04d}-{d.month:02d}-{d.day:02d}"
+        if lit.shift is not None:
+            sh = lit.shift
+            unit = sh.unit[:-1] if sh.amount == 1 else sh.unit
+            return f"{_day(sh.day)} {sh.sign} {sh.amount} {unit}"
+        return _day(lit.value)
     if isinstance(lit, n.BoolLit):
         return "true" if lit.value else "false"
     if isinstance(lit, n.ListLit):
@@ -175,9 +183,9 @@ def format_reducer(r: n.Reducer) -> str:
     """One step of a ``drv`` chain."""
     red = REDUCERS[r.op]
     if red.needs_pivot:
-        assert r.pivot is not None, "internal error: a where-reducer needs a pivot"
-        return f"where {r.field} {red.surface} {format_literal(r.pivot)}"
-    return f"{red.surface} {r.field}"
+        assert r.pivot is not None, "internal error: this reducer needs a pivot"
+        return red.spell(r.field, format_literal(r.pivot))
+    return red.spell(r.field, None)
 
 
 def format_drv(d: n.Drv) -> str:

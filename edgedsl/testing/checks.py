@@ -68,6 +68,7 @@ def check_reducer_chain(
     rows: Sequence[Mapping[str, Any]],
     steps: Sequence[ReduceStep],
     types: Mapping[str, FieldType],
+    *,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> list[int]:
     """Run a chain in DuckDB (shred + reduce) and by the reference; raise AssertionError on a diff.
@@ -134,6 +135,7 @@ def _duckdb_kept(
 def check_coercion(
     rows: Sequence[Mapping[str, Any]],
     types: Mapping[str, FieldType],
+    *,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> None:
     """Check that shredding coerces every field exactly like
@@ -188,7 +190,9 @@ def check_trajectory(
 ) -> dict[str, Any]:
     """Run trajectories on the ``python`` backend and by the reference semantics; compare.
 
-    ``source`` is edgedsl text or a path to an ``.edge`` file; ``tools`` maps ``platform.tool``
+    ``source`` is edgedsl text or a path to an ``.edge`` file — a :class:`~pathlib.Path`, or a
+    ``str`` of one line ending in ``.edge`` (which must name an existing file:
+    FileNotFoundError otherwise, never read as source text); ``tools`` maps ``platform.tool``
     to plain callables (as for ``edgedsl run --tools``). Both the real executor (plan, DuckDB,
     concurrency) and the pure-Python reference interpreter (:mod:`edgedsl.testing.reference`) run
     every trajectory (or only ``trajectory``). They must agree: the same answer (numbers within a
@@ -208,7 +212,8 @@ def check_trajectory(
     from ..runtime.python_backend import PythonBackend
     from .reference import ReferenceFailure, reference_runs
 
-    src: Any = Path(source) if isinstance(source, Path) else Source(name, source)
+    src: Any = Path(source) if isinstance(source, Path) or _names_a_file(source) \
+        else Source(name, source)
     program = check(src, search_paths=search_paths, phi=phi).program
     plan = compile_program(program)
     be = PythonBackend(dict(tools))
@@ -248,6 +253,16 @@ def check_trajectory(
             raise AssertionError(f"trajectory `{res.trajectory}`: {msgs}")
         out[res.trajectory] = res.answer
     return out
+
+
+def _names_a_file(source: str | Path) -> bool:
+    """True when ``source`` is a path (a one-line ``str`` ending in ``.edge``); such a path
+    that names no file is a FileNotFoundError rather than text that fails to parse."""
+    if not isinstance(source, str) or "\n" in source or not source.strip().endswith(".edge"):
+        return False
+    if not Path(source.strip()).is_file():
+        raise FileNotFoundError(f"check_trajectory: no .edge file at {source.strip()!r}")
+    return True
 
 
 def _check_facts(res: Any, ref: Any) -> None:

@@ -264,6 +264,12 @@ class ReferenceRun:
         kept = REDUCERS[red.op].reference(rows, red.field, red.pivot, ftype)
         if red.op in ("max", "min"):
             facts.append((red.op, red.field, len(kept)))
+        elif red.op in ("top", "bottom") and kept:  # rows holding the boundary (worst kept) value
+            col = coerced_column([rows[i] for i in kept], red.field, ftype)
+            worst = min(col) if red.op == "top" else max(col)
+            facts.append((red.op, red.field, sum(1 for v in col if v == worst)))
+        elif red.op in ("top", "bottom"):
+            facts.append((red.op, red.field, 0))
         return kept
 
     def _tainted(self, names: Sequence[str]) -> frozenset[str]:
@@ -339,6 +345,9 @@ class ReferenceRun:
             return values[0] if values else None
         if isinstance(e, ir.CountE):
             return len(self.rels[e.source].rows)
+        if isinstance(e, ir.AggE) and e.fn == "count_distinct":
+            col = coerced_column(self.rels[e.source].view(), e.field, e.type)
+            return len({v for v in col if v is not None})
         if isinstance(e, ir.AggE):
             rel = self.rels[e.source]
             vals: list[Any] = [
@@ -358,7 +367,12 @@ class ReferenceRun:
             v = self.scalar(e.operand)
             if v is None:
                 return None
-            return v if isinstance(v, int) and e.digits >= 0 else round_half_away(v, e.digits)
+            if isinstance(v, int) and e.digits >= 0:
+                return v
+            r = round_half_away(v, e.digits)
+            if e.digits == 0:  # an integer, as DuckDB's TRY_CAST to HUGEINT makes it
+                return int(r) if math.isfinite(r) and -(2**127) <= r < 2**127 else None
+            return r
         left, right = self.scalar(e.left), self.scalar(e.right)
         if left is None or right is None:
             return None

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,7 +27,7 @@ from edgedsl.core.types import (
     is_numeric,
     storage_kind,
 )
-from edgedsl.reduce.registry import REDUCERS, ReduceStep
+from edgedsl.reduce.registry import REDUCERS, ReduceStep, coerced_column
 from edgedsl.runtime.columns import RESERVED_COLUMNS
 
 HOSTILE_NAMES: tuple[str, ...] = (
@@ -180,6 +181,23 @@ def values(ftype: FieldType) -> st.SearchStrategy[Any]:
     )
 
 
+def present_values(ftype: FieldType) -> st.SearchStrategy[Any]:
+    """Raw values for a field of type ``ftype`` that coerce to a value (never null)."""
+    if is_numeric(ftype):
+        return st.one_of(st.integers(-1000, 1000), st.floats(-1e6, 1e6), _number_text())
+    if is_date(ftype):
+        return st.one_of(_date_text(), st.dates(_dt.date(1990, 1, 1), _dt.date(2030, 12, 31)))
+    if storage_kind(ftype) == "bool":
+        return st.booleans()
+    if isinstance(ftype, ListType):
+        return st.lists(st.integers(-3, 3), max_size=3)
+    if isinstance(ftype, EnumType):
+        return st.sampled_from(ftype.members)
+    if isinstance(ftype, CodeType):
+        return st.from_regex(ftype.pattern, fullmatch=True)
+    return st.one_of(_korean, st.text(min_size=1, max_size=6), st.sampled_from(HOSTILE_TEXT))
+
+
 def hostile_names() -> st.SearchStrategy[str]:
     """Field names built to break naive SQL: quotes, semicolons, spaces, Korean, JSON paths."""
     reserved = {ident_key(r) for r in RESERVED_COLUMNS}
@@ -218,23 +236,95 @@ def _types_of(spec: RecordType | Mapping[str, FieldType]) -> dict[str, FieldType
 def relations(
     draw: st.DrawFn,
     spec: RecordType | Mapping[str, FieldType],
+    *,
     min_size: int = 0,
     max_size: int = 20,
 ) -> list[dict[str, Any]]:
-    """Relations (lists of raw records) with deliberate ties: values come from small pools."""
+    """Relations (lists of raw records) with deliberate ties: values come from small pools, at
+    least one of which is present (not null after coercion), so rows share values — tied
+    extremes, tied top counts, ties at a ``top k`` boundary."""
     types = _types_of(spec)
-    pools = {f: draw(st.lists(values(t), min_size=1, max_size=4)) for f, t in types.items()}
+    # Hypothesis favours the first alternative and small numbers: the pool's present value
+    # comes first, and a small `how` reads the pool
+    pools = {f: [draw(present_values(t)), *draw(st.lists(values(t), min_size=0, max_size=3))]
+             for f, t in types.items()}
     n = draw(st.integers(min_size, max_size))
     rows: list[dict[str, Any]] = []
     for _ in range(n):
         row: dict[str, Any] = {}
         for f, t in types.items():
             how = draw(st.integers(0, 9))
-            if how == 0:
+            if how == 9:
                 continue  # missing
-            row[f] = draw(values(t)) if how == 1 else draw(st.sampled_from(pools[f]))
+            row[f] = draw(values(t)) if how == 8 else draw(st.sampled_from(pools[f]))
         rows.append(row)
     return rows
+
+
+def _neighbours(v: Any, ftype: FieldType) -> list[Any]:
+    """Values next to the coerced value ``v``: one step below and above (an int ±1, a number
+    ±1 and ±0.5, a date ±1 day, a text with its last character dropped or one added)."""
+    if isinstance(v, bool):
+        return [not v]
+    if isinstance(v, int):
+        return [v - 1, v + 1]
+    if isinstance(v, float):
+        return [v - 1, v + 1, v - 0.5, v + 0.5]
+    if isinstance(v, _dt.date):
+        out = []
+        for d in (-1, 1):
+            with contextlib.suppress(OverflowError):
+                out.append(v + _dt.timedelta(days=d))
+        return out
+    if isinstance(v, str):
+        return [v[:-1], v + "a", v + "가"] if v else ["a"]
+    return []
+
+
+def _text_parts(v: str) -> list[str]:
+    """Prefixes, suffixes and an inner part of a text, for ``contains`` / ``starts_with``."""
+    return list(dict.fromkeys([v, v[:1], v[:2], v[:-1], v[1:], v[-1:], v[1:-1]]))
+
+
+@st.composite
+def pivots(draw: st.DrawFn, op: str, ftype: FieldType,
+           rows: Sequence[Mapping[str, Any]] = (), field: str | None = None) -> Any:
+    """A pivot for reducer ``op`` on a field of ``ftype``: mostly drawn from the values the
+    field holds in ``rows`` (coerced) and their neighbours (:func:`_neighbours`), so that a
+    comparison off by one at the boundary (``>`` for ``>=``, a tie dropped at a ``top k``
+    boundary) shows within a default example budget; sometimes an arbitrary raw value."""
+    red = REDUCERS[op]
+    seen = [v for v in coerced_column(rows, field, ftype) if v is not None] \
+        if field is not None else []
+    if red.pivot == "count":
+        ranked = sorted(seen, reverse=op == "top")
+        # k at each position where the next value repeats this one: a tie at the boundary
+        boundary = [i + 1 for i in range(len(ranked) - 1) if ranked[i] == ranked[i + 1]]
+        # the boundary first: Hypothesis favours the first alternative
+        ks: list[st.SearchStrategy[int]] = [st.sampled_from(boundary)] * 3 if boundary else []
+        ks.append(st.integers(1, max(1, len(ranked) + 1)))
+        return draw(st.one_of(ks))
+    if red.pivot == "list":
+        one = pivots(op="eq", ftype=ftype, rows=rows, field=field)
+        return draw(st.lists(one, min_size=1, max_size=4))
+    raw = values(ftype).filter(lambda v: v is not None)
+    if red.pivot == "text":
+        texts = [v for v in seen if isinstance(v, str)]
+        texty: list[st.SearchStrategy[str]] = []
+        if texts:
+            parts = [p for v in texts for p in _text_parts(v) + _neighbours(v, ftype)]
+            texty += [st.sampled_from(parts)] * 4
+        texty += [st.text(max_size=3), st.sampled_from(HOSTILE_TEXT)]
+        return draw(st.one_of(texty))
+    # the values held and their neighbours first: Hypothesis favours the first alternative
+    choices: list[st.SearchStrategy[Any]] = []
+    if seen:
+        near = [w for v in seen for w in _neighbours(v, ftype)]
+        choices += [st.sampled_from(seen)] * 3 + ([st.sampled_from(near)] * 2 if near else [])
+    choices.append(raw)
+    if op in ("eq", "ne") and storage_kind(ftype) == "text":
+        choices.append(st.sampled_from(HOSTILE_TEXT))
+    return draw(st.one_of(choices))
 
 
 @st.composite
@@ -242,28 +332,25 @@ def reduce_steps(
     draw: st.DrawFn,
     field_types: Mapping[str, FieldType],
     rows: Sequence[Mapping[str, Any]] = (),
+    *,
     min_steps: int = 1,
     max_steps: int = 3,
+    ops: Sequence[str] | None = None,
 ) -> list[ReduceStep]:
-    """Random reducer chains respecting the type rules; pivots often taken from ``rows``."""
-    ops = {op: [f for f, t in field_types.items() if r.accepts(t)] for op, r in REDUCERS.items()}
-    ops = {op: fs for op, fs in ops.items() if fs}
-    if not ops:
+    """Random reducer chains respecting the type rules (of every reducer of the registry, or
+    of ``ops``); pivots from :func:`pivots`, over ``rows``."""
+    names = list(ops) if ops is not None else list(REDUCERS)
+    fields = {op: [f for f, t in field_types.items() if REDUCERS[op].accepts(t)] for op in names}
+    fields = {op: fs for op, fs in fields.items() if fs}
+    if not fields:
         return []
     steps = []
     for _ in range(draw(st.integers(min_steps, max_steps))):
-        op = draw(st.sampled_from(sorted(ops)))  # the op first, so that rare types get exercised
-        field = draw(st.sampled_from(ops[op]))
+        op = draw(st.sampled_from(sorted(fields)))  # the op first, so rare types get exercised
+        field = draw(st.sampled_from(fields[op]))
         pivot = None
         if REDUCERS[op].needs_pivot:
-            ftype = field_types[field]
-            seen = [r[field] for r in rows if r.get(field) is not None]
-            choices = [values(ftype).filter(lambda v: v is not None)]
-            if seen:
-                choices += [st.sampled_from(seen)] * 3
-            if op == "eq" and storage_kind(ftype) == "text":
-                choices.append(st.sampled_from(HOSTILE_TEXT))
-            pivot = draw(st.one_of(choices))
+            pivot = draw(pivots(op, field_types[field], rows, field))
         steps.append(ReduceStep(op, field, pivot))
     return steps
 
@@ -272,11 +359,14 @@ def reduce_steps(
 def reducer_cases(
     draw: st.DrawFn,
     field_types: Mapping[str, FieldType] | None = None,
+    *,
     max_size: int = 20,
+    ops: Sequence[str] | None = None,
 ) -> tuple[dict[str, FieldType], list[dict[str, Any]], list[ReduceStep]]:
-    """``(types, rows, steps)``: random (or given) field types, a relation and a chain over it."""
+    """``(types, rows, steps)``: random (or given) field types, a relation and a chain over it
+    (of every reducer, or of ``ops``)."""
     types = dict(field_types) if field_types is not None else draw(field_type_maps())
     rows = draw(relations(types, max_size=max_size))
-    return types, rows, draw(reduce_steps(types, rows))
+    return types, rows, draw(reduce_steps(types, rows, ops=ops))
 
 

@@ -64,8 +64,17 @@ def test_a_v4_plan_loads_as_the_plan_compiled_today(name: str,
     monkeypatch.chdir(ROOT)  # the fixture's spans carry the relative path
     fresh = compile_program(check(Path("examples") / f"{name}.edge").program)
     migrated = load_plan((V4 / f"{name}.plan.json").read_bytes())
-    assert migrated == fresh and migrated.version == PLAN_VERSION
-    assert orjson.loads(plan_to_json(migrated)) == orjson.loads(plan_to_json(fresh))
+    want, got = orjson.loads(plan_to_json(fresh)), orjson.loads(plan_to_json(migrated))
+    # `round(x, 0)` is an integer since issue 20; the v4 plan stored `float` as its type (and
+    # still formats its answer as it did when compiled): the one difference allowed
+    for wt, gt in zip(want["trajectories"], got["trajectories"], strict=True):
+        for wf, gf in zip((wt.get("answer") or {}).get("fields", []),
+                          (gt.get("answer") or {}).get("fields", []), strict=True):
+            if wf["query"]["kind"] == "round" and wf["query"]["digits"] == 0:
+                assert (wf["type"], gf["type"]) == ("int", "float") \
+                    or wf["type"] == gf["type"]
+                gf["type"] = wf["type"]
+    assert got == want and migrated.version == PLAN_VERSION
 
 
 def test_migration_drops_only_the_derived_keys() -> None:

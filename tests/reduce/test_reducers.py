@@ -1,4 +1,4 @@
-"""The seven reducers: DuckDB SQL vs the pure-Python reference, semantics, quoting, pivots."""
+"""The reducers: DuckDB SQL vs the pure-Python reference, semantics, quoting, pivots."""
 
 from __future__ import annotations
 
@@ -418,6 +418,13 @@ def test_type_rules() -> None:
         "eq": (INT, FLOAT, NUM, DATE, STR, BOOL, MARKET, code),
         "after": (DATE,),
         "most_frequent": (INT, FLOAT, NUM, DATE, STR, BOOL, MARKET, code),
+        "ne": (INT, FLOAT, NUM, DATE, STR, BOOL, MARKET, code),
+        "before": (DATE,),
+        "in": (INT, FLOAT, NUM, DATE, STR, BOOL, MARKET, code),
+        "contains": (STR, MARKET, code),
+        "starts_with": (STR, MARKET, code),
+        "top": (INT, FLOAT, NUM, DATE),
+        "bottom": (INT, FLOAT, NUM, DATE),
     }
     every = (INT, FLOAT, NUM, DATE, STR, BOOL, MARKET, code, lst)
     assert set(REDUCERS) == set(table)
@@ -431,6 +438,13 @@ def test_type_rules() -> None:
         "==",
         "after",
         "most_frequent",
+        "!=",
+        "before",
+        "in",
+        "contains",
+        "starts_with",
+        "top",
+        "bottom",
     ]
 
 

@@ -35,10 +35,34 @@ def _cases() -> list[tuple[Reducer, str]]:
     return [(r, f) for r in REDUCERS.values() for f, t in FIELDS.items() if r.accepts(t)]
 
 
+def _pivot_text(red: Reducer, ftype: FieldType) -> str | None:
+    """A pivot of the reducer's kind for a field of ``ftype``, as source text."""
+    if red.pivot == "none":
+        return None
+    if red.pivot == "count":
+        return "2"
+    if red.pivot == "text":
+        return '"a"'
+    if red.pivot == "list":
+        return f"[{PIVOT_TEXT[ftype]}]"
+    return PIVOT_TEXT[ftype]
+
+
+def _pivot_value(red: Reducer, ftype: FieldType) -> object:
+    """The value :func:`_pivot_text` reads as."""
+    if red.pivot == "none":
+        return None
+    if red.pivot == "count":
+        return 2
+    if red.pivot == "text":
+        return "a"
+    if red.pivot == "list":
+        return [PIVOT_VALUE[ftype]]
+    return PIVOT_VALUE[ftype]
+
+
 def _step_text(red: Reducer, field: str, pivot_type: FieldType | None = None) -> str:
-    if not red.needs_pivot:
-        return f"{red.surface} {field}"
-    return f"where {field} {red.surface} {PIVOT_TEXT[pivot_type or FIELDS[field]]}"
+    return red.spell(field, _pivot_text(red, pivot_type or FIELDS[field]))
 
 
 def _source(red: Reducer, field: str, pivot_type: FieldType | None = None) -> str:
@@ -57,7 +81,7 @@ def test_the_registry_is_the_only_table() -> None:
     """Every op and every spelling is declared once; surfaces map back to their reducer."""
     assert len(BY_SURFACE) == len(REDUCERS)
     assert all(BY_SURFACE[r.surface] is r for r in REDUCERS.values())
-    assert all(r.compare is not None for r in REDUCERS.values() if r.needs_pivot)
+    assert all(r.compare is not None for r in REDUCERS.values() if r.form == "where")
     assert {op for r in REDUCERS.values() for op in (r.op,)} == set(REDUCERS)
 
 
@@ -74,7 +98,7 @@ def test_parse_check_plan_and_format(case: tuple[Reducer, str]) -> None:
     step = plan.trajectory("t").steps["kept"]
     assert isinstance(step, DrvStep) and step.reducers[0]["op"] == red.op
     query = ReduceQuery.from_json(step.query)
-    pivot = PIVOT_VALUE[FIELDS[field]] if red.needs_pivot else None
+    pivot = _pivot_value(red, FIELDS[field])
     assert query.filters == (red.filter(field, pivot, FIELDS[field]),)
 
 
@@ -82,7 +106,8 @@ def test_parse_check_plan_and_format(case: tuple[Reducer, str]) -> None:
 def test_a_field_it_does_not_accept_is_e204_with_its_rule(red: Reducer) -> None:
     refused = [f for f, t in FIELDS.items() if not red.accepts(t)]
     for field in refused:
-        pivot = INT if red.pivot == "number" else DATE if red.pivot == "date" else None
+        pivot = INT if red.pivot == "number" else DATE if red.pivot == "date" \
+            else STR if red.pivot == "text" else None
         text = _source(red, field, pivot)
         with pytest.raises(CompileError) as err:
             check(Source("<reg>.edge", text))
@@ -101,7 +126,7 @@ def test_runs_agree_with_the_reference(case: tuple[Reducer, str],
     both forms, inline reads of bound and packed columns — against the reference reducer."""
     red, field = case
     check_trajectory(_source(red, field), {"reg.rows": lambda **kw: rows})
-    pivot = PIVOT_VALUE[FIELDS[field]] if red.needs_pivot else None
+    pivot = _pivot_value(red, FIELDS[field])
     check_reducer_chain(rows, [ReduceStep(red.op, field, pivot)], FIELDS)
 
 

@@ -41,7 +41,7 @@ from ...core.runsettings import RunSettings
 from ...core.source import Source
 from ...core.types import FieldType
 from ...plan.model import Plan
-from ...reduce.registry import REDUCERS
+from ...reduce.registry import synth_words
 from ...runtime.backends import Backend
 from ...runtime.executor import run_trajectory
 from ...runtime.result import RunResult
@@ -360,7 +360,7 @@ class Engine:
         junction needs no narrowing) and the name the hand-off reads."""
         if not jp.steps:
             return [], draft.last
-        name = draft.fresh(f"{draft.last}_{REDUCERS[jp.steps[0].op].synth.name}")
+        name = draft.fresh(f"{draft.last}_{synth_words(jp.steps[0].op).name}")
         drv = n.Drv(source=tuple(draft.last.split(".")),
                     steps=tuple(reducer_node(s) for s in jp.steps))
         return [n.Binding(name=name, node=drv)], name

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from ...core.types import FieldType
 from ...reduce.pivot import choose_pivot_on_columns
-from ...reduce.registry import REDUCERS, coerced_column
+from ...reduce.registry import REDUCERS, SYNTH_OPS, coerced_column, synth_words
 
 __all__ = ["Columns", "JunctionPlan", "Prefer", "ReduceChoice", "distinct", "mf_tie",
            "narrowings", "reducer_ops", "type_junction"]
@@ -111,7 +111,7 @@ def distinct(rows: Sequence[Mapping[str, Any]], field: str, ftype: FieldType) ->
 def reducer_ops(t: FieldType) -> tuple[str, ...]:
     """The reducers a field of type ``t`` is narrowed with (see the module doc), in registry
     order: the reducers whose synthesis words say they narrow such a field."""
-    return tuple(op for op, r in REDUCERS.items() if r.synth.narrows(t))
+    return tuple(op for op in SYNTH_OPS if synth_words(op).narrows(t))
 
 
 class Columns:

@@ -33,7 +33,7 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
 from ...plan.model import Plan
-from ...reduce.registry import REDUCERS
+from ...reduce.registry import synth_words
 from ...syntax import nodes as n
 from .analyze import structure_of
 from .korean import join_ko, josa, korean_forms, period_text, tidy, with_unit
@@ -293,7 +293,7 @@ class _Builder:
             pivot = self.lit(LiteralUse("pivot", step, None, r.field, python_value(r.pivot)),
                              label, self.funit(src, r.field))
         p = pivot["text"] if pivot else ""
-        words = REDUCERS[r.op].synth
+        words = synth_words(r.op)
         word = words.word[is_date]
         phrase = words.phrase[is_date].format(subj=josa(label, "이"), p=p)
         return {"op": r.op, "field": r.field, "label": label, "date": is_date,

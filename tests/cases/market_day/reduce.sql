@@ -63,5 +63,5 @@ SELECT round((SELECT avg("fltRt") FROM "heavy"), 2) AS value
 -- params: []
 
 -- heavy_trading_first_pages / answer value_eok
-SELECT round(((SELECT sum("trPrc") FROM "heavy") / ?), 0) AS value
+SELECT TRY_CAST(round(((SELECT sum("trPrc") FROM "heavy") / ?), 0) AS HUGEINT) AS value
 -- params: [100000000]

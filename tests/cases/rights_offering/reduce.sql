@@ -12,5 +12,5 @@ SELECT "ceo_nm" AS value FROM "info" WHERE "ceo_nm" IS NOT NULL GROUP BY "ceo_nm
 -- params: []
 
 -- rights_offering_companies / answer avg_close
-SELECT round((SELECT avg("clpr") FROM "prices"), 0) AS value
+SELECT TRY_CAST(round((SELECT avg("clpr") FROM "prices"), 0) AS HUGEINT) AS value
 -- params: []

@@ -66,7 +66,7 @@ trajectory twin {orjson.dumps(query).decode()} {{
 def test_self_audit_of_the_world_examples() -> None:
     r = audit_dirs(WORLD, WORLD)
     n = len(ALL)
-    assert (r.train_tasks, r.eval_tasks) == (n, n) == (17, 17)
+    assert (r.train_tasks, r.eval_tasks) == (n, n) == (18, 18)
     assert r.duplicates == [t.query for t in ALL]
     assert r.tool_overlap_share == 1.0 and r.tool_overlap_count == r.tool_overlap_total
     assert r.dependency.jaccard == 1.0 and r.dependency.unseen_share == 0.0
