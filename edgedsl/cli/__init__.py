@@ -61,10 +61,14 @@ def _parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_check)
 
     sp = sub.add_parser("fmt", help="format files in the canonical layout")
-    sp.add_argument("files", nargs="+", metavar="FILE")
+    sp.add_argument("files", nargs="+", metavar="FILE",
+                    help="files to format in place; `-` formats standard input to standard output")
     sp.add_argument(
         "--check", action="store_true", help="report files that would change; write nothing"
     )
+    sp.add_argument("--diff", action="store_true",
+                    help="print what would change as a unified diff; write nothing; exit 1 when "
+                         "something would change")
     sp.set_defaults(func=cmd_fmt)
 
     sp = sub.add_parser("compile", help="compile a file to a JSON plan, or draw the plan")
