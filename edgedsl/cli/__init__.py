@@ -120,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
         "page size and `pages all` where the page limit was implicit; exit 1 when one of them "
         "changes or breaks the answer",
     )
+    sp.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress line on stderr (there is none either when stderr is not "
+                         "a terminal)")
     sp.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("world", help="the simulated world of the ten platforms")

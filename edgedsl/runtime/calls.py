@@ -25,6 +25,7 @@ from ..plan.model import JunctionSpec, SpanInfo, ToolSpec, TrajectoryPlan
 from .answers import jsonable
 from .backends import MAX_TOTAL, Backend, Response, classify
 from .duck import Relation
+from .progress import SILENT, Progress
 from .redact import scrub
 from .trace import (
     MAX_SHOWN,
@@ -126,8 +127,10 @@ class Caller:
     ``max_pages`` for ``pages all``. A failure is a :class:`StepError` with its classified code."""
 
     def __init__(self, backend: Backend, sem: asyncio.Semaphore, max_pages: int,
-                 ms: Callable[[], float]) -> None:
+                 ms: Callable[[], float], progress: Progress = SILENT,
+                 trajectory: str = "") -> None:
         self.backend, self.sem, self.max_pages, self.ms = backend, sem, max_pages, ms
+        self.progress, self.trajectory = progress, trajectory
 
     def _redact(self, tool: ToolSpec, args: Mapping[str, object]) -> dict[str, Any]:
         shown = {k: REDACTED if k == tool.secret else jsonable(v) for k, v in args.items()}
@@ -175,6 +178,7 @@ class Caller:
         if pg is None:
             resp = await self.one_call(tool, args, None, st, arm, span)
             st.pages_read += 1
+            self.progress.page_read(self.trajectory, st.id, 1, len(resp), resp.total)
             read_fact(st, len(resp), resp.total, done=resp.total is None
                       or len(resp) >= resp.total)
             return [resp]
@@ -192,6 +196,7 @@ class Caller:
                 total = resp.total
                 st.total_reported = total if st.total_reported is None else max(
                     st.total_reported, total)
+            self.progress.page_read(self.trajectory, st.id, page, got, total)
             done = n == 0 or (total is not None and got >= total) or (size is not None and n < size)
             if done or page >= limit:
                 break
