@@ -21,7 +21,16 @@ import orjson
 
 from ..core.diagnostics import Diagnostic, diag
 from ..core.source import Span
-from ..plan.model import JunctionSpec, SpanInfo, ToolSpec, TrajectoryPlan
+from ..plan.model import (
+    CallStep,
+    CompareStep,
+    DrvStep,
+    JunctionSpec,
+    SpanInfo,
+    ToolSpec,
+    TrajectoryPlan,
+)
+from ..plan.surface import reducer_text
 from .answers import jsonable
 from .backends import MAX_TOTAL, Backend, Response, classify
 from .duck import Relation
@@ -85,9 +94,10 @@ def junction_values(rels: Mapping[str, Relation], tp: TrajectoryPlan, phi: int, 
     ref = f"{j.source}.{j.field}"
     need = "exactly 1" if j.kind == "seq" else f"1 … {j.bound}"
     hints: list[str] = []
+    culprit, label = j.source, f"`{j.source}` comes from here"
     if n == 0:
-        hints.append(f"the upstream call `{j.source}` returned no records with a "
-                     f"`{j.field}` value ({rel.count()} records); check its arguments")
+        culprit, label, hint = empty_culprit(rels, tp, j.source, j.field)
+        hints.append(hint)
     elif j.kind == "seq" and n <= phi:
         hints.append(f"use `fan` (k ≤ {phi}) to call `{tool}` once per value: "
                      f"`fan {ref}`, or add a `drv` node to narrow `{j.source}` first")
@@ -99,12 +109,39 @@ def junction_values(rels: Mapping[str, Relation], tp: TrajectoryPlan, phi: int, 
     code = "R501" if n == 0 else "R502"  # no value / more values than the bound
     msg = (f"`{spelled} {ref}` saw {n} distinct value{'s' if n != 1 else ''}; "
            f"a {j.kind} junction needs {need}")
-    src = tp.steps.get(j.source)
-    secondary = [] if src is None or src.span is None else [
-        (src.span.to_span(), f"`{j.source}` comes from here")]
+    src = tp.steps.get(culprit)
+    secondary = [] if src is None or src.span is None else [(src.span.to_span(), label)]
     d = diag(code, msg, span_of(j.span or span), f"{n} values", hints=hints,
              secondary=secondary)
     raise StepError(d, FailureInfo(kind="structural", code=code, message=msg))
+
+
+def empty_culprit(rels: Mapping[str, Relation], tp: TrajectoryPlan, source: str,
+                  field: str) -> tuple[str, str, str]:
+    """The step to blame when a junction reading ``source.field`` saw no value, the label of
+    its span and the hint saying why: ``source`` itself when it has records but none with a
+    ``field`` value; otherwise, up its ``drv`` chain, the first step that was given records
+    and kept none (a ``drv`` whose filter kept nothing), or the call that returned none."""
+    rel = rels[source]
+    if rel.count():
+        return source, f"`{source}` comes from here", (
+            f"`{source}` has {rel.count()} records but none with a `{field}` value")
+    name = source
+    while True:
+        step = tp.steps.get(name)
+        if not isinstance(step, DrvStep) or step.source not in rels:
+            break
+        upstream = rels[step.source].count()
+        if upstream:
+            chain = " | ".join(reducer_text(r) for r in step.reducers)
+            return name, f"`{name}` kept none of its records", (
+                f"`{name}` (`drv {step.source} | {chain}`) kept none of `{step.source}`'s "
+                f"{upstream} records; loosen its filter")
+        name = step.source
+    what = f"the call `{name}`" if isinstance(step, CallStep | CompareStep) else f"`{name}`"
+    via = "" if name == source else f" (and so `{source}`, which reads it, is empty)"
+    return name, f"`{name}` returned nothing", (
+        f"{what} returned no records{via}; check its arguments")
 
 
 def read_fact(st: StepTrace, got: int, total: int | None, *, done: bool | None) -> None:
