@@ -79,7 +79,7 @@ from ..plan.model import (
 )
 from ..reduce.query import ReduceQuery
 from . import relations
-from .answers import answer_value, jsonable, predicate_value, prepared
+from .answers import Prepared, answer_value, jsonable, predicate_value, prepared
 from .backends import Backend, make_backend, unsupported_reason
 from .calls import Caller, StepError, arm_text, junction_values, span_of
 from .determinacy import determinacy, tie_facts, undetermined_warnings
@@ -379,10 +379,32 @@ class _Run:
         return StepError(diag("R507", msg, span_of(span), hints=hints),
                           FailureInfo(kind="structural", code="R507", message=msg))
 
+    def single_values(self, prep: Prepared, what: str, span: SpanInfo | None) -> None:
+        """R507 with the field and its values when a field reference the query uses as one
+        value (compared, or inside arithmetic: ``prep.scalars``) holds several — said plainly,
+        before DuckDB's own text about scalar subqueries could be."""
+        for source, field in prep.scalars:
+            rel = self.rels.get(source)
+            if rel is None:
+                continue
+            values = rel.distinct(field)
+            if len(values) > 1:
+                shown = ", ".join(repr(jsonable(v)) for v in values[:5])
+                more = ", …" if len(values) > 5 else ""
+                msg = (f"{what} reads `{source}.{field}` as one value, but it holds "
+                       f"{len(values)} distinct values ({shown}{more})")
+                hints = [f"narrow `{source}` to one row first (`drv {source} | max {field}`, "
+                         f"or `where … ==`), or use an aggregate (`max({source}.{field})`, "
+                         f"`count({source})`)"]
+                raise StepError(diag("R507", scrub(msg), span_of(span), "several values",
+                                     hints=hints),
+                                FailureInfo(kind="structural", code="R507", message=scrub(msg)))
+
     async def if_step(self, s: IfStep, st: StepTrace, rank: tuple[int, ...]) -> None:
         prep = prepared(s.predicate)
         text, params = prep.statement()
         st.sql, st.params = text, [jsonable(p) for p in params]
+        self.single_values(prep, "the `if` condition", s.span)
         try:
             taken = predicate_value(self.con, self.rels, prep, params, self.trace.fallbacks,
                                     s.id)
@@ -392,6 +414,8 @@ class _Run:
         await self.layers(s.then if taken else s.orelse, base=rank)
 
     def answer_value(self, f: AnswerField) -> Any:
+        what = f"answer field `{f.name}`" if f.name else "the answer"
+        self.single_values(prepared(f), what, f.span)
         try:
             return answer_value(self.con, self.rels, f, self.trace.fallbacks)
         except duckdb.Error as exc:
