@@ -1010,6 +1010,22 @@ Fix: `pages all` on the call; narrow the input of `most_frequent` by something m
 question that only the first records are meant.
 """,
     ),
+    "W007": _c(
+        "a call read fewer records than the service reported",
+        """
+After a run that succeeded: a call (or `compare`) read fewer records than the service said it
+holds — without `pages` only the first page is read, and `pages N` stops after N.
+
+    found = juso.addrLinkApi(keyword: "세종대로")   # read 100, the service reported 128
+
+Reported by `edgedsl run` (and in `--json` under `warnings`) for every such call, whether or
+not the answer depends on it; a partial read the answer depends on is `W006` instead (named
+once).
+
+Fix: `pages all` (bounded by `max_pages`), or narrow the call's arguments so that one page
+holds the whole result.
+""",
+    ),
     "W010": _c(
         "an option overrides the file's run setting",
         """

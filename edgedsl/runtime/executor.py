@@ -82,7 +82,12 @@ from . import relations
 from .answers import Prepared, answer_value, jsonable, predicate_value, prepared
 from .backends import Backend, make_backend, unsupported_reason
 from .calls import Caller, StepError, arm_text, junction_values, span_of
-from .determinacy import determinacy, tie_facts, undetermined_warnings
+from .determinacy import (
+    determinacy,
+    partial_read_warnings,
+    tie_facts,
+    undetermined_warnings,
+)
 from .duck import Relation
 from .progress import SILENT, Progress
 from .redact import scrub
@@ -499,8 +504,9 @@ class _Run:
         return RunResult(trajectory=self.tp.name, ok=not diags, answer=answer,
                          say=say if not diags else None, trace=self.trace, diagnostics=diags,
                          relations=kept, determinacy=det,
-                         warnings=[] if det is None else undetermined_warnings(
-                             self.tp, det, tie_break=self.tie_break))
+                         warnings=[] if det is None else [
+                             *undetermined_warnings(self.tp, det, tie_break=self.tie_break),
+                             *partial_read_warnings(self.tp, self.trace, det)])
 
 
 def _backend(backend: Backend | str) -> Backend:
