@@ -103,6 +103,28 @@ def available_modules(dirs: list[Path]) -> list[str]:
     return sorted(names)
 
 
+def platform_homes(name: str, dirs: list[Path]) -> list[str]:
+    """The modules in ``dirs`` that declare a platform named ``name`` (``juso`` → ``region``),
+    first directory first; each read and parsed as ``use`` would (memoised), a module that
+    cannot be read or does not parse skipped."""
+    homes: list[str] = []
+    for d in dirs:
+        if not d.is_dir():
+            continue
+        for path in sorted(d.glob("*.edge")):
+            st = _regular_file(path)
+            if st is None or path.stem in homes:
+                continue
+            try:
+                _, module, _ = _read_module(path, _resolve(path, st), st)
+            except (OSError, UnicodeDecodeError):  # a module `use` would refuse: not a home
+                continue
+            if module is not None and any(isinstance(i, n.PlatformDecl) and i.name == name
+                                          for i in module.items):
+                homes.append(path.stem)
+    return homes
+
+
 class _Loader:
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
@@ -150,6 +172,9 @@ class _Loader:
             self.ctx.catalog_incomplete = True
             std = _stdlib()
             where = ", ".join("the standard library" if d == std else f"`{d}`" for d in dirs)
+            homes = platform_homes(name, dirs)
+            home = [f"`{name}` is a platform of module `{homes[0]}`: write `use {homes[0]}` "
+                    f"(its tools are still named `{name}.…`)"] if homes else []
             self.ctx.diags.add(
                 diag(
                     "E103",
@@ -157,7 +182,7 @@ class _Loader:
                     span,
                     "no such module",
                     hints=[
-                        *suggestion_hint(name, available_modules(dirs)),
+                        *(home or suggestion_hint(name, available_modules(dirs))),
                         f"`use {name}` looks for `{name}.edge` in {where}",
                     ],
                 )

@@ -42,6 +42,7 @@ from ..core.types import (
     is_numeric,
     is_stringish,
 )
+from ..reduce.coerce import coerce
 from ..reduce.registry import TOP_K_MAX, PivotKind, Reducer
 from ..syntax import nodes as n
 from ..syntax.printer import format_literal
@@ -266,6 +267,25 @@ def pivot_value(lit: n.Literal_) -> object:
     return lit.value
 
 
+def unquoted_hint(text: str, kind: str) -> list[str]:
+    """The hint for a quoted pivot where a ``number`` or ``date`` literal belongs: the literal
+    the text stands for, as the grammar writes it (``"55,000원"`` → ``55000``; ``"2024.12.01"``
+    → ``2024-12-01``), read by the runtime's own coercion; or the form a literal takes when the
+    text reads as none."""
+    if kind == "number":
+        value = coerce(FLOAT if "." in text else INT, text)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            shown = repr(value) if isinstance(value, float) else str(value)
+            return [f"write the number as a literal, without quotes, commas or unit: `{shown}`"]
+        return ["a number pivot is a literal without quotes, commas or unit, e.g. `55000`"]
+    if kind == "date":
+        day = coerce(DATE, text)
+        if isinstance(day, dt.date):
+            return [f"write the date as a literal, without quotes: `{day.isoformat()}`"]
+        return ["a date pivot is a literal without quotes, e.g. `2024-12-01`"]
+    return []
+
+
 def pivot_problem(red: Reducer, lit: n.Literal_, field_type: FieldType
                   ) -> tuple[str, list[str]] | None:
     """Why ``lit`` cannot be the pivot of reducer ``red`` on a field of ``field_type`` (and
@@ -303,9 +323,9 @@ def _value_problem(kind: PivotKind, lit: n.Literal_, field_type: FieldType
     """Why ``lit`` is not a value of pivot kind ``kind`` (a number, a date, or a value of the
     field's own type) for a field of ``field_type``."""
     what = describe_literal(lit)
-    unquote = [f"write it without quotes: `{lit.value}`"] if isinstance(lit, n.StringLit) else []
     if kind == "field":  # a literal of the field's own type
         kind = "number" if is_numeric(field_type) else "date" if is_date(field_type) else kind
+    unquote = unquoted_hint(lit.value, kind) if isinstance(lit, n.StringLit) else []
     if kind == "number":
         return (
             None if isinstance(lit, n.NumberLit) else (f"expected a number, found {what}", unquote)

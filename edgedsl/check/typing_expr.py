@@ -2,14 +2,15 @@
 
 :class:`ExprTyper` infers the type of an expression from what the resolve pass recorded
 (``None`` when unknown) and reports: arithmetic on numbers (``E213``), aggregates on suitable
-fields (``E214``), function arguments (``E215``), comparable operands (``E216``).
+fields (``E214``), function arguments (``E215``), comparable operands (``E216``), a field
+compared in an ``if`` whose relation is known to hold several rows (``E220``).
 """
 
 from __future__ import annotations
 
 from ..core.types import BOOL, DATE, FLOAT, INT, NUM, FieldType, ListType, is_date, is_numeric
 from ..syntax import nodes as n
-from .context import At, CheckContext, Reporter, TrajInfo, known
+from .context import At, CheckContext, Rel, Reporter, TrajInfo, known
 from .typerules import LITERALS, comparable, literal_type, type_phrase
 
 
@@ -154,9 +155,56 @@ class ExprTyper(Reporter):
             self.infer(a, (at, i))
         return None
 
+    def several(self, rel: Rel) -> str | None:
+        """Why relation ``rel`` holds several rows whenever it holds more than none, when the
+        checker can tell from its binding: every record of a tool that returns a list, one
+        call per value of a ``fan``, or one per value of a ``compare``; None otherwise (a
+        ``drv`` may keep one row or several ties: only the run can tell)."""
+        named = [(at, b) for at, b in self.t.bindings if b.name == rel.id]
+        for at, b in named:
+            node = b.node
+            spans = (node.span, node.call.span) if isinstance(node, n.Compare) else (node.span,)
+            if len(named) > 1 and rel.span not in spans:  # a name bound in both branches
+                continue
+            if isinstance(node, n.Compare):
+                return f"`{rel.id}` holds one call's records per compared value"
+            if isinstance(node, n.Call):
+                if any(isinstance(a.value, n.FanArg) for a in node.args):
+                    return f"`{rel.id}` holds the records of one call per `fan` value"
+                tool = self.t.tools.get(at)
+                if tool is not None and tool.many:
+                    return f"`{rel.id}` holds every record `{tool.qualname}` returns (a list)"
+        return None
+
+    def single(self, e: n.Expr, at: At) -> None:
+        """E220 for each ``x.f`` in ``e`` (compared, or in arithmetic) whose relation the
+        checker knows to hold several rows."""
+        if isinstance(e, n.Ref):
+            info = self.t.refs.get(at)
+            why = None if info is None or info.field is None else self.several(info.rel)
+            if why is not None and info is not None:
+                src, f = info.rel.id, info.field
+                self.err(
+                    "E220",
+                    f"`{src}.{f}` is compared as one value, but {why}",
+                    e.span,
+                    "several values",
+                    secondary=[(info.rel.span, f"`{src}` comes from here")],
+                    hints=[f"narrow it to one row first (`one = drv {src} | max {f}`, then "
+                           f"`one.{f}`), or compare an aggregate: `max({src}.{f})`, "
+                           f"`count({src})`"],
+                )
+        elif isinstance(e, n.BinOp):
+            self.single(e.left, (at, 0))
+            self.single(e.right, (at, 1))
+        elif isinstance(e, n.Neg):
+            self.single(e.operand, (at, 0))
+
     def pred(self, p: n.Pred, at: At) -> None:
         """Type the predicate ``p`` at ``at``."""
         if isinstance(p, n.PredCmp):
+            self.single(p.left, (at, 0))
+            self.single(p.right, (at, 1))
             lt, rt = self.infer(p.left, (at, 0)), self.infer(p.right, (at, 1))
             if lt is None or rt is None:
                 return

@@ -61,10 +61,14 @@ def _parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_check)
 
     sp = sub.add_parser("fmt", help="format files in the canonical layout")
-    sp.add_argument("files", nargs="+", metavar="FILE")
+    sp.add_argument("files", nargs="+", metavar="FILE",
+                    help="files to format in place; `-` formats standard input to standard output")
     sp.add_argument(
         "--check", action="store_true", help="report files that would change; write nothing"
     )
+    sp.add_argument("--diff", action="store_true",
+                    help="print what would change as a unified diff; write nothing; exit 1 when "
+                         "something would change")
     sp.set_defaults(func=cmd_fmt)
 
     sp = sub.add_parser("compile", help="compile a file to a JSON plan, or draw the plan")
@@ -116,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
         "page size and `pages all` where the page limit was implicit; exit 1 when one of them "
         "changes or breaks the answer",
     )
+    sp.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress line on stderr (there is none either when stderr is not "
+                         "a terminal)")
     sp.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("world", help="the simulated world of the ten platforms")

@@ -71,12 +71,35 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
-    """``edgedsl fmt FILE… [--check]``: rewrite files in the canonical layout."""
-    from ..syntax.fmt import format_files
+    """``edgedsl fmt FILE…|- [--check] [--diff]``: rewrite files in the canonical layout; ``-``
+    reads standard input and writes the formatted text to standard output; ``--diff`` writes
+    nothing but a unified diff of what would change (exit 1 when something would)."""
+    from ..syntax.fmt import STDIN, format_bytes, format_files, format_path
 
+    if "-" in args.files:
+        if len(args.files) > 1:
+            raise UsageError("`fmt -` formats standard input alone; name no other file")
+        done = format_bytes(sys.stdin.buffer.read(), STDIN)
+        if done.diagnostics or done.formatted is None:
+            seen = {} if done.text is None else {STDIN: Source(STDIN, done.text)}
+            print_diagnostics(done.diagnostics, seen, as_json=False)
+            return EXIT_ERRORS
+        if args.diff:
+            sys.stdout.write(done.diff())
+        elif not args.check:
+            sys.stdout.write(done.formatted)
+        return EXIT_ERRORS if (args.check or args.diff) and done.changed else EXIT_OK
     for p in args.files:
         if not Path(p).is_file():
             raise UsageError(f"no such file: {p}")
+    if args.diff:
+        results = [format_path(Path(p)) for p in args.files]
+        diags = [d for r in results for d in r.diagnostics]
+        for r in results:
+            sys.stdout.write(r.diff())
+        if diags:
+            print_diagnostics(diags, {}, as_json=False)
+        return EXIT_ERRORS if diags or any(r.changed for r in results) else EXIT_OK
     changed, diags = format_files([Path(p) for p in args.files], check=args.check)
     if diags:
         print_diagnostics(diags, {}, as_json=False)

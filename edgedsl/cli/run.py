@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from .common import (
     make_backend,
     print_diagnostics,
 )
+from .progress import progress_for
 
 if TYPE_CHECKING:
     from ..plan.model import Plan
@@ -95,6 +97,7 @@ def apply_run_settings(args: argparse.Namespace, stated: RunSettings) -> dict[st
 def cmd_run(args: argparse.Namespace) -> int:
     """``edgedsl run FILE|PLAN.json``: run trajectories, print answers and a trace summary."""
     from ..runtime.executor import run_plan_sync
+    from ..runtime.progress import SILENT
     from ..runtime.trace import trace_summary
 
     compiled = compile_file(args)
@@ -112,8 +115,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     settings = apply_run_settings(args, plan.run)
     backend = make_backend(args)
+    progress = progress_for(sys.stderr, args.trajectory or Path(args.file).name,
+                            quiet=args.quiet)
     try:
-        results = run_plan_sync(plan, backend, trajectory=args.trajectory, **settings)
+        with progress or contextlib.nullcontext():
+            results = run_plan_sync(plan, backend, trajectory=args.trajectory,
+                                    progress=progress or SILENT, **settings)
         checks = (_determinacy_checks(plan, results, backend, settings) if args.determinacy
                   else {})
     finally:  # also on failure or Ctrl-C: what was recorded is written

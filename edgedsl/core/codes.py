@@ -667,6 +667,21 @@ Fix: use `seq` (after a `drv`) in the header; fan inside one branch; drop the fa
 """,
     ),
     # ------------------------------------------------------------ E3xx: graph and statements
+    "E220": _c(
+        "a field compared as one value holds several",
+        """
+An `if` compares `x.f` (or computes with it), but `x` is known to hold several rows whenever it
+holds any: every record of a tool that returns a list, one call per value of a `fan`, one per
+value of a `compare`.
+
+    found = neis.schoolInfo(SCHUL_NM: "중앙고")
+    if found.SD_SCHUL_CODE == "7011348" { … }      # one value per school found
+
+Fix: narrow the relation to one row first (`one = drv found | where … == …`, then `one.f`), or
+compare an aggregate (`max(found.f)`) or a count (`count(found) > 1`). A `drv` may keep one row
+or several; when it keeps several at run time the run fails with `R507`, naming the values.
+""",
+    ),
     "E301": _c(
         "dependency cycle",
         """
@@ -857,7 +872,9 @@ Fix: raise `--max-pages`, narrow the call's arguments, or read `pages N` on purp
     "R507": _c(
         "multi-valued field in arithmetic",
         """
-A field reference used in arithmetic (or a predicate) had more than one distinct value.
+A field reference used as one value — compared in an `if`, or in arithmetic — held more than
+one distinct value at run time; the message names the field and its values (checked before the
+statement runs). The checker refuses the cases it can tell in advance (`E220`).
 
     answer price.clpr * 2           # `price` holds several rows
 
@@ -995,6 +1012,22 @@ answer reads, does not count. `max` / `min` keep every tied row, so their ties n
 Fix: `pages all` on the call; narrow the input of `most_frequent` by something meaningful
 (`drv … | where …` the question states) so that one value is the most frequent; or say in the
 question that only the first records are meant.
+""",
+    ),
+    "W007": _c(
+        "a call read fewer records than the service reported",
+        """
+After a run that succeeded: a call (or `compare`) read fewer records than the service said it
+holds — without `pages` only the first page is read, and `pages N` stops after N.
+
+    found = juso.addrLinkApi(keyword: "세종대로")   # read 100, the service reported 128
+
+Reported by `edgedsl run` (and in `--json` under `warnings`) for every such call, whether or
+not the answer depends on it; a partial read the answer depends on is `W006` instead (named
+once).
+
+Fix: `pages all` (bounded by `max_pages`), or narrow the call's arguments so that one page
+holds the whole result.
 """,
     ),
     "W010": _c(

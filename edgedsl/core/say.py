@@ -43,6 +43,8 @@ import jinja2.nodes
 from jinja2 import StrictUndefined, TemplateSyntaxError, pass_context
 from jinja2.sandbox import SandboxedEnvironment
 
+from .saytext import FILTERS, say_text
+
 __all__ = [
     "MAX_TEMPLATE_DEPTH",
     "SAY_MAX_CHARS",
@@ -169,8 +171,8 @@ def _short(n: int) -> str:
     return text if len(text) <= 24 else text[:21] + "..."
 
 
-_ENV = _SayEnvironment(undefined=StrictUndefined, autoescape=False)
-_ENV.filters = {name: _guarded(name, fn) for name, fn in _ENV.filters.items()}
+_ENV = _SayEnvironment(undefined=StrictUndefined, autoescape=False, finalize=say_text)
+_ENV.filters = {name: _guarded(name, fn) for name, fn in {**_ENV.filters, **FILTERS}.items()}
 
 
 class SayTooDeepError(TemplateSyntaxError):

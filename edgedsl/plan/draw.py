@@ -1,15 +1,19 @@
 """Drawing plans: Graphviz DOT and Mermaid flowcharts of trajectory steps.
 
-Nodes are steps (calls show their tool, ``drv`` nodes their reducers); edges are junctions
-labelled with their kind and field (``seq corp_code``, ``fan(5) code``) or ``drv`` for the
-relation a reduction reads; ``parallel`` groups, ``compare`` arms and both branches of an ``if``
-are clusters (DOT ``subgraph cluster_…``, Mermaid ``subgraph``).
+Nodes are steps (calls show their tool, ``drv`` nodes their reducers as written — ``where clpr
+>= 55000 | max rcept_dt`` —, an ``if`` its condition) and the answer (each field as written);
+edges are junctions labelled with their kind and field (``seq corp_code``, ``fan(5) code``),
+``drv`` for the relation a reduction reads, ``reads`` for a relation an ``if`` condition or the
+answer reads; ``parallel`` groups, ``compare`` arms and both branches of an ``if`` are clusters
+(DOT ``subgraph cluster_…``, Mermaid ``subgraph``), the first step of each branch reached by a
+dotted ``then`` / ``else`` edge. The spelling is :mod:`edgedsl.plan.surface`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..reduce.answer import predicate_from_json, reads, value_from_json_data
 from .model import (
     CallStep,
     CompareStep,
@@ -21,6 +25,7 @@ from .model import (
     TrajectoryPlan,
     decode_value,
 )
+from .surface import literal_text, predicate_text, reducer_text, value_text
 
 __all__ = ["to_dot", "to_mermaid"]
 
@@ -36,13 +41,43 @@ def _label(tp: TrajectoryPlan, key: str) -> str:
         pages = "" if s.request.pages is None else f" pages {s.request.pages}"
         return f"{head}\n{s.request.tool}{pages}"
     if isinstance(s, DrvStep):
-        ops = " | ".join(f"{r['op']} {r['field']}" for r in s.reducers)
+        ops = " | ".join(reducer_text(r) for r in s.reducers)
         return f"{head}\ndrv {s.source} | {ops}"
     if isinstance(s, CompareStep):
         return f"{head}\ncompare {s.request.tool} over {s.param}"
     if isinstance(s, IfStep):
-        return "if"
+        return "if " + predicate_text(s.predicate.query)
     return f"{head}\nparallel"
+
+
+ANSWER = "answer"
+"""The key of the answer's node (no step key is a bare word: a step's is its id)."""
+
+
+def _answer_label(tp: TrajectoryPlan) -> str | None:
+    if tp.answer is None:
+        return None
+    if tp.answer.kind == "expr":
+        return "answer " + value_text(tp.answer.fields[0].query)
+    return "answer\n" + "\n".join(f"{f.name}: {value_text(f.query)}" for f in tp.answer.fields)
+
+
+def _read_edges(tp: TrajectoryPlan, producers: dict[str, list[str]]
+                ) -> Iterator[tuple[str, str, str]]:
+    """``reads`` edges into each ``if`` step and into the answer from the relations they read."""
+    for key, s in tp.steps.items():
+        if isinstance(s, IfStep):
+            for rel in reads(predicate_from_json(s.predicate.query)):
+                for p in producers.get(rel, []):
+                    yield p, key, "reads"
+    if tp.answer is not None:
+        seen: set[str] = set()
+        for f in tp.answer.fields:
+            for rel in reads(value_from_json_data(f.query)):
+                for p in producers.get(rel, []):
+                    if p not in seen:
+                        seen.add(p)
+                        yield p, ANSWER, "reads"
 
 
 def _edges(tp: TrajectoryPlan) -> Iterator[tuple[str, str, str]]:
@@ -69,6 +104,7 @@ def _edges(tp: TrajectoryPlan) -> Iterator[tuple[str, str, str]]:
         if isinstance(s, DrvStep):
             for p in producers.get(s.source, []):
                 yield p, key, "drv"
+    yield from _read_edges(tp, producers)
 
 
 _Sub = tuple[str, str, list[str]]
@@ -82,7 +118,7 @@ def _clusters(tp: TrajectoryPlan) -> list[_Cluster]:
         if isinstance(s, ParallelStep):
             out.append((key, f"parallel {s.relation}", [key, *s.branches], []))
         elif isinstance(s, CompareStep):
-            arms = ", ".join(str(decode_value(v)) for v in s.values)
+            arms = ", ".join(literal_text(decode_value(v)) for v in s.values)
             out.append((key, f"compare over {s.param} in [{arms}]", [key], []))
         elif isinstance(s, IfStep):
             subs = [(f"{key}/then", "then", [k for layer in s.then for k in layer]),
@@ -127,8 +163,11 @@ def to_dot(plan: Plan, trajectory: str | None = None) -> str:
         for k in tp.steps:
             if k not in placed:
                 lines.append(f"    {nid(k)} [label={_q(_label(tp, k))}];")
+        answer = _answer_label(tp)
+        if answer is not None:
+            lines.append(f"    {nid(ANSWER)} [label={_q(answer)}, shape=note];")
         for src, dst, label in _edges(tp):
-            style = ", style=dashed" if label == "drv" else ""
+            style = ", style=dashed" if label in ("drv", "reads") else ""
             lines.append(f"    {nid(src)} -> {nid(dst)} [label={_q(label)}{style}];")
         for key, s in tp.steps.items():
             if isinstance(s, IfStep):
@@ -180,9 +219,12 @@ def to_mermaid(plan: Plan, trajectory: str | None = None) -> str:
         for k in tp.steps:
             if k not in placed:
                 node(k, "    ")
+        answer = _answer_label(tp)
+        if answer is not None:
+            lines.append(f"    {nid(tp, ANSWER)}[/{_m(answer)}/]")
         lines.append("  end")
         for src, dst, label in _edges(tp):
-            arrow = "-.->" if label == "drv" else "-->"
+            arrow = "-.->" if label in ("drv", "reads") else "-->"
             lines.append(f"  {nid(tp, src)} {arrow}|{_m(label)}| {nid(tp, dst)}")
         for key, s in tp.steps.items():
             if isinstance(s, IfStep):

@@ -27,7 +27,22 @@ import orjson
 
 from ..core.types import FieldType, ListType, ScalarType, type_from_json
 from ..plan.model import AnswerField, PredicateSpec
-from ..reduce.answer import QueryFacts, facts, predicate_from_json, value_from_json_data
+from ..reduce.answer import (
+    And,
+    Arith,
+    Cmp,
+    Distinct,
+    Neg,
+    Not,
+    Or,
+    Predicate,
+    QueryFacts,
+    Round,
+    Value,
+    facts,
+    predicate_from_json,
+    value_from_json_data,
+)
 from ..reduce.coerce import decode_stored, is_json
 from ..reduce.render import render_answer, render_predicate
 from . import relations
@@ -81,10 +96,29 @@ class Prepared:
     text: str
     params: tuple[object, ...]
     facts: QueryFacts
+    scalars: tuple[tuple[str, str], ...] = ()
+    """The ``(relation, field)`` references it reads as one value (:func:`scalar_refs`)."""
 
     def statement(self) -> tuple[str, list[object]]:
         """The statement text and a fresh list of its parameters."""
         return self.text, list(self.params)
+
+
+def scalar_refs(q: Value | Predicate, inside: bool = False) -> list[tuple[str, str]]:
+    """The field references ``q`` reads as one value: compared in a predicate, or an operand of
+    arithmetic, ``-`` or ``round`` (a field answered on its own is its list of values). A query
+    node of another kind is not looked into."""
+    if isinstance(q, Distinct):
+        return [(q.source, q.field)] if inside else []
+    if isinstance(q, Cmp | Arith):
+        return [*scalar_refs(q.left, True), *scalar_refs(q.right, True)]
+    if isinstance(q, Neg | Round):
+        return scalar_refs(q.operand, True)
+    if isinstance(q, Not):
+        return scalar_refs(q.operand)
+    if isinstance(q, And | Or):
+        return [r for o in q.operands for r in scalar_refs(o)]
+    return []
 
 
 @functools.lru_cache(maxsize=4096)
@@ -93,10 +127,10 @@ def _prepare(kind: Literal["answer", "predicate"], key: bytes) -> Prepared:
     if kind == "answer":
         value = value_from_json_data(data)
         text, params = render_answer(value)
-        return Prepared(text, tuple(params), facts(value))
+        return Prepared(text, tuple(params), facts(value), tuple(scalar_refs(value)))
     pred = predicate_from_json(data)
     text, params = render_predicate(pred)
-    return Prepared(text, tuple(params), facts(pred))
+    return Prepared(text, tuple(params), facts(pred), tuple(scalar_refs(pred)))
 
 
 def prepared(spec: AnswerField | PredicateSpec) -> Prepared:

@@ -21,10 +21,20 @@ import orjson
 
 from ..core.diagnostics import Diagnostic, diag
 from ..core.source import Span
-from ..plan.model import JunctionSpec, SpanInfo, ToolSpec, TrajectoryPlan
+from ..plan.model import (
+    CallStep,
+    CompareStep,
+    DrvStep,
+    JunctionSpec,
+    SpanInfo,
+    ToolSpec,
+    TrajectoryPlan,
+)
+from ..plan.surface import reducer_text
 from .answers import jsonable
 from .backends import MAX_TOTAL, Backend, Response, classify
 from .duck import Relation
+from .progress import SILENT, Progress
 from .redact import scrub
 from .trace import (
     MAX_SHOWN,
@@ -84,9 +94,10 @@ def junction_values(rels: Mapping[str, Relation], tp: TrajectoryPlan, phi: int, 
     ref = f"{j.source}.{j.field}"
     need = "exactly 1" if j.kind == "seq" else f"1 … {j.bound}"
     hints: list[str] = []
+    culprit, label = j.source, f"`{j.source}` comes from here"
     if n == 0:
-        hints.append(f"the upstream call `{j.source}` returned no records with a "
-                     f"`{j.field}` value ({rel.count()} records); check its arguments")
+        culprit, label, hint = empty_culprit(rels, tp, j.source, j.field)
+        hints.append(hint)
     elif j.kind == "seq" and n <= phi:
         hints.append(f"use `fan` (k ≤ {phi}) to call `{tool}` once per value: "
                      f"`fan {ref}`, or add a `drv` node to narrow `{j.source}` first")
@@ -98,12 +109,39 @@ def junction_values(rels: Mapping[str, Relation], tp: TrajectoryPlan, phi: int, 
     code = "R501" if n == 0 else "R502"  # no value / more values than the bound
     msg = (f"`{spelled} {ref}` saw {n} distinct value{'s' if n != 1 else ''}; "
            f"a {j.kind} junction needs {need}")
-    src = tp.steps.get(j.source)
-    secondary = [] if src is None or src.span is None else [
-        (src.span.to_span(), f"`{j.source}` comes from here")]
+    src = tp.steps.get(culprit)
+    secondary = [] if src is None or src.span is None else [(src.span.to_span(), label)]
     d = diag(code, msg, span_of(j.span or span), f"{n} values", hints=hints,
              secondary=secondary)
     raise StepError(d, FailureInfo(kind="structural", code=code, message=msg))
+
+
+def empty_culprit(rels: Mapping[str, Relation], tp: TrajectoryPlan, source: str,
+                  field: str) -> tuple[str, str, str]:
+    """The step to blame when a junction reading ``source.field`` saw no value, the label of
+    its span and the hint saying why: ``source`` itself when it has records but none with a
+    ``field`` value; otherwise, up its ``drv`` chain, the first step that was given records
+    and kept none (a ``drv`` whose filter kept nothing), or the call that returned none."""
+    rel = rels[source]
+    if rel.count():
+        return source, f"`{source}` comes from here", (
+            f"`{source}` has {rel.count()} records but none with a `{field}` value")
+    name = source
+    while True:
+        step = tp.steps.get(name)
+        if not isinstance(step, DrvStep) or step.source not in rels:
+            break
+        upstream = rels[step.source].count()
+        if upstream:
+            chain = " | ".join(reducer_text(r) for r in step.reducers)
+            return name, f"`{name}` kept none of its records", (
+                f"`{name}` (`drv {step.source} | {chain}`) kept none of `{step.source}`'s "
+                f"{upstream} records; loosen its filter")
+        name = step.source
+    what = f"the call `{name}`" if isinstance(step, CallStep | CompareStep) else f"`{name}`"
+    via = "" if name == source else f" (and so `{source}`, which reads it, is empty)"
+    return name, f"`{name}` returned nothing", (
+        f"{what} returned no records{via}; check its arguments")
 
 
 def read_fact(st: StepTrace, got: int, total: int | None, *, done: bool | None) -> None:
@@ -126,8 +164,10 @@ class Caller:
     ``max_pages`` for ``pages all``. A failure is a :class:`StepError` with its classified code."""
 
     def __init__(self, backend: Backend, sem: asyncio.Semaphore, max_pages: int,
-                 ms: Callable[[], float]) -> None:
+                 ms: Callable[[], float], progress: Progress = SILENT,
+                 trajectory: str = "") -> None:
         self.backend, self.sem, self.max_pages, self.ms = backend, sem, max_pages, ms
+        self.progress, self.trajectory = progress, trajectory
 
     def _redact(self, tool: ToolSpec, args: Mapping[str, object]) -> dict[str, Any]:
         shown = {k: REDACTED if k == tool.secret else jsonable(v) for k, v in args.items()}
@@ -175,6 +215,7 @@ class Caller:
         if pg is None:
             resp = await self.one_call(tool, args, None, st, arm, span)
             st.pages_read += 1
+            self.progress.page_read(self.trajectory, st.id, 1, len(resp), resp.total)
             read_fact(st, len(resp), resp.total, done=resp.total is None
                       or len(resp) >= resp.total)
             return [resp]
@@ -192,6 +233,7 @@ class Caller:
                 total = resp.total
                 st.total_reported = total if st.total_reported is None else max(
                     st.total_reported, total)
+            self.progress.page_read(self.trajectory, st.id, page, got, total)
             done = n == 0 or (total is not None and got >= total) or (size is not None and n < size)
             if done or page >= limit:
                 break

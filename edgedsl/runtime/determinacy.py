@@ -205,3 +205,31 @@ def undetermined_warnings(tp: TrajectoryPlan, det: Determinacy, *,
                      "or say in the question that only the first records are meant"]
         out.append(diag("W006", msg, span, label, hints=hints))
     return out
+
+
+def partial_read_warnings(tp: TrajectoryPlan, trace: Trace,
+                          det: Determinacy | None) -> list[Diagnostic]:
+    """One ``W007`` per call or ``compare`` step that read fewer records than the service
+    reported (``StepTrace.unread``), whether or not the answer depends on them — a call without
+    ``pages`` answers 100 while the service reported 128, and the run says so. A step already
+    named by a ``W006`` (its partial read leaves the answer undetermined) is not named twice."""
+    named = {c.step for c in det.causes} if det is not None else set()
+    out: list[Diagnostic] = []
+    for st in trace.steps:
+        if not st.unread or st.id in named or st.kind not in ("call", "compare"):
+            continue
+        s = tp.steps.get(st.id)
+        read = st.records or 0
+        pages = getattr(getattr(s, "request", None), "pages", None)
+        msg = (f"`{st.id}` read {read:,} records while the service reported "
+               f"{read + st.unread:,} ({st.unread:,} unread, {st.pages_read} "
+               f"page{'s' if st.pages_read != 1 else ''} read)")
+        if pages is None:
+            hints = [f"without `pages` only the first page is read: add `pages all` to "
+                     f"`{st.id}`'s call, or narrow its arguments"]
+        else:
+            hints = [f"`pages {pages}` stopped before the end: `pages all` reads every page "
+                     "(bounded by max_pages), or narrow the call's arguments"]
+        span = None if s is None or s.span is None else s.span.to_span()
+        out.append(diag("W007", msg, span, "partial read", hints=hints))
+    return out

@@ -79,11 +79,17 @@ from ..plan.model import (
 )
 from ..reduce.query import ReduceQuery
 from . import relations
-from .answers import answer_value, jsonable, predicate_value, prepared
+from .answers import Prepared, answer_value, jsonable, predicate_value, prepared
 from .backends import Backend, make_backend, unsupported_reason
 from .calls import Caller, StepError, arm_text, junction_values, span_of
-from .determinacy import determinacy, tie_facts, undetermined_warnings
+from .determinacy import (
+    determinacy,
+    partial_read_warnings,
+    tie_facts,
+    undetermined_warnings,
+)
 from .duck import Relation
+from .progress import SILENT, Progress
 from .redact import scrub
 from .result import RunResult
 from .selection import run_selection
@@ -156,13 +162,14 @@ async def _gather(aws: list[Coroutine[Any, Any, Any]]) -> list[Any]:
 class _Run:
     def __init__(self, plan: Plan, tp: TrajectoryPlan, backend: Backend, phi: int,
                  max_pages: int, concurrency: int, keep: Collection[str] = (),
-                 tie_break: TieBreak = "smallest") -> None:
+                 tie_break: TieBreak = "smallest", progress: Progress = SILENT) -> None:
         self.plan, self.tp, self.backend = plan, tp, backend
+        self.progress = progress
         self.tie_break = tie_break
         self.keep = tuple(dict.fromkeys(keep))
         self.phi, self.max_pages = phi, max_pages
         self.sem = asyncio.Semaphore(max(1, concurrency))
-        self.calls = Caller(backend, self.sem, max_pages, self.ms)
+        self.calls = Caller(backend, self.sem, max_pages, self.ms, progress, tp.name)
         self.con, self.owner = _connection(backend)
         self.rels: dict[str, Relation] = {}
         self.t0 = time.perf_counter()
@@ -265,6 +272,7 @@ class _Run:
                                   span_of(s.span)), st.failure) from e
         finally:
             st.duration_ms = round(self.ms() - st.start_ms, 3)
+            self.progress.step_finished(self.tp.name, key, st.status == "ok")
 
     # ------------------------------------------------------------ junctions and calls
 
@@ -376,10 +384,32 @@ class _Run:
         return StepError(diag("R507", msg, span_of(span), hints=hints),
                           FailureInfo(kind="structural", code="R507", message=msg))
 
+    def single_values(self, prep: Prepared, what: str, span: SpanInfo | None) -> None:
+        """R507 with the field and its values when a field reference the query uses as one
+        value (compared, or inside arithmetic: ``prep.scalars``) holds several — said plainly,
+        before DuckDB's own text about scalar subqueries could be."""
+        for source, field in prep.scalars:
+            rel = self.rels.get(source)
+            if rel is None:
+                continue
+            values = rel.distinct(field)
+            if len(values) > 1:
+                shown = ", ".join(repr(jsonable(v)) for v in values[:5])
+                more = ", …" if len(values) > 5 else ""
+                msg = (f"{what} reads `{source}.{field}` as one value, but it holds "
+                       f"{len(values)} distinct values ({shown}{more})")
+                hints = [f"narrow `{source}` to one row first (`drv {source} | max {field}`, "
+                         f"or `where … ==`), or use an aggregate (`max({source}.{field})`, "
+                         f"`count({source})`)"]
+                raise StepError(diag("R507", scrub(msg), span_of(span), "several values",
+                                     hints=hints),
+                                FailureInfo(kind="structural", code="R507", message=scrub(msg)))
+
     async def if_step(self, s: IfStep, st: StepTrace, rank: tuple[int, ...]) -> None:
         prep = prepared(s.predicate)
         text, params = prep.statement()
         st.sql, st.params = text, [jsonable(p) for p in params]
+        self.single_values(prep, "the `if` condition", s.span)
         try:
             taken = predicate_value(self.con, self.rels, prep, params, self.trace.fallbacks,
                                     s.id)
@@ -389,6 +419,8 @@ class _Run:
         await self.layers(s.then if taken else s.orelse, base=rank)
 
     def answer_value(self, f: AnswerField) -> Any:
+        what = f"answer field `{f.name}`" if f.name else "the answer"
+        self.single_values(prepared(f), what, f.span)
         try:
             return answer_value(self.con, self.rels, f, self.trace.fallbacks)
         except duckdb.Error as exc:
@@ -447,6 +479,7 @@ class _Run:
     async def run(self) -> RunResult:
         answer, say, diags = None, None, self.preflight()
         kept: dict[str, list[dict[str, Any]]] = {}
+        self.progress.started(self.tp.name, len(self.tp.steps))
         try:
             if not diags:
                 await self.layers(self.tp.layers)
@@ -466,12 +499,14 @@ class _Run:
             if self.keep:
                 kept = self.kept()
             self.con.close()
+            self.progress.finished(self.tp.name)
         det = None if diags else determinacy(self.tp, self.trace)
         return RunResult(trajectory=self.tp.name, ok=not diags, answer=answer,
                          say=say if not diags else None, trace=self.trace, diagnostics=diags,
                          relations=kept, determinacy=det,
-                         warnings=[] if det is None else undetermined_warnings(
-                             self.tp, det, tie_break=self.tie_break))
+                         warnings=[] if det is None else [
+                             *undetermined_warnings(self.tp, det, tie_break=self.tie_break),
+                             *partial_read_warnings(self.tp, self.trace, det)])
 
 
 def _backend(backend: Backend | str) -> Backend:
@@ -488,6 +523,7 @@ async def run_trajectory(
     concurrency: int = DEFAULT_CONCURRENCY,
     keep: Collection[str] = (),
     tie_break: TieBreak = "smallest",
+    progress: Progress = SILENT,
 ) -> RunResult:
     """Run trajectory ``name`` of ``plan`` on ``backend``; never raises for run-time failures.
 
@@ -495,10 +531,11 @@ async def run_trajectory(
     are returned in ``RunResult.relations`` (opt-in: reading them back costs time).
     ``tie_break`` is the language's rule (``"smallest"``: a ``most_frequent`` tie goes to the
     smallest value) or its opposite (``"largest"``), a perturbation of
-    :mod:`edgedsl.runtime.perturb`."""
+    :mod:`edgedsl.runtime.perturb`. ``progress`` is told of steps and pages as they finish
+    (:mod:`edgedsl.runtime.progress`)."""
     at_least_one(phi=phi, max_pages=max_pages)
     return await _Run(plan, plan.trajectory(name), _backend(backend), phi, max_pages,
-                      concurrency, keep, tie_break).run()
+                      concurrency, keep, tie_break, progress).run()
 
 
 def at_least_one(**bounds: int) -> None:
@@ -519,15 +556,16 @@ async def run_plan(
     concurrency: int = DEFAULT_CONCURRENCY,
     keep: Collection[str] = (),
     tie_break: TieBreak = "smallest",
+    progress: Progress = SILENT,
 ) -> list[RunResult]:
-    """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently (``keep`` and
-    ``tie_break``: see :func:`run_trajectory`)."""
+    """Run every trajectory of ``plan`` (or only ``trajectory``), concurrently (``keep``,
+    ``tie_break`` and ``progress``: see :func:`run_trajectory`)."""
     at_least_one(phi=phi, max_pages=max_pages)
     be = _backend(backend)
     names = [trajectory] if trajectory is not None else [t.name for t in plan.trajectories]
     return list(await asyncio.gather(*(
         run_trajectory(plan, n, be, phi=phi, max_pages=max_pages, concurrency=concurrency,
-                       keep=keep, tie_break=tie_break)
+                       keep=keep, tie_break=tie_break, progress=progress)
         for n in names)))
 
 

@@ -21,7 +21,8 @@ class RunResult:
     :func:`~edgedsl.runtime.executor.run_trajectory`); it is never part of :meth:`to_json`.
 
     ``determinacy`` (a run that succeeded) says whether the answer is determined and, if not,
-    why (:mod:`edgedsl.runtime.determinacy`); ``warnings`` holds its ``W006`` diagnostics —
+    why (:mod:`edgedsl.runtime.determinacy`); ``warnings`` holds its ``W006`` diagnostics and
+    a ``W007`` for each call that read fewer records than the service reported —
     warnings, apart from ``diagnostics``, so they never make a run fail.
     """
 
@@ -42,7 +43,8 @@ class RunResult:
 
     def to_json(self, *, with_trace: bool = False) -> dict[str, Any]:
         """``trajectory``, ``ok``, ``answer`` (+ ``say``, ``diagnostics``, ``trace`` if any;
-        ``determined`` false with its ``causes`` and ``warnings`` for an undetermined answer)."""
+        ``determined`` false with its ``causes`` for an undetermined answer; ``warnings`` when there
+        are any: ``W006``, ``W007``)."""
         out: dict[str, Any] = {"trajectory": self.trajectory, "ok": self.ok,
                                "answer": self.answer}
         if self.say is not None:
@@ -53,6 +55,7 @@ class RunResult:
             out["determined"] = False
             out["causes"] = [c.model_dump(mode="json", exclude_none=True)
                              for c in self.determinacy.causes]
+        if self.warnings:
             out["warnings"] = [d.to_json() for d in self.warnings]
         if with_trace and self.trace is not None:
             out["trace"] = self.trace.model_dump(mode="json")

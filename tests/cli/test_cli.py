@@ -207,3 +207,46 @@ def test_python_dash_m_and_console_script() -> None:
         cwd=ROOT,
     )
     assert proc.returncode == 0 and "E101" in proc.stdout
+
+
+UGLY = 'trajectory t "q" {   a = p.f( x : 1 )\nanswer a.b }'
+
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_fmt_stdin_writes_the_formatted_text_to_stdout(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _stdin(monkeypatch, UGLY.encode())
+    code, out, _ = run(capsys, "fmt", "-")
+    assert code == 0 and out.startswith('trajectory t "q" {\n  a = p.f(x: 1)\n')
+    _stdin(monkeypatch, out.encode())
+    code, again, _ = run(capsys, "fmt", "--check", "-")
+    assert code == 0 and again == ""  # --check writes nothing, formatted text passes
+    _stdin(monkeypatch, b"trajectory x {\n")
+    code, out, err = run(capsys, "fmt", "-")
+    assert code == 1 and out == "" and "E008" in err and "<stdin>:1:14" in err
+    code, _, err = run(capsys, "fmt", "-", "other.edge")
+    assert code == 2 and "standard input alone" in err
+
+
+def test_fmt_diff_prints_a_unified_diff_and_exits_1(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    f = tmp_path / "ugly.edge"
+    f.write_text(UGLY, encoding="utf-8")
+    code, out, _ = run(capsys, "fmt", "--diff", str(f))
+    assert code == 1
+    assert out.startswith(f"--- {f}\n+++ {f} (formatted)\n@@ ")
+    assert "-trajectory t \"q\" {   a = p.f( x : 1 )\n" in out and "+  a = p.f(x: 1)\n" in out
+    assert f.read_text(encoding="utf-8") == UGLY  # nothing written
+    _stdin(monkeypatch, UGLY.encode())
+    code, out, _ = run(capsys, "fmt", "--diff", "-")
+    assert code == 1 and out.startswith("--- <stdin>\n+++ <stdin> (formatted)\n")
+    run(capsys, "fmt", str(f))
+    code, out, _ = run(capsys, "fmt", "--diff", str(f))
+    assert code == 0 and out == ""

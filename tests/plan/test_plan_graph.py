@@ -94,12 +94,13 @@ def test_dot_is_well_formed() -> None:
     assert ("cmp", "top", "drv") in labels
     assert ("if1", "if1/then/f", "then") in labels
     assert 'cluster_rich::day"' in text and "parallel day" in text
-    assert "compare over code in [A, B]" in text
+    assert 'compare over code in [\\"A\\", \\"B\\"]' in text
 
 
 def test_dot_of_one_trajectory() -> None:
     nodes, _ = _parse_dot(to_dot(_plan(), "latest_filing"))
-    assert nodes == {"latest_filing::corp", "latest_filing::filings", "latest_filing::latest"}
+    assert nodes == {"latest_filing::corp", "latest_filing::filings", "latest_filing::latest",
+                     "latest_filing::answer"}
 
 
 def test_mermaid_is_well_formed() -> None:
@@ -113,3 +114,51 @@ def test_mermaid_is_well_formed() -> None:
     used = re.findall(r"^\s*(n\d+) -(?:->|\.->)\|[^|]*\| (n\d+)$", text, re.M)
     assert used and all(a in declared and b in declared for a, b in used)
     assert '|"fan(5) corp_code"|' in text and '"drv"' in text
+
+
+SURFACE = """
+platform p {
+  record R {
+    code: str
+    price: int
+    day: date
+    name: str
+  }
+
+  tool t (q: str) -> [R]
+}
+
+trajectory x "q" {
+  rows = p.t(q: "x")
+  cheap = drv rows | where price >= 55000 | where name == "가" | max day
+  if count(cheap) > 1 and not exists(rows) {
+    pick = drv cheap | min price
+  } else {
+    pick = drv rows | where day after 2024-12-27
+  }
+  answer { n: count(pick), avg: round(avg(pick.price) / (1 + 2), 1), name: pick.name }
+}
+"""
+
+
+def test_drawings_write_reducers_conditions_and_the_answer_as_source_does() -> None:
+    """Reducers in their surface spelling with their pivots (``>=``, ``==``, never ge/eq),
+    the ``if`` condition, both branches and the answer, in both drawings."""
+    import edgedsl
+
+    plan = edgedsl.compile(SURFACE)
+    for text in (to_dot(plan), to_mermaid(plan)):
+        plain = text.replace('\\"', '"').replace("#quot;", '"')
+        assert 'drv rows | where price >= 55000 | where name == "가" | max day' in plain
+        assert "drv rows | where day after 2024-12-27" in plain
+        assert "if count(cheap) > 1 and not exists(rows)" in plain
+        assert "avg: round(avg(pick.price) / (1 + 2), 1)" in plain
+        assert "n: count(pick)" in plain and "name: pick.name" in plain
+        assert " ge " not in plain and " eq " not in plain
+        assert "then" in plain and "else" in plain
+    nodes, edges = _parse_dot(to_dot(plan))
+    assert "x::answer" in nodes
+    labels = {(a.split("::")[1], b.split("::")[1], lab) for a, b, lab in edges}
+    assert {("rows", "if#1", "reads"), ("cheap", "if#1", "reads"),
+            ("if#1", "if#1/then/pick", "then"), ("if#1", "if#1/else/pick", "else"),
+            ("if#1/then/pick", "answer", "reads"), ("if#1/else/pick", "answer", "reads")} <= labels

@@ -206,3 +206,25 @@ def test_the_tie_policy_is_plan_data_only_when_perturbed() -> None:
     _, params = render_ties(q) or ("", [])
     assert params == [1, 1]  # the prefix entering each of the two tie filters binds the pivot
     assert render_ties(ReduceQuery("r", (Compare("v", ">=", "HUGEINT", 1),))) is None
+
+
+def test_a_partial_read_the_answer_does_not_depend_on_is_w007() -> None:
+    """A call that read fewer records than the service reported is said at run time (W007),
+    in the result's warnings and its JSON, even when the answer does not depend on it; a
+    partial read the answer depends on is W006 alone (not named twice)."""
+    rows = [{"k": f"k{i}", "v": i} for i in range(7)]
+    res = _run("  _r = t.paged()\n  s = t.rows()\n  answer count(s)\n", rows)
+    assert res.determined is True
+    [w] = res.warnings
+    assert w.code == "W007" and w.severity == "warning"
+    assert w.message == ("`_r` read 3 records while the service reported 7 (4 unread, 1 page "
+                         "read)")
+    assert "add `pages all`" in w.hints[0] and w.span is not None
+    out = res.to_json()
+    assert "determined" not in out and [x["code"] for x in out["warnings"]] == ["W007"]
+    capped = _run("  _r = t.paged() pages 2\n  s = t.rows()\n  answer count(s)\n", rows)
+    assert "`pages 2` stopped before the end" in capped.warnings[0].hints[0]
+    both = _run("  r = t.paged()\n  answer count(r)\n", rows)
+    assert [w.code for w in both.warnings] == ["W006"]
+    whole = _run("  _r = t.paged() pages all\n  s = t.rows()\n  answer count(s)\n", rows)
+    assert whole.warnings == []

@@ -401,6 +401,7 @@ def test_17_trading_day_fallback(backend: Any, world: World) -> None:
     assert got == expected
     assert got == {"asked_rows": 0, "trading_day": "2024-12-27", "listed": 998,
                    "name": "천일파워", "rate": 1.88, "close": 37950}
-    assert result.say == "2024-12-27 기준 코스피 상승률 1위는 천일파워(1.88%), 종가 37950원입니다."
+    assert result.say == ("2024년 12월 27일 기준 코스피 상승률 1위는 천일파워(1.88%), "
+                          "종가 37,950원입니다.")
     assert result.trace is not None
     assert [s.branch for s in result.trace.steps if s.branch is not None] == ["then"]
