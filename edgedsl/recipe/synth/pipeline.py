@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +46,9 @@ from .record import STRUCTURES, TaskRecord, write_records
 from .rejections import FilterReport
 from .worker import Outcome, task_name
 
-__all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_RESTARTS", "DEFAULT_SINGLE", "DEFAULT_TAIL",
-           "STARVED_AFTER", "SynthConfig", "SynthReport", "quotas", "synthesize"]
+__all__ = ["AIMED", "DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_RESTARTS", "DEFAULT_SINGLE",
+           "DEFAULT_TAIL", "FLOOR", "STARVED_AFTER", "SynthConfig", "SynthReport", "quotas",
+           "synthesize"]
 
 class SynthReport(BaseModel):
     """What a run did: trajectories written per type, attempts, attempts skipped, quota moved
@@ -62,6 +63,8 @@ class SynthReport(BaseModel):
     structures: dict[str, int] = Field(default_factory=dict)
     skipped: dict[str, int] = Field(default_factory=dict)
     moved: dict[str, int] = Field(default_factory=dict)
+    #: attempts aimed at each platform lagging below the floor (:data:`FLOOR`)
+    aimed: dict[str, int] = Field(default_factory=dict)
     filters: FilterReport = Field(default_factory=FilterReport)
     calls: int = 0
     memo_hits: int = 0
@@ -93,6 +96,16 @@ def quotas(total: int, mix: Mapping[str, float]) -> dict[str, int]:
 STARVED_AFTER = 200
 """Attempts aimed at a type without any accepted trajectory before its quota moves."""
 
+FLOOR = 0.04
+"""The share of the trajectories written so far below which a platform is *lagging*: the next
+batch aims :data:`AIMED` attempts at it (their drafts draw their first root on it). Issue 18
+asks every platform for 3% of a corpus of 200; the floor sits above it, since a lagging
+platform's aimed attempts often fail (an NEC draft can make a group of the code lists of one
+election, a candidate's pledges, little else: docs/synth.md, "NEC")."""
+
+AIMED = 4
+"""Attempts per batch aimed at each lagging platform."""
+
 
 @dataclass
 class _Schedule:
@@ -104,8 +117,24 @@ class _Schedule:
     got: Counter[str] = field(default_factory=Counter)
     moved: dict[str, int] = field(default_factory=dict)
 
+    #: trajectories written per platform (catalog module; a task counts for each it calls)
+    platforms: Counter[str] = field(default_factory=Counter)
+    #: attempts aimed at each platform (the floor)
+    aimed_at: Counter[str] = field(default_factory=Counter)
+
     def __post_init__(self) -> None:
         self.left = dict(self.quotas)
+
+    def aims(self, size: int, written: int, modules: Sequence[str]) -> list[str | None]:
+        """The platform each attempt of a batch of ``size`` is aimed at (None: not aimed):
+        :data:`AIMED` attempts for each platform of ``modules`` whose trajectories are fewer
+        than :data:`FLOOR` of the ``written`` so far, the furthest behind first, in turn."""
+        lag = sorted((p for p in modules if self.platforms[p] < FLOOR * written),
+                     key=lambda p: (self.platforms[p] - FLOOR * written, p))
+        out: list[str | None] = [None] * size
+        for k in range(min(size, AIMED * len(lag))):
+            out[k] = lag[k % len(lag)]
+        return out
 
     def open(self) -> list[str]:
         """Types with quota left, in the canonical order."""
@@ -198,6 +227,7 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
     sched = _Schedule(dict(report.quotas))
     records: list[TaskRecord] = []
     seen: set[str] = set()  # the duplicate rule's keys of the programs accepted
+    modules = sorted({p.module or name for name, p in catalog.platforms.items()} - {"std"})
     t0 = time.perf_counter()
     resolve_with = fresh if cfg.resolve else None
     pool = None
@@ -219,7 +249,9 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
             targets = sched.targets(attempt, size)
             if not targets:
                 break
-            items = [(attempt + k, t) for k, t in enumerate(targets)]
+            aims = sched.aims(len(targets), report.written, modules)
+            items = [(attempt + k, t, a) for k, (t, a) in enumerate(zip(targets, aims,
+                                                                          strict=True))]
             open_types = frozenset(sched.open())
             if pool is not None:
                 chunks = [items[w::workers] for w in range(workers)]
@@ -232,15 +264,19 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
                 assert state is not None
                 outcomes = await run_attempts(state, items, open_types)
                 memo[0] = (state.engine.memo.calls, state.engine.memo.hits)
-            for (_, target), o in zip(items, outcomes, strict=True):
+            for (_, target, aim), o in zip(items, outcomes, strict=True):
                 report.attempts += 1
                 sched.aimed[target] += 1
-                if _take(o, report, sched, records, outdir, cfg.n, seen) \
-                        and o.structure == target:
-                    sched.got[target] += 1
+                if aim is not None:
+                    sched.aimed_at[aim] += 1
+                if _take(o, report, sched, records, outdir, cfg.n, seen):
+                    sched.platforms.update(_modules_of(records[-1], catalog))
+                    if o.structure == target:
+                        sched.got[target] += 1
             attempt += len(items)
             sched.starve()
             report.moved = dict(sched.moved)
+            report.aimed = dict(sorted(sched.aimed_at.items()))
             report.calls = sum(c for c, _ in memo.values())
             report.memo_hits = sum(h for _, h in memo.values())
             report.seconds = round(time.perf_counter() - t0, 3)
@@ -256,6 +292,15 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
                 await close()
     _save(outdir, report, records)
     return report
+
+
+def _modules_of(rec: TaskRecord, catalog: Catalog) -> set[str]:
+    """The catalog modules of the platforms a task calls (``tago.stops`` → ``bus``)."""
+    out = set()
+    for t in rec.tools:
+        p = catalog.platforms.get(t.partition(".")[0])
+        out.add(p.module if p is not None and p.module else t.partition(".")[0])
+    return out
 
 
 def _take(o: Outcome, report: SynthReport, sched: _Schedule, records: list[TaskRecord],

@@ -171,3 +171,60 @@ def test_the_tail_knob_moves_the_call_mix_toward_sequential_calls(tmp_path: Path
     assert none.sequential_share is not None and two.sequential_share is not None
     assert two.calls_mean > none.calls_mean
     assert two.sequential_share > none.sequential_share
+
+
+def test_a_platform_below_the_floor_gets_aimed_attempts() -> None:
+    """A platform with fewer trajectories than FLOOR of those written gets AIMED attempts of
+    the next batch, the furthest behind first; nobody is aimed at before anything is written
+    or once every platform is at the floor."""
+    from edgedsl.recipe.synth.pipeline import AIMED, FLOOR
+
+    s = _Schedule({"Seq": 10, "Fan": 0, "Drv": 0, "Sem": 0, "Cmp": 0, "Cond": 0, "Mixed": 0})
+    mods = ["a", "b", "c"]
+    assert s.aims(8, 0, mods) == [None] * 8
+    written = 100
+    s.platforms.update({"a": 50, "b": int(FLOOR * written) - 1, "c": 0})
+    got = s.aims(3 * AIMED, written, mods)
+    assert got[: 2 * AIMED] == ["c", "b"] * AIMED and got[2 * AIMED:] == [None] * AIMED
+    assert s.aims(1, written, mods) == ["c"]  # a batch smaller than the aims
+    s.platforms.update({"b": 1, "c": 50})
+    assert s.aims(8, written, mods) == [None] * 8
+
+
+def test_an_aimed_attempt_draws_its_first_root_on_its_platform() -> None:
+    """``chains.AIM`` (set per attempt by the worker) makes a draft's first platform draw."""
+    import asyncio
+    import random
+    from collections import Counter
+
+    from edgedsl.check import load_catalog
+    from edgedsl.cli.synth import default_graph_path
+    from edgedsl.recipe.graph.model import load_graph
+    from edgedsl.recipe.synth.chains import AIM, start
+    from edgedsl.recipe.synth.engine import Engine
+    from edgedsl.runtime.http import make_world_backend
+
+    graph = load_graph(default_graph_path())
+    catalog = load_catalog(graph.catalog.modules, [])
+    eng = Engine(graph, catalog, make_world_backend(seed=1))
+    first: list[str] = []
+
+    async def never(tool: str, rng: random.Random, *,
+                    few: bool = False) -> None:  # record the draw, run nothing
+        first.append(catalog.platforms[tool.partition(".")[0]].module)
+
+    eng.root = never  # type: ignore[method-assign,assignment]
+    firsts: Counter[str] = Counter()
+
+    async def one(seed: int, aim: str | None) -> None:
+        AIM.set(aim)
+        first.clear()
+        await start(eng, random.Random(seed), attempts=1)
+        firsts[first[0]] += 1
+
+    async def main() -> None:
+        for seed in range(20):
+            await asyncio.gather(one(seed, "nec"), one(seed + 100, None))
+    asyncio.run(main())
+    assert firsts["nec"] >= 20 and sum(firsts.values()) == 40
+    assert len(firsts) > 2  # the attempts not aimed drew as usual
