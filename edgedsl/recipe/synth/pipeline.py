@@ -13,6 +13,13 @@ at it — is *starved*: the rest of its quota moves to the other open types in p
 their shares (the report says how much moved), so that a run still writes ``n`` trajectories
 when the graph cannot make one structure.
 
+A platform (catalog module) with fewer trajectories than :data:`FLOOR` of those written so far
+is *lagging*: the next batch aims attempts at it — its deficit over the yield of the attempts
+aimed at it so far, at most :data:`AIMED` of the batch in all; their drafts draw their first
+root on it (:data:`~edgedsl.recipe.synth.chains.AIM`) — and the report counts them
+(``aimed``). Aims are computed here from the tasks taken, in attempt order, so they too are
+the same whatever the number of workers.
+
 Nothing is lost on failure: an accepted trajectory's file is written when its batch is taken,
 and ``tasks.jsonl`` and ``report.json`` are rewritten (atomically) after every batch.
 """
@@ -20,6 +27,7 @@ and ``tasks.jsonl`` and ``report.json`` are rewritten (atomically) after every b
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -98,13 +106,13 @@ STARVED_AFTER = 200
 
 FLOOR = 0.04
 """The share of the trajectories written so far below which a platform is *lagging*: the next
-batch aims :data:`AIMED` attempts at it (their drafts draw their first root on it). Issue 18
-asks every platform for 3% of a corpus of 200; the floor sits above it, since a lagging
-platform's aimed attempts often fail (an NEC draft can make a group of the code lists of one
-election, a candidate's pledges, little else: docs/synth.md, "NEC")."""
+batch aims attempts at it (their drafts draw their first root on it). Issue 18 asks every
+platform for 3% of a corpus of 200; the floor sits above it, since a lagging platform's aimed
+attempts often end elsewhere (an NEC draft can make a group of the code lists of one
+election, little else: docs/synth.md, "Roots that build what is drawn")."""
 
-AIMED = 4
-"""Attempts per batch aimed at each lagging platform."""
+AIMED = 0.5
+"""At most this share of a batch is aimed at lagging platforms."""
 
 
 @dataclass
@@ -119,21 +127,35 @@ class _Schedule:
 
     #: trajectories written per platform (catalog module; a task counts for each it calls)
     platforms: Counter[str] = field(default_factory=Counter)
-    #: attempts aimed at each platform (the floor)
+    #: attempts aimed at each platform (the floor), and those that wrote a task calling it
     aimed_at: Counter[str] = field(default_factory=Counter)
+    hit_at: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
         self.left = dict(self.quotas)
 
+    def platform_yield(self, p: str) -> float:
+        """The share of attempts aimed at platform ``p`` that wrote a trajectory calling it
+        (Laplace-smoothed)."""
+        return (self.hit_at[p] + 1) / (self.aimed_at[p] + 2)
+
     def aims(self, size: int, written: int, modules: Sequence[str]) -> list[str | None]:
-        """The platform each attempt of a batch of ``size`` is aimed at (None: not aimed):
-        :data:`AIMED` attempts for each platform of ``modules`` whose trajectories are fewer
-        than :data:`FLOOR` of the ``written`` so far, the furthest behind first, in turn."""
-        lag = sorted((p for p in modules if self.platforms[p] < FLOOR * written),
-                     key=lambda p: (self.platforms[p] - FLOOR * written, p))
+        """The platform each attempt of a batch of ``size`` is aimed at (None: not aimed).
+        A platform of ``modules`` with fewer trajectories than :data:`FLOOR` of the ``written``
+        so far is behind by the difference; it gets that many over its yield
+        (:meth:`platform_yield`) attempts, as a structure type does — the furthest behind
+        first, in turn, at most :data:`AIMED` of the batch in all."""
+        behind = {p: FLOOR * written - self.platforms[p] for p in modules}
+        want = {p: math.ceil(d / self.platform_yield(p)) for p, d in behind.items() if d > 0}
+        order = sorted(want, key=lambda p: (-behind[p], p))
         out: list[str | None] = [None] * size
-        for k in range(min(size, AIMED * len(lag))):
-            out[k] = lag[k % len(lag)]
+        k = 0
+        while k < int(AIMED * size) and any(want[p] > 0 for p in order):
+            for p in order:
+                if want[p] > 0 and k < int(AIMED * size):
+                    out[k] = p
+                    want[p] -= 1
+                    k += 1
         return out
 
     def open(self) -> list[str]:
@@ -270,7 +292,10 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
                 if aim is not None:
                     sched.aimed_at[aim] += 1
                 if _take(o, report, sched, records, outdir, cfg.n, seen):
-                    sched.platforms.update(_modules_of(records[-1], catalog))
+                    called = _modules_of(records[-1], catalog)
+                    sched.platforms.update(called)
+                    if aim in called:
+                        sched.hit_at[aim] += 1
                     if o.structure == target:
                         sched.got[target] += 1
             attempt += len(items)

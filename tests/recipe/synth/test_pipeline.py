@@ -174,9 +174,11 @@ def test_the_tail_knob_moves_the_call_mix_toward_sequential_calls(tmp_path: Path
 
 
 def test_a_platform_below_the_floor_gets_aimed_attempts() -> None:
-    """A platform with fewer trajectories than FLOOR of those written gets AIMED attempts of
-    the next batch, the furthest behind first; nobody is aimed at before anything is written
-    or once every platform is at the floor."""
+    """A platform with fewer trajectories than FLOOR of those written is behind by the
+    difference and gets that many over its yield of attempts of the next batch, the furthest
+    behind first, in turn, at most AIMED of the batch; nobody is aimed at before anything is
+    written or once every platform is at the floor; a platform whose aimed attempts wrote
+    tasks calling it gets fewer."""
     from edgedsl.recipe.synth.pipeline import AIMED, FLOOR
 
     s = _Schedule({"Seq": 10, "Fan": 0, "Drv": 0, "Sem": 0, "Cmp": 0, "Cond": 0, "Mixed": 0})
@@ -184,9 +186,15 @@ def test_a_platform_below_the_floor_gets_aimed_attempts() -> None:
     assert s.aims(8, 0, mods) == [None] * 8
     written = 100
     s.platforms.update({"a": 50, "b": int(FLOOR * written) - 1, "c": 0})
-    got = s.aims(3 * AIMED, written, mods)
-    assert got[: 2 * AIMED] == ["c", "b"] * AIMED and got[2 * AIMED:] == [None] * AIMED
-    assert s.aims(1, written, mods) == ["c"]  # a batch smaller than the aims
+    # behind: b by 1, c by 4; no aimed attempt yet: yield (0 + 1) / (0 + 2)
+    got = s.aims(32, written, mods)
+    assert got[:10] == ["c", "b", "c", "b", "c", "c", "c", "c", "c", "c"]
+    assert got[10:] == [None] * 22
+    assert s.aims(8, written, mods) == ["c", "b", "c", "b"] + [None] * 4  # AIMED of the batch
+    assert int(AIMED * 8) == 4
+    s.aimed_at.update({"c": 8})
+    s.hit_at.update({"c": 8})  # every aimed attempt wrote a task calling c: yield 0.9
+    assert s.aims(32, written, mods).count("c") == 5
     s.platforms.update({"b": 1, "c": 50})
     assert s.aims(8, written, mods) == [None] * 8
 
