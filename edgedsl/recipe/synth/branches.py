@@ -17,6 +17,7 @@ from ..graph.model import GraphEdge
 from .chains import (
     KINDS,
     Built,
+    Fit,
     answer_name,
     answer_of,
     field_label,
@@ -29,14 +30,17 @@ from .engine import Draft, Engine, decorative, literal_texts, reducer_node, valu
 from .entities import entity_of
 from .junction import Columns, JunctionPlan, ReduceChoice, distinct, narrowings
 from .literals import tool_title
-from .plausible import related_targets
+from .plausible import implausible, related_targets
+from .wanted import WANTED, field_want
 
 __all__ = [
+    "can_group",
     "cmp",
     "compare_head",
     "cond",
     "conditional",
     "fresh_label",
+    "groups",
     "parallel_tail",
     "sem",
 ]
@@ -57,6 +61,36 @@ def _sem_edges(eng: Engine, draft: Draft, rng: random.Random, width: int) -> lis
     return next((g for g in groups.values() if len(g) >= 2 and related_targets(
         [eng.decls[e.target].platform for e in g],
         next((c for c in map(eng.handoff_code, g) if entity_of(c)), None))), [])
+
+
+def can_group(eng: Engine, draft: Draft) -> bool:
+    """True when a ``parallel`` group could follow ``draft``: two related out-edges read the
+    same field (:func:`_sem_edges`) and handing it on would not make the draft's last call
+    decorative (nothing is run; the draws come from a fixed generator)."""
+    from .junction import type_junction
+
+    probe = random.Random(0)
+    edges = _sem_edges(eng, draft, probe, 2)
+    if len(edges) < 2:
+        return False
+    fields = list(dict.fromkeys(b.field for e in edges for b in e.bindings))
+    jp = type_junction(eng.columns(draft), fields, eng.types(draft.last_tool), phi=eng.phi,
+                       rng=probe, single=True, width=eng.width)
+    return jp is not None and not decorative(draft, jp)
+
+
+def groups(kinds: frozenset[str] | None = None) -> Fit:
+    """The :data:`~.chains.Fit` of a Semantic-parallel draft: a group can follow the root, or
+    one of the drafts one edge (of ``kinds``) on (:meth:`Engine.successors`). An NEC
+    candidate list can go on only to one candidate's pledges, from which no group follows:
+    drawn as the root of a group, it ended the attempt; now another root of the platform is
+    drawn (its list of elections, whose code lists make a group)."""
+    async def fit(eng: Engine, d: Draft) -> bool:
+        async def judge() -> bool:
+            return can_group(eng, d) or any(
+                can_group(eng, g) for g in await eng.successors(d, kinds=kinds))
+        return await eng.fits("groups", d, kinds, judge)
+    return fit
 
 
 async def parallel_tail(eng: Engine, draft: Draft, rng: random.Random, *,
@@ -210,7 +244,9 @@ async def _after_group(eng: Engine, final: Draft, group: str,
     """The group of ``final`` continued by a chain of up to ``after`` edges from one of its
     branches (``group.branch`` is the relation the first junction reads; two branches are
     tried, in a random order); the answer reads the other branches as the group's answer did
-    and the chain's last relation as a chain's does. None when no edge works."""
+    and the chain's last relation as a chain's does. None when no edge works, or when every
+    continuation is one an analyst would not run (:func:`~.plausible.implausible`: the group
+    alone is then the task, where the whole attempt used to be rejected)."""
     order = list(range(len(arms)))
     rng.shuffle(order)
     for k in order[:2]:
@@ -224,8 +260,10 @@ async def _after_group(eng: Engine, final: Draft, group: str,
             continue
         others = [f for j, (_, _, _, f) in enumerate(arms) if j != k]
         tail = answer_of(eng, grown, rng, taken={f.name for f in others})
-        return Built(grown.body, n.AnswerStmt(fields=(*others, *(tail.fields or ()))),
-                     grown.edges, grown, "sem+chain")
+        got = Built(grown.body, n.AnswerStmt(fields=(*others, *(tail.fields or ()))),
+                    grown.edges, grown, "sem+chain")
+        if not implausible((*got.body, got.answer), eng.view):
+            return got  # a continuation an analyst would not run: the group alone stands
     return None
 
 
@@ -234,10 +272,10 @@ async def sem(eng: Engine, rng: random.Random, length: int,
     """A chain prefix of ``length - 1`` edges (possibly none) ending in a parallel group, then
     a chain of :meth:`~edgedsl.recipe.synth.engine.Engine.tail_edges` edges from one of its branches
     when one works; aimed at Sem, only ``seq`` junctions."""
-    root = await start(eng, rng)
+    pure = target == "Sem"
+    root = await start(eng, rng, fit=groups(KINDS["Seq"] if pure else None))
     if root is None:
         return None
-    pure = target == "Sem"
     drafts = [root]  # the prefix, one draft per edge
     for _ in range(max(0, length - 1)):
         nxt = await eng.extend(drafts[-1], rng, prefer="seq",
@@ -271,9 +309,20 @@ async def _shared_prefix_group(eng: Engine, drafts: Sequence[Draft], rng: random
 
 
 def _comparable(eng: Engine, tool: str) -> list[str]:
-    """Numeric and date fields of ``tool``'s records (what a comparison can be decided on)."""
-    return [f for f, t in eng.types(tool).items()
-            if not isinstance(t, ListType) and (is_numeric(t) or is_date(t))]
+    """Numeric and date fields of ``tool``'s records that a person wants to know
+    (:mod:`.wanted`: an amount, a number, a date — not a row number, an order or a code, by
+    their catalog labels: ``결과 순번``, ``순서``): what a comparison can be decided on.
+    "Which election's list of districts has the largest row number" asks about nothing."""
+    specs = field_specs(eng, tool)
+    out = []
+    for f, t in eng.types(tool).items():
+        if isinstance(t, ListType) or not (is_numeric(t) or is_date(t)):
+            continue
+        spec = specs.get(f)
+        if field_want(f, t, spec.label if spec else None, spec.unit if spec else None) \
+                in WANTED:
+            out.append(f)
+    return out
 
 
 def _scalar(v: object) -> Any:
@@ -287,18 +336,13 @@ async def compare_head(eng: Engine, rng: random.Random) -> tuple[Draft, n.Answer
     winner. The arms are real values: a root tool is run and 2 … φ distinct values of the field
     a one-binding G* edge hands to the compared tool are taken (the root call itself is not
     part of the program)."""
-    src = await start(eng, rng)
+    src = await start(eng, rng, fit=_compares)
     if src is None:
         return None
     types0 = eng.types(src.last_tool)
-    edges = [e for e in eng.ranked(src, rng)
-             if len(e.bindings) == 1 and e.bindings[0].field in types0
-             and _comparable(eng, e.target)]
-    for edge in edges[: eng.tries]:
+    for edge in _compare_edges(eng, src, rng)[: eng.tries]:
         b = edge.bindings[0]
         values = [_scalar(v) for v in distinct(src.rows, b.field, types0[b.field])]
-        if len(values) < 2:
-            continue
         most = max(2, min(eng.width, eng.phi, len(values)))
         k = rng.choice([2, 2, *range(2, most + 1)])  # two arms at least half the time
         picked = rng.sample(values, k)
@@ -306,6 +350,23 @@ async def compare_head(eng: Engine, rng: random.Random) -> tuple[Draft, n.Answer
         if got is not None:
             return got
     return None
+
+
+def _compare_edges(eng: Engine, src: Draft, rng: random.Random) -> list[GraphEdge]:
+    """The ranked one-binding out-edges of ``src`` into a tool with a numeric or date field
+    whose bound field holds two values or more in ``src``'s records: the comparisons it can
+    head."""
+    types0 = eng.types(src.last_tool)
+    cols = eng.columns(src)
+    return [e for e in eng.ranked(src, rng)
+            if len(e.bindings) == 1 and e.bindings[0].field in types0
+            and _comparable(eng, e.target) and len(cols.distinct(e.bindings[0].field)) >= 2]
+
+
+async def _compares(eng: Engine, src: Draft) -> bool:
+    """The :data:`~.chains.Fit` of a comparison: the root can head one
+    (:func:`_compare_edges`); otherwise another root of the platform is drawn."""
+    return bool(_compare_edges(eng, src, random.Random(0)))
 
 
 async def _compare(eng: Engine, edge: GraphEdge, param: str, values: list[Any],
@@ -365,7 +426,8 @@ async def cmp(eng: Engine, rng: random.Random, length: int,
     """A comparison of one tool over 2 … φ argument values, answered by the winning arm; then
     a chain of :meth:`~edgedsl.recipe.synth.engine.Engine.tail_edges` edges (``seq`` junctions only:
     the task stays a comparison) from the winner when one works, whose last relation the
-    answer reads too."""
+    answer reads too — unless an analyst would not run it (:func:`~.plausible.implausible`:
+    the count of NEC code lists of the winning election): then the comparison alone."""
     head = await compare_head(eng, rng)
     if head is None:
         return None
@@ -376,8 +438,10 @@ async def cmp(eng: Engine, rng: random.Random, length: int,
         if len(g.edges) > len(d.edges):
             arm = answer.fields[:1] if answer.fields else ()
             tail = answer_of(eng, g, rng, taken={f.name for f in arm})
-            return Built(g.body, n.AnswerStmt(fields=(*arm, *(tail.fields or ()))), g.edges,
-                         g, "cmp+chain")
+            got = Built(g.body, n.AnswerStmt(fields=(*arm, *(tail.fields or ()))), g.edges,
+                        g, "cmp+chain")
+            if not implausible((*got.body, got.answer), eng.view):
+                return got  # else the comparison alone: its tail asks about nothing
     return Built(d.body, answer, d.edges, d, "cmp")
 
 

@@ -5,7 +5,8 @@ a root (:func:`start`, :func:`grow`, :func:`chain`). See :mod:`.structures` for 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from ...core.types import FieldSpec, ListType
@@ -17,15 +18,18 @@ from .plausible import implausible
 from .wanted import WANT_RANK, WANTED, Want, answer_key, field_want, is_constant, secondary
 
 __all__ = [
+    "AIM",
     "KINDS",
     "NEED",
     "Built",
+    "Fit",
     "answer_name",
     "answer_of",
     "chain",
     "field_label",
     "field_specs",
     "grow",
+    "grows_twice",
     "ranked_fields",
     "single_fields",
     "start",
@@ -169,23 +173,57 @@ async def grow(eng: Engine, draft: Draft, edges: int, rng: random.Random, *,
     return draft
 
 
+AIM: ContextVar[str | None] = ContextVar("aim", default=None)
+"""The platform (catalog module) the running attempt is aimed at, or None: its drafts draw
+their first root there (:func:`start`). Set per attempt by the worker from the schedule's
+platform floor (:mod:`edgedsl.recipe.synth.pipeline`); a context variable, so the attempts of
+a batch, run concurrently, each see their own."""
+
+
+Fit = Callable[[Engine, Draft], Awaitable[bool]]
+"""What a structure needs of its root, beyond an edge to go on (:func:`start`): a judgement of
+the root draft, kept per root (:meth:`~edgedsl.recipe.synth.engine.Engine.fits`)."""
+
+
+def grows_twice(kinds: frozenset[str] | None = None) -> Fit:
+    """The :data:`Fit` of a chain of two or more edges: some usable out-edge of the root (of
+    ``kinds``) leads to a tool from which a usable edge goes on again. A root whose usable
+    edges all end in dead ends — an NEC candidate list, whose only way on is one candidate's
+    pledges, which hand on nothing new — builds a chain of one edge, which the chain's
+    restarts then drop for a longer one from another platform (docs/synth.md, "NEC")."""
+    async def fit(eng: Engine, d: Draft) -> bool:
+        async def judge() -> bool:
+            return any(eng.can_grow(g, kinds=kinds)
+                       for g in await eng.successors(d, kinds=kinds))
+        return await eng.fits("grows twice", d, kinds, judge)
+    return fit
+
+
 async def start(eng: Engine, rng: random.Random, attempts: int = 4, *,
-                few: bool = False) -> Draft | None:
+                few: bool = False, kinds: frozenset[str] | None = None,
+                fit: Fit | None = None) -> Draft | None:
     """A root draft: a platform drawn among those with roots, then a callable tool of it drawn
-    among its roots, run (a few draws; see :meth:`Engine.roots_by_platform`). A root from
-    which no edge could go on (:meth:`Engine.can_grow`: a NEIS meal list hands on only the
-    school it was given) is drawn again on the same platform, so that a platform whose chains
-    start at one hub (NEIS at its school register) keeps its share of drafts. ``few``: the
-    root is a small read when its tool has one (a chain that needs a fan:
-    :func:`~edgedsl.recipe.synth.roots.root_args`)."""
+    among its roots, run (a few draws; see :meth:`Engine.roots_by_platform`). A root that
+    cannot build what the caller builds is drawn again on the same platform (then on another,
+    up to ``attempts`` platforms): one from which no edge of ``kinds`` could go on
+    (:meth:`Engine.can_grow`: a NEIS meal list hands on only the school it was given; a root
+    whose only ways on are narrowings, for a chain that takes none), or one ``fit`` refuses
+    (:func:`grows_twice` for a chain of two edges or more; a group for a Semantic-parallel
+    draft) — so a platform whose chains start at one hub (NEIS at its school register, NEC at
+    its list of elections) keeps its share of drafts. An attempt aimed at a platform
+    (:data:`AIM`) draws its first platform there. ``few``: the root is a small read when
+    its tool has one (a chain that needs a fan: :func:`~edgedsl.recipe.synth.roots.root_args`)."""
     by_platform = eng.roots_by_platform()
     platforms = sorted(by_platform)
-    for _ in range(attempts):
-        tools = list(by_platform[rng.choice(platforms)])
+    aim = AIM.get()
+    for k in range(attempts):
+        platform = aim if k == 0 and aim in by_platform else rng.choice(platforms)
+        tools = list(by_platform[platform])
         while tools:
             tool = tools.pop(rng.randrange(len(tools)))
             d = await eng.root(tool, rng, few=few)
-            if d is not None and eng.can_grow(d):
+            if d is not None and eng.can_grow(d, kinds=kinds) \
+                    and (fit is None or await fit(eng, d)):
                 return d
     return None
 
@@ -200,11 +238,13 @@ async def chain(eng: Engine, rng: random.Random, length: int,
     kept (the longest of all when none is)."""
     need = NEED.get(target or "")
     best: tuple[bool, int, Draft, n.AnswerStmt] | None = None
+    kinds = KINDS.get(target or "")
+    fit = grows_twice(kinds) if length >= 2 else None
     for _ in range(1 + eng.restarts):
-        d = await start(eng, rng, few=need == "fan")
+        d = await start(eng, rng, few=need == "fan", kinds=kinds, fit=fit)
         if d is None:
             continue
-        d = await grow(eng, d, max(1, length), rng, kinds=KINDS.get(target or ""), need=need)
+        d = await grow(eng, d, max(1, length), rng, kinds=kinds, need=need)
         if not d.edges or (need is not None and not any(j.kind == need for j in d.junctions)):
             continue
         answer = answer_of(eng, d, rng)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -210,6 +210,9 @@ class Engine:
     #: (step, root tool) → its probed argument tuples (:func:`~edgedsl.recipe.synth.roots.probe`)
     probed: dict[tuple[str, str], asyncio.Future[list[Probed]]] = field(
         default_factory=dict, init=False, repr=False)
+    #: (question, root body, kinds) → what the root can build (:meth:`fits`)
+    fitted: dict[tuple[str, tuple[n.Stmt, ...], frozenset[str] | None],
+                 asyncio.Future[bool]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.memo = self.backend if isinstance(self.backend, MemoBackend) \
@@ -467,6 +470,40 @@ class Engine:
         probe = random.Random(0)
         return any(usable(self.junction(draft, edge, probe, kinds=kinds), draft, kinds)
                    for edge in self.open_edges(draft))
+
+    async def successors(self, draft: Draft, *,
+                         kinds: frozenset[str] | None = None) -> list[Draft]:
+        """The draft grown along each of its first :attr:`tries` usable out-edges (junctions
+        of ``kinds``), run: what a chain from it would meet one edge on. Ranking and
+        narrowings are drawn from a fixed generator, so the answer is a pure function of the
+        draft (every worker computes the same) and the draft's own draws are untouched."""
+        probe = random.Random(0)
+        out: list[Draft] = []
+        runs = 0
+        for edge in self.ranked(draft, probe):
+            if runs >= self.tries:
+                break
+            jp = self.junction(draft, edge, probe, kinds=kinds)
+            if not usable(jp, draft, kinds):
+                continue
+            runs += 1
+            grown = await self.follow(draft, edge, jp, probe)
+            if grown is not None:
+                out.append(grown)
+        return out
+
+    async def fits(self, question: str, draft: Draft, kinds: frozenset[str] | None,
+                   judge: Callable[[], Awaitable[bool]]) -> bool:
+        """``judge()`` (what a root ``draft`` can build, asked as ``question``: "grows two
+        edges", "makes a group"), computed once per root, question and ``kinds`` and kept:
+        roots are drawn among a few probed argument tuples per tool
+        (:mod:`~edgedsl.recipe.synth.roots`), so the same root is judged again and again.
+        Concurrent attempts of a batch wait for one judgement."""
+        key = (question, draft.body, kinds)
+        fut = self.fitted.get(key)
+        if fut is None:
+            fut = self.fitted[key] = asyncio.ensure_future(judge())
+        return await fut
 
     async def follow(self, draft: Draft, edge: GraphEdge, jp: JunctionPlan,
                      rng: random.Random) -> Draft | None:

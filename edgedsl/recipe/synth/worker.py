@@ -45,7 +45,7 @@ from .record import EdgeUse
 from .rejections import Rejection, Stage
 from .structures import GENERATORS, Built
 
-__all__ = ["GENERATOR_OF", "Outcome", "WorkerState", "backend_world_seed", "provenance",
+__all__ = ["GENERATOR_OF", "Item", "Outcome", "WorkerState", "backend_world_seed", "provenance",
            "run_attempts", "run_settings", "task_name"]
 
 DEFAULT_PHI = 5
@@ -203,7 +203,11 @@ async def _accept(st: WorkerState, i: int, built: Built, ex: Executed,
                    record=record.model_dump(mode="json"), key=body_key(traj))
 
 
-async def _one(st: WorkerState, i: int, target: str, open_types: frozenset[str]) -> Outcome:
+async def _one(st: WorkerState, i: int, target: str, open_types: frozenset[str],
+               aim: str | None = None) -> Outcome:
+    from .chains import AIM
+
+    AIM.set(aim)  # this attempt's own task: the others of the batch do not see it
     got = await _attempt(st, i, target)
     if got is None:
         return Outcome(i, skipped="no_structure")
@@ -213,13 +217,18 @@ async def _one(st: WorkerState, i: int, target: str, open_types: frozenset[str])
     return await _accept(st, i, built, ex, structure)
 
 
-async def run_attempts(st: WorkerState, items: Sequence[tuple[int, str]],
+Item = tuple[int, str, str | None]
+"""One attempt to run: its number, its target structure type and the platform it is aimed at
+(None: drawn as usual; :data:`~edgedsl.recipe.synth.chains.AIM`)."""
+
+
+async def run_attempts(st: WorkerState, items: Sequence[Item],
                        open_types: frozenset[str]) -> list[Outcome]:
-    """The outcomes of ``items`` (``(attempt, target)``), run concurrently, in item order;
+    """The outcomes of ``items`` (``(attempt, target, aim)``), run concurrently, in item order;
     ``open_types`` are the structure types whose quota was not full when they were scheduled.
     The engine's memo is trimmed first, while no attempt runs (:meth:`MemoBackend.trim`)."""
     st.engine.memo.trim()
-    return list(await asyncio.gather(*(_one(st, i, t, open_types) for i, t in items)))
+    return list(await asyncio.gather(*(_one(st, i, t, open_types, a) for i, t, a in items)))
 
 
 # ---------------------------------------------------------------- worker processes
@@ -249,8 +258,7 @@ def init_worker(graph_json: str, config_json: str,
                               llm=LLMClient(llm_config) if llm_config is not None else None)
 
 
-def work(items: list[tuple[int, str]], open_types: frozenset[str]) -> tuple[list[Outcome],
-                                                                            int, int]:
+def work(items: list[Item], open_types: frozenset[str]) -> tuple[list[Outcome], int, int]:
     """Run ``items`` in this worker; the outcomes and this worker's memo counters so far."""
     assert _STATE is not None and _LOOP is not None, "init_worker was not called"
     out = _LOOP.run_until_complete(run_attempts(_STATE, items, open_types))

@@ -171,3 +171,68 @@ def test_the_tail_knob_moves_the_call_mix_toward_sequential_calls(tmp_path: Path
     assert none.sequential_share is not None and two.sequential_share is not None
     assert two.calls_mean > none.calls_mean
     assert two.sequential_share > none.sequential_share
+
+
+def test_a_platform_below_the_floor_gets_aimed_attempts() -> None:
+    """A platform with fewer trajectories than FLOOR of those written is behind by the
+    difference and gets that many over its yield of attempts of the next batch, the furthest
+    behind first, in turn, at most AIMED of the batch; nobody is aimed at before anything is
+    written or once every platform is at the floor; a platform whose aimed attempts wrote
+    tasks calling it gets fewer."""
+    from edgedsl.recipe.synth.pipeline import AIMED, FLOOR
+
+    s = _Schedule({"Seq": 10, "Fan": 0, "Drv": 0, "Sem": 0, "Cmp": 0, "Cond": 0, "Mixed": 0})
+    mods = ["a", "b", "c"]
+    assert s.aims(8, 0, mods) == [None] * 8
+    written = 100
+    s.platforms.update({"a": 50, "b": int(FLOOR * written) - 1, "c": 0})
+    # behind: b by 1, c by 4; no aimed attempt yet: yield (0 + 1) / (0 + 2)
+    got = s.aims(32, written, mods)
+    assert got[:10] == ["c", "b", "c", "b", "c", "c", "c", "c", "c", "c"]
+    assert got[10:] == [None] * 22
+    assert s.aims(8, written, mods) == ["c", "b", "c", "b"] + [None] * 4  # AIMED of the batch
+    assert int(AIMED * 8) == 4
+    s.aimed_at.update({"c": 8})
+    s.hit_at.update({"c": 8})  # every aimed attempt wrote a task calling c: yield 0.9
+    assert s.aims(32, written, mods).count("c") == 5
+    s.platforms.update({"b": 1, "c": 50})
+    assert s.aims(8, written, mods) == [None] * 8
+
+
+def test_an_aimed_attempt_draws_its_first_root_on_its_platform() -> None:
+    """``chains.AIM`` (set per attempt by the worker) makes a draft's first platform draw."""
+    import asyncio
+    import random
+    from collections import Counter
+
+    from edgedsl.check import load_catalog
+    from edgedsl.cli.synth import default_graph_path
+    from edgedsl.recipe.graph.model import load_graph
+    from edgedsl.recipe.synth.chains import AIM, start
+    from edgedsl.recipe.synth.engine import Engine
+    from edgedsl.runtime.http import make_world_backend
+
+    graph = load_graph(default_graph_path())
+    catalog = load_catalog(graph.catalog.modules, [])
+    eng = Engine(graph, catalog, make_world_backend(seed=1))
+    first: list[str] = []
+
+    async def never(tool: str, rng: random.Random, *,
+                    few: bool = False) -> None:  # record the draw, run nothing
+        first.append(catalog.platforms[tool.partition(".")[0]].module)
+
+    eng.root = never  # type: ignore[method-assign,assignment]
+    firsts: Counter[str] = Counter()
+
+    async def one(seed: int, aim: str | None) -> None:
+        AIM.set(aim)
+        first.clear()
+        await start(eng, random.Random(seed), attempts=1)
+        firsts[first[0]] += 1
+
+    async def main() -> None:
+        for seed in range(20):
+            await asyncio.gather(one(seed, "nec"), one(seed + 100, None))
+    asyncio.run(main())
+    assert firsts["nec"] >= 20 and sum(firsts.values()) == 40
+    assert len(firsts) > 2  # the attempts not aimed drew as usual

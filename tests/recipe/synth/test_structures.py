@@ -513,3 +513,35 @@ def test_a_literal_group_draws_another_record_when_a_branch_returns_nothing() ->
         assert {br.call.qualname for br in group.node.branches} == {"nec.parties",
                                                                      "nec.candidates"}
         _check_runs(eng, b)
+
+
+def test_a_continuation_an_analyst_would_not_run_leaves_the_structure_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A comparison's or a group's tail judged implausible is dropped and the comparison or
+    the group is the task (the whole attempt used to be rejected by the static stage): with
+    every continuation implausible, the same seeds give the same comparisons, untailed."""
+    from edgedsl.recipe.synth import branches
+
+    tailed = _finish_aimed(_tailed({1: 1.0, 2: 1.0}), "cmp", "Cmp", range(10))
+    assert any(b.kind == "cmp+chain" for b in tailed)
+    monkeypatch.setattr(branches, "implausible", lambda body, view: ["generic_chain"])
+    alone = _finish_aimed(_tailed({1: 1.0, 2: 1.0}), "cmp", "Cmp", range(10))
+    assert len(alone) == len(tailed) and all(b.kind == "cmp" for b in alone)
+    sems = _finish_aimed(_tailed({1: 1.0, 2: 1.0}), "sem", "Sem", range(30))
+    assert sems and all(b.kind == "sem" for b in sems)
+
+
+def test_a_comparison_is_decided_on_a_field_a_person_wants() -> None:
+    """Comparisons are decided on amounts, numbers and dates — not on a row number or an
+    order (``결과 순번``, ``순서``), which NEC's code lists hold and nothing else: no
+    comparison of them is drawn."""
+    from edgedsl.check import load_catalog
+    from edgedsl.cli.synth import default_graph_path
+    from edgedsl.recipe.graph.model import load_graph
+    from edgedsl.recipe.synth.branches import _comparable
+
+    graph = load_graph(default_graph_path())
+    eng = Engine(graph, load_catalog(graph.catalog.modules, []), make_backend("world", seed=0))
+    assert _comparable(eng, "nec.gusigun") == []
+    assert {"dugsu", "dugyul", "age", "birthday"} <= set(_comparable(eng, "nec.winners"))
+    assert "num" not in _comparable(eng, "nec.winners")
