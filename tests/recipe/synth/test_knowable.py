@@ -128,7 +128,9 @@ def test_every_known_code_is_a_code_type_of_the_catalog() -> None:
 
 
 @pytest.mark.parametrize(("code", "param", "value", "internal"), [
-    ("codes.OrgCode", "org", "1721000", True),            # 기관코드: nobody knows it
+    ("codes.LawdCd", "LAWD_CD", "11680", True),           # 지역코드: nobody knows it
+    ("codes.OrgCode", "org", "1721000", False),           # written 과학기술정보통신부
+    ("codes.OrgCode", "inq", "1999999", True),            # a 기관코드 the glossary lacks
     ("tago.RouteId", "routeId", "CCB250002100", True),    # a TAGO 노선ID
     ("codes.CorpCode", "corp_code", "00266961", True),    # a DART 고유번호 the glossary lacks
     ("codes.CorpCode", "corp_code", "00126380", False),   # written 삼성전자
@@ -143,10 +145,16 @@ def test_an_internal_code_is_not_a_query_input(code: str | None, param: str, val
 
 
 def test_a_task_asking_with_an_internal_code_is_rejected() -> None:
-    traj, plan = _compile('  laws = law.law_search(org: "1721000") pages all\n'
+    traj, plan = _compile('  laws = law.law_text(ID: "001760")\n'
                           "  answer { 건수: count(laws) }", "law")
     assert "internal_input" in implausible(traj.body, plan_view(plan))
-    assert [r for r, _ in static_problems(traj, plan, "기관코드 1721000")] == ["internal_input"]
+    assert [r for r, _ in static_problems(traj, plan, "법령 ID 001760")] == ["internal_input"]
+    # a ministry's 기관코드 is written by its name (행정표준코드): a person knows 과학기술정보통신부
+    named, plan = _compile('  laws = law.law_search(org: "1721000") pages all\n'
+                           "  answer { 건수: count(laws) }", "law")
+    assert "internal_input" not in implausible(named.body, plan_view(plan))
+    ctx = query_context(named, plan, {"건수": 3})
+    assert "과학기술정보통신부" in ctx["steps"][0]["text"]
     assert STAGE_OF["internal_input"] == "static"
     named, plan = _compile('  filings = dart.disclosures(corp_code: "00126380") pages all\n'
                            "  answer { 건수: count(filings) }", "dart")
