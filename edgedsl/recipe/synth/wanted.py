@@ -58,6 +58,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
+from ...core.labels import label_of as catalog_label
 from ...core.types import (
     CodeType,
     EnumType,
@@ -181,7 +182,9 @@ region's 생성일), not when something happened: narrowing by them is not a que
 def narrow_ops(platform: str, name: str, ftype: FieldType | None, label: str | None,
                unit: str | None) -> frozenset[str]:
     """The reducers a field may be narrowed with, from its catalog declaration (module doc);
-    empty for a field no question narrows by."""
+    empty for a field no question narrows by. A field named in Korean (the law service's
+    ``생성일자``) is its own label."""
+    label = catalog_label(name, label)
     if f"{platform}.{name}" in ENTITY_NAMES:
         return CATEGORY_OPS
     if isinstance(ftype, CodeType):
