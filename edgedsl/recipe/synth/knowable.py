@@ -55,8 +55,20 @@ def restated_answers(traj: n.Trajectory, answer: Any,
                      glossary: Glossary | None = None) -> list[str]:
     """Every text answer value (two characters or more) that is one of the literals the query
     states (:func:`input_texts`), as a message: the answer restates an input. Numbers are not
-    checked (a count equal to a year the query states is a coincidence, not a restatement)."""
+    checked (a count equal to a year the query states is a coincidence, not a restatement), nor
+    a comparison's winning arm."""
     said = input_texts(traj, glossary)
+    arms = _arm_keys(traj)
     return [f"answer `{k}` = {v} restates an input of the query"
             for k, v in _answer_scalars(answer)
-            if isinstance(v, str) and len(v.strip()) >= 2 and v.strip() in said]
+            if k not in arms and isinstance(v, str) and len(v.strip()) >= 2
+            and v.strip() in said]
+
+
+def _arm_keys(traj: n.Trajectory) -> set[str]:
+    """Answer keys reading a comparison's winning arm (``x.__arm``): the arm is one of the
+    values the query states by design — which of them wins is the answer, not a restatement."""
+    ans = next((s for s in traj.body if isinstance(s, n.AnswerStmt)), None)
+    if ans is None or ans.fields is None:
+        return set()
+    return {f.name for f in ans.fields if isinstance(f.expr, n.Ref) and f.expr.field == "__arm"}

@@ -246,3 +246,13 @@ def test_synth_stats_counts_odd_narrowings_and_internal_inputs() -> None:
     assert (t.implausible_tasks, t.odd_narrowing_tasks, t.internal_input_tasks) == (2, 2, 1)
     text = render_trust(t)
     assert "an internal code as a query input" in text and "1 of 3" in text
+
+
+def test_a_comparisons_winning_arm_is_not_a_restatement() -> None:
+    text = ('use law\n\ntrajectory t\n  "q"\n{\n'
+            '  by_org = compare law.admrul_search() pages all over org in ["1661000", "1320000"]\n'
+            '  best = drv by_org | max 발령일자\n'
+            '  answer {\n    기관코드: best.__arm,\n    행정규칙명: best.행정규칙명,\n  }\n}\n')
+    traj = api.parse(text).trajectories[0]
+    assert restated_answers(traj, {"기관코드": "1661000", "행정규칙명": "소방규칙"}) == []
+    assert restated_answers(traj, {"기관코드": "1661000", "행정규칙명": "1320000"})
