@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...core.types import FieldSpec, FieldType, ListType, is_date, is_numeric
+from ...core.types import CodeType, FieldSpec, FieldType, ListType, is_date, is_numeric
 from ...reduce.registry import REDUCERS
 from ...syntax import nodes as n
 from ..graph.model import GraphEdge
@@ -29,9 +29,10 @@ from .chains import (
 from .engine import Draft, Engine, decorative, literal_texts, reducer_node, value_literal
 from .entities import entity_of
 from .junction import Columns, JunctionPlan, ReduceChoice, distinct, narrowings
+from .knowable import statement_texts
 from .literals import tool_title
-from .plausible import implausible, related_targets
-from .wanted import WANTED, field_want
+from .plausible import implausible, internal_code, related_targets
+from .wanted import column_ops
 
 __all__ = [
     "can_group",
@@ -142,7 +143,8 @@ async def _literal_group(eng: Engine, draft: Draft, edges: Sequence[GraphEdge],
     need not work for every branch (an election's id and type give the code lists of any
     election, but candidates only for the few elections the service holds candidates of)."""
     cols = eng.columns(draft)
-    rows = [i for i in range(len(cols)) if all(cols.col(f)[i] is not None for f in fields)]
+    rows = [i for i in range(len(cols)) if all(cols.col(f)[i] is not None for f in fields)
+            and not any(_internal(eng, edges, f, cols.col(f)[i]) for f in fields)]
     base = Draft(body=(), last="", last_tool=draft.last_tool, rows=(), tools=())
     for row in rng.sample(rows, min(len(rows), max(1, eng.tries))):
         header: dict[str, n.ArgValue] = {
@@ -154,6 +156,20 @@ async def _literal_group(eng: Engine, draft: Draft, edges: Sequence[GraphEdge],
         if got is not None:
             return got
     return None
+
+
+def _param_code(eng: Engine, tool: str, param: str) -> str | None:
+    """The code type (qualified name) of parameter ``param`` of ``tool``, or None."""
+    p = next((p for p in eng.decls[tool].params if p.name == param), None)
+    return p.type.name if p is not None and isinstance(p.type, CodeType) else None
+
+
+def _internal(eng: Engine, edges: Sequence[GraphEdge], field: str, value: object) -> bool:
+    """True when ``value`` of upstream ``field``, written as a literal for the parameters the
+    ``edges`` bind it to, would be an internal code the query shows raw
+    (:func:`~.plausible.internal_code`: a query input the user could not know)."""
+    return any(internal_code(_param_code(eng, e.target, b.param), b.param, _scalar(value))
+               for e in edges for b in e.bindings if b.field == field)
 
 
 async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
@@ -191,6 +207,7 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
     if ex is None or not ex.result.ok:
         return None
     taken: set[str] = set()
+    said = statement_texts(body)  # what the query states: an answer must not repeat it
     asked: set[str] = set()  # the labels the branches answer
     fields_out: list[n.AnswerField] = []
     ran: list[list[dict[str, Any]]] = []
@@ -203,10 +220,10 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
         specs = field_specs(eng, e.target)
         cols = Columns(rows, eng.types(e.target))
         echoed = others | frozenset(eng.types(draft.last_tool))
-        one = fresh_label(single_fields(cols, 3, jp.handed, echoed, specs, wanted_only=True),
-                          specs, asked)
+        one = fresh_label(single_fields(cols, 3, jp.handed | said, echoed, specs,
+                                        wanted_only=True), specs, asked)
         if not one and len(rows) == 1:  # a code or a category, when it is all there is
-            one = single_fields(cols, 1, jp.handed, echoed, specs)
+            one = single_fields(cols, 1, jp.handed | said, echoed, specs)
         asked |= {field_label(specs, f) for f in one}
         title = tool_title(eng.decls[e.target].doc, b.name)
         if one:
@@ -309,20 +326,13 @@ async def _shared_prefix_group(eng: Engine, drafts: Sequence[Draft], rng: random
 
 
 def _comparable(eng: Engine, tool: str) -> list[str]:
-    """Numeric and date fields of ``tool``'s records that a person wants to know
-    (:mod:`.wanted`: an amount, a number, a date — not a row number, an order or a code, by
-    their catalog labels: ``결과 순번``, ``순서``): what a comparison can be decided on.
-    "Which election's list of districts has the largest row number" asks about nothing."""
-    specs = field_specs(eng, tool)
-    out = []
-    for f, t in eng.types(tool).items():
-        if isinstance(t, ListType) or not (is_numeric(t) or is_date(t)):
-            continue
-        spec = specs.get(f)
-        if field_want(f, t, spec.label if spec else None, spec.unit if spec else None) \
-                in WANTED:
-            out.append(f)
-    return out
+    """Numeric and date fields of ``tool``'s records that a question compares by (an amount,
+    a size, a score, a date that is not record-keeping: ``max`` allowed by
+    :func:`~.wanted.column_ops`) — what a comparison can be decided on."""
+    ops = column_ops(tool.partition(".")[0], eng.decls[tool].record.fields)
+    return [f for f, t in eng.types(tool).items()
+            if not isinstance(t, ListType) and (is_numeric(t) or is_date(t))
+            and "max" in ops.get(f, frozenset())]
 
 
 def _scalar(v: object) -> Any:
@@ -342,7 +352,11 @@ async def compare_head(eng: Engine, rng: random.Random) -> tuple[Draft, n.Answer
     types0 = eng.types(src.last_tool)
     for edge in _compare_edges(eng, src, rng)[: eng.tries]:
         b = edge.bindings[0]
+        code = _param_code(eng, edge.target, b.param)
         values = [_scalar(v) for v in distinct(src.rows, b.field, types0[b.field])]
+        values = [v for v in values if not internal_code(code, b.param, v)]  # named inputs
+        if len(values) < 2:
+            continue
         most = max(2, min(eng.width, eng.phi, len(values)))
         k = rng.choice([2, 2, *range(2, most + 1)])  # two arms at least half the time
         picked = rng.sample(values, k)

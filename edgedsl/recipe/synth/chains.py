@@ -9,13 +9,23 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from ...core.types import FieldSpec, ListType
+from ...core.types import FieldSpec, ListType, is_date
 from ...syntax import nodes as n
 from ..graph.model import GraphEdge
 from .engine import Draft, Engine, Prefer
 from .junction import Columns
+from .knowable import statement_texts
 from .plausible import implausible
-from .wanted import WANT_RANK, WANTED, Want, answer_key, field_want, is_constant, secondary
+from .wanted import (
+    WANT_RANK,
+    WANTED,
+    Want,
+    answer_key,
+    column_ops,
+    field_want,
+    is_constant,
+    secondary,
+)
 
 __all__ = [
     "AIM",
@@ -23,6 +33,8 @@ __all__ = [
     "NEED",
     "Built",
     "Fit",
+    "aggregate_field",
+    "aggregate_label",
     "answer_name",
     "answer_of",
     "chain",
@@ -116,11 +128,14 @@ def answer_of(eng: Engine, draft: Draft, rng: random.Random, *,
               taken: set[str] | None = None) -> n.AnswerStmt:
     """The answer of a chain: up to two single-valued fields of the last relation that a person
     wants (:mod:`.wanted`: names, amounts, dates before codes and categories; never a constant
-    of the service), and its count when it holds several records read whole; a code or category
-    only when neither is left (see the module doc). Keys are the fields' catalog labels
+    of the service, nor a value the query states), and its count when it holds several records
+    read whole — with the latest date or the largest amount of the records when nothing else is
+    answered (:func:`aggregate_field`: not a count alone); a code or category only when
+    neither is left (see the module doc). Keys are the fields' catalog labels
     (:func:`answer_name`); ``taken`` holds the keys already used (by fields the caller adds)."""
     taken = set() if taken is None else taken
     echo = draft.junctions[-1].handed if draft.junctions else frozenset()
+    echo |= statement_texts(draft.body)  # what the query states (the district it gave)
     before = draft.tools[-2] if len(draft.tools) > 1 else None
     avoid = frozenset(eng.types(before)) if before else frozenset()
     specs = field_specs(eng, draft.last_tool)
@@ -134,10 +149,40 @@ def answer_of(eng: Engine, draft: Draft, rng: random.Random, *,
         chosen = single_fields(cols, 1, echo, avoid, specs)
     fields = [n.AnswerField(name=answer_name(field_label(specs, f), taken),
                             expr=n.Ref(parts=(draft.last, f))) for f in chosen]
+    if counted and not fields:  # not a count alone: the latest date or the largest amount too
+        agg = aggregate_field(eng, draft, cols)
+        if agg is not None:
+            fields.append(n.AnswerField(
+                name=answer_name(aggregate_label(specs, agg), taken),
+                expr=n.FuncCall(name="max", args=(n.Ref(parts=(draft.last, agg)),))))
     if counted or not fields:
         fields.append(n.AnswerField(name=answer_name("건수", taken), expr=n.FuncCall(
             name="count", args=(n.NameExpr(name=draft.last),))))
     return n.AnswerStmt(fields=tuple(fields))
+
+
+def aggregate_field(eng: Engine, draft: Draft, cols: Columns) -> str | None:
+    """The field whose largest value a count-only answer also asks for: a date a question
+    narrows by (the latest 접수일자), else an amount, a count or a size with a unit (the
+    largest 거래금액) — :func:`~.wanted.column_ops` — holding two values or more across
+    the records (one value everywhere is a constant of the service); None when none does."""
+    ops = column_ops(draft.last_tool.partition(".")[0], eng.decls[draft.last_tool].record.fields)
+    dates: list[str] = []
+    measures: list[str] = []
+    for f, t in cols.types.items():
+        if "max" not in ops.get(f, frozenset()) or len(cols.distinct(f)) < 2:
+            continue
+        (dates if is_date(t) else measures).append(f)
+    got = dates or measures
+    return got[0] if got else None
+
+
+def aggregate_label(specs: Mapping[str, FieldSpec], field: str) -> str:
+    """The answer label of the largest value of ``field``: 최근 접수일자 for a date, 최대
+    거래금액 for a number."""
+    spec = specs.get(field)
+    word = "최근" if spec is not None and is_date(spec.type) else "최대"
+    return f"{word} {field_label(specs, field)}"
 
 
 KINDS: dict[str, frozenset[str]] = {"Seq": frozenset({"seq"}), "Fan": frozenset({"seq", "fan"}),

@@ -57,6 +57,7 @@ from .junction import Columns, JunctionPlan, Prefer, ReduceChoice, type_junction
 from .memo import READ_PAGES, MemoBackend
 from .plausible import catalog_view
 from .roots import Probed, root_args, root_call
+from .wanted import column_ops
 
 __all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "literal_texts",
            "reducer_node", "value_literal"]
@@ -427,8 +428,10 @@ class Engine:
         typing reads the same records for every edge it considers)."""
         if not draft.memo:
             types = self.types(draft.last_tool)
-            names = name_fields(draft.last_tool.partition(".")[0], types)
-            draft.memo.append(Columns(draft.rows, types, names))
+            platform = draft.last_tool.partition(".")[0]
+            names = name_fields(platform, types)
+            ops = column_ops(platform, self.decls[draft.last_tool].record.fields)
+            draft.memo.append(Columns(draft.rows, types, names, ops))
         return draft.memo[0]
 
     async def extend(self, draft: Draft, rng: random.Random, *, prefer: Prefer = "any",

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["ENTITY_CODES", "ENTITY_NAMES", "ENTITY_WEIGHT", "entity_of", "handoff_score",
-           "name_fields"]
+__all__ = ["ENTITY_CODES", "ENTITY_NAMES", "ENTITY_WEIGHT", "KNOWN_CODES", "entity_of",
+           "handoff_score", "name_fields"]
 
 ENTITY_CODES: Mapping[str, str] = {
     # a company
@@ -90,3 +90,20 @@ def name_fields(platform: str, fields: Iterable[str]) -> frozenset[str]:
     """The fields among ``fields`` of a record of ``platform`` that name an entity
     (:data:`ENTITY_NAMES`)."""
     return frozenset(f for f in fields if f"{platform}.{f}" in ENTITY_NAMES)
+
+
+KNOWN_CODES = frozenset({
+    "codes.StockCode",   # a ticker: 005930
+    "codes.Crno",        # 법인등록번호, printed on every filing and invoice
+    "codes.Bizno",       # 사업자등록번호, printed on every receipt
+    "codes.SgId",        # an election's id is its day (20240410), written as the date
+    "codes.YearMonth",   # a month
+    "assembly.BillNo",   # 의안번호, the public number a bill is cited by (2208255)
+    "juso.ZipNo",        # a postal code
+    "seoulbus.ArsId",    # the five-digit number on every Seoul bus stop sign
+})
+"""Qualified code types whose values a person knows without calling any API (printed on a
+thing they hold or see, or a date). Every other code type is the service's internal id (a
+DART 고유번호, a 기관코드, a TAGO 노선ID): a query that shows one as the raw code asks for an
+input the user could not know without calling the service first (the ``internal_input``
+finding of :mod:`edgedsl.recipe.synth.plausible`)."""

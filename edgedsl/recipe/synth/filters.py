@@ -11,7 +11,8 @@ the same vocabulary (:mod:`edgedsl.recipe.synth.rejections`: :data:`~.rejections
 * ``format`` — the ``.edge`` text does not parse, or is not in canonical format
   (``format(parse(text)) != text``);
 * ``leak`` — an answer value appears in the query (:func:`find_leaks`);
-* ``ungradable`` — the answer cannot be graded by comparison (:func:`ungradable_problems`).
+* ``ungradable`` — the answer cannot be graded by comparison (:func:`ungradable_problems`);
+* ``restated_input`` — an answer value repeats a literal the query states.
 
 **Stage ``static``** (:func:`static_check`), without executing anything:
 
@@ -19,6 +20,8 @@ the same vocabulary (:mod:`edgedsl.recipe.synth.rejections`: :data:`~.rejections
   the query mentions a date the trajectory does not use (:func:`static_problems`);
 * ``unused_step`` — a read-only call or a ``drv`` whose result nothing reads;
 * ``tool_incoherent`` — a step that repeats an earlier step exactly;
+* ``odd_narrowing``, ``internal_input`` — a narrowing by a field no question narrows by, an
+  input that is the service's internal code (:mod:`edgedsl.recipe.synth.plausible`);
 * ``model_rejected`` — with a chat model, its verdict ``{"ok": false, …}``.
 
 :func:`static_check` is synchronous (with a model client it runs its own event loop);
@@ -48,6 +51,7 @@ from ...core.diagnostics import CompileError
 from ...plan.model import Plan
 from ...syntax import nodes as n
 from ..llm import LLMClient, LLMError, Message
+from .knowable import restated_answers
 from .korean import korean_date, korean_forms, mask, mentioned, pattern_of
 from .literals import literal_uses
 from .plausible import implausible, plan_view
@@ -214,7 +218,8 @@ def rule_filter(text: str, traj: n.Trajectory, answer: Any, query: str, *,
     (JSON: dates as ISO text); ``query`` its natural-language query. ``format``: ``text`` does
     not parse, or ``format(parse(text)) != text``. ``leak``: :func:`find_leaks` finds an answer
     value in ``query`` (the trajectory's literal values masked). ``ungradable``:
-    :func:`ungradable_problems` finds a problem."""
+    :func:`ungradable_problems` finds a problem. ``restated_input``: a text answer value is a
+    literal the query states (:func:`edgedsl.recipe.synth.knowable.restated_answers`)."""
     from ... import api
 
     reasons: list[Rejection] = []
@@ -227,6 +232,8 @@ def rule_filter(text: str, traj: n.Trajectory, answer: Any, query: str, *,
         reasons.append("leak")
     if ungradable_problems(answer, phi=phi):
         reasons.append("ungradable")
+    if restated_answers(traj, answer):
+        reasons.append("restated_input")
     return reasons
 
 
@@ -418,11 +425,22 @@ def static_problems(traj: n.Trajectory, plan: Plan, query: str) -> list[tuple[Re
       second one returns what the first did. Write tools are exempt.
     * ``implausible`` — a chain an analyst would not run, each finding of
       :func:`edgedsl.recipe.synth.plausible.implausible` (read from the AST and the catalog).
+    * ``odd_narrowing`` — a ``drv`` reducer over a field its catalog declaration does not let
+      a question narrow by (an address, a floor, a coordinate), and ``internal_input`` — a
+      literal input the query shows as the service's internal code (기관코드 1721000, 노선ID
+      CCB…): the plausibility findings of those names, each under its own reason.
     """
     return ([("query_mismatch", m) for m in _mismatches(traj, query)]
             + [("unused_step", m) for m in _unused(traj, plan)]
             + [("tool_incoherent", m) for m in _duplicates(traj, plan)]
-            + [("implausible", m) for m in implausible(traj.body, plan_view(plan))])
+            + [(_FINDING_REASON.get(m, "implausible"), m)
+               for m in implausible(traj.body, plan_view(plan))])
+
+
+_FINDING_REASON: dict[str, Rejection] = {"odd_narrowing": "odd_narrowing",
+                                         "internal_input": "internal_input"}
+"""Plausibility findings rejected under a reason of their own (the others are
+``implausible``)."""
 
 
 # ----------------------------------------------------------------------------- the model check

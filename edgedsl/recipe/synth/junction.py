@@ -17,7 +17,13 @@ one primary), :func:`type_junction` types the junction by the number ``d`` of di
 Secondary hand-off fields must have exactly one value where the primary is handed off; when they
 do not, ``most_frequent`` steps narrow them (the primary to one value first).
 
-A narrowing must mean something (issue 18 §2, the rules of :mod:`edgedsl.recipe.synth.meaning`
+A narrowing reads a field a question narrows by (issue 18 §2–§3): with the catalog's
+declarations (:class:`Columns` ``ops``, :func:`edgedsl.recipe.synth.knowable.column_ops`) an
+amount, a count, a size or a score (a number with a unit) by ``max``/``min``/thresholds, a date
+that is not record-keeping by ``max``/``min``/``after``, a category by ``==``/``most_frequent``,
+an entity code by ``most_frequent``, an entity's name by ``==`` — never an address, a floor, a
+coordinate or an order. A narrowing must mean something (issue 18 §2, the rules of
+:mod:`edgedsl.recipe.synth.meaning`
 applied before anything runs): it must hand on fewer distinct values than it was given (no
 no-op ``drv``), and a ``most_frequent`` step must not choose among values tied for the top
 count (:func:`mf_tie`; a field whose values are all distinct is the purest tie). A junction
@@ -119,12 +125,16 @@ class Columns:
     evaluates many reducers over the same records, on row indexes."""
 
     def __init__(self, rows: Sequence[Mapping[str, Any]], types: Mapping[str, FieldType],
-                 names: frozenset[str] = frozenset()) -> None:
+                 names: frozenset[str] = frozenset(),
+                 ops: Mapping[str, frozenset[str]] | None = None) -> None:
         self.rows = rows
         self.types = types
         #: fields naming an entity (a school's 학교명): narrowed by equality on a stated name
         #: (:func:`~edgedsl.recipe.synth.entities.name_fields`)
         self.names = frozenset(f for f in names if f in types)
+        #: field → the reducers a question may narrow it with, from the catalog declaration
+        #: (:func:`~edgedsl.recipe.synth.knowable.column_ops`); None: every reducer its type has
+        self.ops = ops
         self._cols: dict[str, list[Any]] = {}
         self._all: dict[str, list[Any]] = {}  # distinct values over all rows, by field
         self._cands: dict[tuple[str, int], list[tuple[ReduceChoice, list[int]]]] = {}
@@ -167,7 +177,12 @@ class Columns:
 
     def subset(self, idx: Sequence[int]) -> Columns:
         """The rows ``idx`` as a relation of their own (indexes restart at 0)."""
-        return Columns([self.rows[i] for i in idx], self.types, self.names)
+        return Columns([self.rows[i] for i in idx], self.types, self.names, self.ops)
+
+    def allows(self, op: str, field: str) -> bool:
+        """True when a question may narrow ``field`` with ``op`` (:attr:`ops`; every reducer
+        when no declaration was given)."""
+        return self.ops is None or op in self.ops.get(field, frozenset())
 
     def pivot(self, op: str, field: str, primary: str, idx: Sequence[int],
               phi: int) -> object | None:
@@ -204,7 +219,7 @@ def _narrow_secondaries(cols: Columns, idx: list[int], fields: Sequence[str],
             if len(cols.distinct(g, idx)) <= 1:
                 continue
             step = ReduceChoice("most_frequent", g)
-            if cols.tied(step, idx):
+            if cols.tied(step, idx) or not cols.allows("most_frequent", g):
                 return None
             idx = cols.apply(step, idx)
             steps.append(step)
@@ -233,7 +248,8 @@ def _candidates(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoic
 
 def _search(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, list[int]]]:
     types = cols.types
-    fields = [f for f, t in types.items() if not f.startswith("__") and reducer_ops(t)]
+    fields = [f for f, t in types.items() if not f.startswith("__") and reducer_ops(t)
+              and (cols.ops is None or cols.ops.get(f) or f in cols.names)]
     names = sorted(f for f in cols.names if f != primary)
     others = [f for f in fields if f != primary and f not in cols.names]
     k = FEW if len(cols) > LARGE else FIELDS
@@ -246,6 +262,7 @@ def _search(cols: Columns, primary: str, phi: int) -> list[tuple[ReduceChoice, l
         ops = reducer_ops(types[f])
         if f in cols.names and "eq" not in ops:
             ops = ("eq", *ops)  # a stated name: `where SCHUL_NM == "금호중학교"`
+        ops = tuple(op for op in ops if cols.allows(op, f))  # meaningful narrowings only
         for op in ops:
             if op == "eq" and f in cols.names:
                 pivots = _stated_names(cols, f, primary, min(phi, d - 1), sampler)
@@ -316,7 +333,7 @@ def type_junction(rows: Sequence[Mapping[str, Any]] | Columns, fields: Sequence[
             step, kept = pool[rng.randrange(len(pool))]
         else:
             step = ReduceChoice("most_frequent", primary)
-            if cols.tied(step, kept):
+            if cols.tied(step, kept) or not cols.allows("most_frequent", primary):
                 return None
             kept = cols.apply(step, kept)
         steps.append(step)

@@ -25,6 +25,15 @@ string of them is a question someone asks. The findings, each a named reason:
 * ``unrelated_branches`` — a ``parallel`` group whose branches are on different platforms and
   whose shared values carry no entity: two services looked up together for no common subject
   (a region code fed to a real-estate and a bus service).
+* ``odd_narrowing`` — a ``drv`` narrows by a field no question narrows by: its catalog
+  declaration (:func:`.wanted.narrow_ops`: an amount, a count, a size or a score with a unit, a
+  date, a category, an entity) does not allow the reducer ("주소가 가장 많이 나온 것",
+  "경도가 128.3176701 이상인 것", "층이 가장 큰 것").
+* ``internal_input`` — a literal input (a call argument, a ``parallel`` header value, a
+  ``compare`` arm) of a parameter whose code type is the service's internal id (not in
+  :data:`.entities.KNOWN_CODES`) that the query would show as the raw code — the glossary
+  gives it no meaning (``00126380`` is written 삼성전자, ``B10`` 서울특별시교육청): 기관코드
+  1721000, 노선ID CCB…, an input the user could not know without calling the service first.
 
 :func:`implausible` lists the findings of a finished trajectory (the ``implausible`` rejection
 of stage ``static``, and ``ProgramFacts.implausible`` which ``synth stats`` counts). Generation
@@ -43,8 +52,11 @@ from ...core.catalog import Catalog
 from ...core.types import CodeType, FieldType, type_from_json
 from ...plan.model import Plan
 from ...syntax import nodes as n
-from .entities import entity_of
-from .wanted import WANTED, field_want
+from .entities import KNOWN_CODES, entity_of
+from .korean import korean_forms
+from .literals import items_of, python_value
+from .templates import load_glossary
+from .wanted import WANTED, field_want, narrow_ops
 
 __all__ = [
     "Finding",
@@ -52,13 +64,14 @@ __all__ = [
     "View",
     "catalog_view",
     "implausible",
+    "internal_code",
     "judge",
     "plan_view",
     "related_targets",
 ]
 
 Finding = Literal["unwanted_answer", "count_after_generic", "entity_dropped",
-                  "generic_chain", "unrelated_branches"]
+                  "generic_chain", "unrelated_branches", "odd_narrowing", "internal_input"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +132,15 @@ def _code(t: Any) -> str | None:
     return got.name if isinstance(got, CodeType) else None
 
 
+def internal_code(code: str | None, param: str, value: object) -> bool:
+    """True when ``value``, given to parameter ``param`` of code type ``code``, is the
+    service's internal id shown as the raw code (see the ``internal_input`` finding)."""
+    if code is None or code in KNOWN_CODES:
+        return False
+    forms = korean_forms(value, param, load_glossary(None))
+    return not forms or forms[0] == str(value)
+
+
 def related_targets(platforms: Sequence[str], code: str | None) -> bool:
     """True when branches on ``platforms`` sharing a value for parameters of code type ``code``
     ask about one subject: the value carries an entity, or every branch is on one platform."""
@@ -152,8 +174,13 @@ class _Walk:
         if isinstance(node, n.Call | n.Compare):
             call = node.call if isinstance(node, n.Compare) else node
             self.call(name, call, {})
+            if isinstance(node, n.Compare):
+                facts = self.view(call.qualname)
+                code = facts.codes.get(node.param) if facts else None
+                self.inputs(code, node.param, node.values)
         elif isinstance(node, n.Drv):
             src = ".".join(node.source)
+            self.narrowing(src, node)
             if src in self.tool_of:
                 self.tool_of[name] = self.tool_of[src]
                 self.fed[name] = self.fed.get(src, [])
@@ -167,6 +194,28 @@ class _Walk:
                 self.call(f"{name}.{b.name}", b.call, shared)
             self.group(node, shared)
 
+    def inputs(self, code: str | None, param: str, value: Any) -> None:
+        """An ``internal_input`` finding when a literal ``value`` of ``param`` is an internal
+        code shown raw."""
+        if code is None or value is None or isinstance(value, n.SeqArg | n.FanArg
+                                                         | n.SharedArg):
+            return
+        if any(internal_code(code, param, python_value(i)) for i in items_of(value)):
+            self.findings.append("internal_input")
+
+    def narrowing(self, src: str, node: n.Drv) -> None:
+        """An ``odd_narrowing`` finding for a reducer over a field no question narrows by."""
+        tool = self.tool_of.get(src)
+        facts = self.view(tool) if tool else None
+        if facts is None:
+            return
+        for r in node.steps:
+            if r.field.startswith("__") or r.field not in facts.fields:
+                continue
+            t, label, unit = facts.fields[r.field]
+            if r.op not in narrow_ops(facts.platform, r.field, t, label, unit):
+                self.findings.append("odd_narrowing")
+
     def call(self, rel: str, call: n.Call, shared: Mapping[str, Any]) -> None:
         tool = call.qualname
         facts = self.view(tool)
@@ -174,6 +223,7 @@ class _Walk:
         sources: set[str] = set()
         for a in call.args:
             v = shared.get(a.value.name) if isinstance(a.value, n.SharedArg) else a.value
+            self.inputs(facts.codes.get(a.name) if facts else None, a.name, v)
             if isinstance(v, n.SeqArg | n.FanArg):
                 codes.append(facts.codes.get(a.name) if facts else None)
                 sources.add(".".join(v.ref.parts[:-1]))
@@ -207,8 +257,10 @@ class _Walk:
         counted: list[str] = []
         read: list[str] = []
         for e in exprs:
+            whole = isinstance(e, n.FuncCall) and e.name in _AGGREGATES
             for kind, rel in self.reads(e):
-                if kind in ("amount", "number", "date") and records.get(rel, 0) > 1:
+                if kind in ("amount", "number", "date") and records.get(rel, 0) > 1 \
+                        and not whole:
                     kind = "constant"  # one value answered from several records
                 (counted if kind == "count" else read).append(rel)
                 self.wants.append(kind)
@@ -250,6 +302,11 @@ class _Walk:
                     yield from self.reads(sub)
 
 
+_AGGREGATES = ("max", "min", "sum", "avg")
+"""Answer functions over every record of a relation (the latest date, the largest amount): their
+value is a fact about the records, not a constant of the service."""
+
+
 def judge(body: Sequence[n.Stmt], view: View,
           records: Mapping[str, int] | None = None) -> tuple[list[Finding], list[str]]:
     """The plausibility findings of a trajectory body (statements and its answer; empty when an
@@ -263,7 +320,8 @@ def judge(body: Sequence[n.Stmt], view: View,
     if ans is not None:
         w.answer(ans, records or {})
     order: tuple[Finding, ...] = ("unwanted_answer", "count_after_generic", "entity_dropped",
-                                  "generic_chain", "unrelated_branches")
+                                  "generic_chain", "unrelated_branches", "odd_narrowing",
+                                  "internal_input")
     return [f for f in order if f in w.findings], w.wants
 
 

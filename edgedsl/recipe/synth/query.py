@@ -386,6 +386,8 @@ class _Builder:
                 lab = self.flabel(rel, inner.field)
                 word = {"sum": f"{lab} 합계", "avg": f"평균 {lab}", "min": f"최소 {lab}",
                         "max": f"최대 {lab}"}.get(e.name, lab)
+                if self.ftype(rel, inner.field) == "date" and e.name in ("max", "min"):
+                    word = f"가장 {'최근' if e.name == 'max' else '이른'} {lab}"
                 return f"{self.noun.get(rel, rel)}의 {word}"
             return self.expr(inner)
         if isinstance(e, n.BinOp):

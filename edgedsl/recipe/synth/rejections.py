@@ -19,7 +19,8 @@ Stage = Literal["rules", "static", "resolve", "corpus"]
 Rejection = Literal[
     "format", "leak", "ungradable",                                        # rules
     "query_mismatch", "unused_step", "tool_incoherent", "model_rejected",  # static
-    "implausible",
+    "implausible", "odd_narrowing", "internal_input",
+    "restated_input",                                                      # rules
     "decorative", "resolve_mismatch", "resolve_failed",                    # resolve (execution)
     "perturbed_tie_break", "perturbed_page_size", "perturbed_pages_all",   # resolve (perturbed)
     "noop_drv", "tie_drv", "distinct_mf", "decorative_if", "page_if",      # resolve: meaning
@@ -32,7 +33,8 @@ REJECTIONS: tuple[Rejection, ...] = get_args(Rejection)
 STAGE_OF: dict[Rejection, Stage] = {
     "format": "rules", "leak": "rules", "ungradable": "rules",
     "query_mismatch": "static", "unused_step": "static", "tool_incoherent": "static",
-    "model_rejected": "static", "implausible": "static",
+    "model_rejected": "static", "implausible": "static", "odd_narrowing": "static",
+    "internal_input": "static", "restated_input": "rules",
     "decorative": "resolve", "resolve_mismatch": "resolve", "resolve_failed": "resolve",
     "perturbed_tie_break": "resolve", "perturbed_page_size": "resolve",
     "perturbed_pages_all": "resolve",
@@ -51,7 +53,11 @@ implicit. The rules of meaningful programs (``noop_drv`` … ``page_answer``,
 ``duplicate`` (a program identical to one accepted before) is found by the run over the whole
 corpus (stage ``corpus``). ``implausible`` is a chain an analyst would not run
 (:mod:`edgedsl.recipe.synth.plausible`: the answer asks only for codes, a count after a hand-off
-carrying no entity, the entity dropped before the answer, a group of unrelated services)."""
+carrying no entity, the entity dropped before the answer, a group of unrelated services).
+``odd_narrowing`` (a ``drv`` over a field no question narrows by) and ``internal_input`` (a query
+input that is the service's internal code) are plausibility findings with a reason of their own;
+``restated_input`` (an answer that repeats a value the query states) is the rule of
+:mod:`edgedsl.recipe.synth.knowable`."""
 
 
 # ----------------------------------------------------------------------------- the report

@@ -34,8 +34,10 @@ records do not hold is ``None`` (printed "n/a"):
   (:mod:`edgedsl.recipe.synth.entities`), of all junctions (needs the catalog);
 * **answers a person wants** (the record's ``facts.implausible`` and ``facts.answer_wants``,
   :func:`edgedsl.recipe.synth.plausible.judge`; "n/a" for records made before them):
-  implausible chains, answers asking for a code or a category, answers holding a constant (a
-  number answered from a relation of several records), count-only answers.
+  implausible chains (and among them the findings ``odd_narrowing`` — a narrowing by a field
+  no question narrows by — and ``internal_input`` — an internal code as a query input),
+  answers asking for a code or a category, answers holding a constant (a number answered from
+  a relation of several records), count-only answers.
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ class TrustStats(BaseModel):
     junctions: int
     entity_junctions: int | None
     implausible_tasks: int | None = None
+    odd_narrowing_tasks: int | None = None
+    internal_input_tasks: int | None = None
     code_answers: int | None = None
     constant_answers: int | None = None
     count_only_answers: int | None = None
@@ -189,6 +193,10 @@ def trust_stats(records: Sequence[TaskRecord], catalog: Catalog | None = None) -
         entity_junctions=None if codes is None else sum(
             entity_of(codes.get((j.tool, j.param))) is not None for j in junctions),
         implausible_tasks=sum(bool(f.implausible) for _, f in wanted) if wanted else None,
+        odd_narrowing_tasks=sum("odd_narrowing" in f.implausible for _, f in wanted)
+        if wanted else None,
+        internal_input_tasks=sum("internal_input" in f.implausible for _, f in wanted)
+        if wanted else None,
         code_answers=sum(any(w in ("code", "category") for w in f.answer_wants)
                          for _, f in wanted) if wanted else None,
         constant_answers=sum("constant" in f.answer_wants for _, f in wanted)
@@ -232,6 +240,9 @@ def render_trust(t: TrustStats) -> str:
         ("queries with particle fallbacks", _of(t.particle_fallback_queries, t.tasks)),
         ("entity hand-offs", _of(t.entity_junctions, t.junctions)),
         ("implausible chains", _of(t.implausible_tasks, t.tasks)),
+        ("… narrowing by a field no question narrows by",
+         _of(t.odd_narrowing_tasks, t.tasks)),
+        ("… an internal code as a query input", _of(t.internal_input_tasks, t.tasks)),
         ("answers asking for a code or category", _of(t.code_answers, t.tasks)),
         ("answers with a constant", _of(t.constant_answers, t.tasks)),
         ("count-only answers", _of(t.count_only_answers, t.tasks)),

@@ -25,25 +25,54 @@ not a fact about the entity).
 :data:`WANTED` are the first five: an answer asks for them; the others only when nothing else
 is left (and a count is not possible). :func:`answer_key` makes an answer key from the field's
 catalog label (``생일_구분``, ``회사명``) instead of the API name (``BTH_GBN_NM``).
+
+**What a question narrows by** (issue 18 §2–§3) follows from the same declarations
+(:func:`narrow_ops`, per record :func:`column_ops`):
+
+===========  ====================================================  ======================
+role         declared as                                           reducers
+===========  ====================================================  ======================
+measure      a number with a ``unit`` (원, 주, %, 명, ㎡, Kcal, 대,  ``max min >= <=``
+             개 …) whose label does not name a code
+when         a ``date`` that is not record-keeping (a label        ``max min after``
+             ending :data:`RECORD_KEEPING`: 자료 수정일, 생성일)
+category     an ``enum``, a ``bool``, a string labelled …구분,     ``== most_frequent``
+             …여부, …유형, …종류
+entity       a code type carrying an entity                        ``most_frequent``
+             (:data:`~.entities.ENTITY_CODES`: how often a member,
+             a company, a school appears)
+name         a field naming an entity (:data:`~.entities.ENTITY_NAMES`)  ``== most_frequent``
+===========  ====================================================  ======================
+
+Other text (a location, an address) is narrowed only by a value the query states (``==``:
+소재지 서울특별시), never by its most frequent value. Anything else — a number without a unit
+(a floor, an order, a coordinate, a year), a generic code — is narrowed by nothing: "주소가
+가장 많이 나온", "경도가 128.3176701 이상", "층이 가장 큰" are not questions. A measure of
+``stdlib/`` without a unit is a missing declaration: it gets its unit there (교통량 대, 점유율 %,
+공약 수 개), not a side list.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
+from ...core.labels import label_of as catalog_label
 from ...core.types import (
     CodeType,
     EnumType,
+    FieldSpec,
     FieldType,
     ListType,
     ScalarType,
     is_date,
     is_numeric,
 )
+from .entities import ENTITY_NAMES, entity_of
 
-__all__ = ["WANTED", "WANT_RANK", "Want", "answer_key", "field_want", "is_constant",
+__all__ = ["RECORD_KEEPING", "WANTED", "WANT_RANK", "Want", "answer_key", "category_label",
+           "code_label", "column_ops", "field_want", "is_constant", "label_ends", "narrow_ops",
            "secondary"]
 
 Want = Literal["name", "amount", "date", "number", "text", "category", "code", "constant"]
@@ -98,6 +127,21 @@ def field_want(name: str, ftype: FieldType | None, label: str | None = None,
     return "text"
 
 
+def code_label(label: str | None) -> bool:
+    """True when a label names a code (``…코드``, ``…ID``, ``…번호``, ``…순번``, a coordinate)."""
+    return _label_ends(label, _CODE_ENDS)
+
+
+def category_label(label: str | None) -> bool:
+    """True when a label names a category (``…구분``, ``…여부``, ``…유형``, ``…종류``)."""
+    return _label_ends(label, _CATEGORY_ENDS)
+
+
+def label_ends(label: str | None, ends: Sequence[str]) -> bool:
+    """True when the last word of ``label`` ends with one of ``ends``."""
+    return _label_ends(label, ends)
+
+
 def secondary(label: str | None) -> bool:
     """True for a secondary form of a field (``영문 이름``, ``한자 이름``, ``영문 법인명``,
     ``약칭``): ranked after the primary one (``의원 이름``, ``법인명``) of the same want."""
@@ -122,3 +166,42 @@ def answer_key(label: str) -> str:
     if not key:
         return "value"
     return f"f_{key}" if key[0].isdigit() else key
+
+
+# ----------------------------------------------------------------------------- narrowing
+
+MEASURE_OPS = frozenset({"max", "min", "ge", "le"})
+WHEN_OPS = frozenset({"max", "min", "after"})
+CATEGORY_OPS = frozenset({"eq", "most_frequent"})
+STATED_OPS = frozenset({"eq"})  # other text: only a value the query states (소재지 서울특별시)
+
+RECORD_KEEPING = ("수정일", "생성일", "생성일자", "수정")
+"""Label endings of dates that say when the service wrote its record (NEIS' 자료 수정일, the
+region's 생성일), not when something happened: narrowing by them is not a question."""
+
+def narrow_ops(platform: str, name: str, ftype: FieldType | None, label: str | None,
+               unit: str | None) -> frozenset[str]:
+    """The reducers a field may be narrowed with, from its catalog declaration (module doc);
+    empty for a field no question narrows by. A field named in Korean (the law service's
+    ``생성일자``) is its own label."""
+    label = catalog_label(name, label)
+    if f"{platform}.{name}" in ENTITY_NAMES:
+        return CATEGORY_OPS
+    if isinstance(ftype, CodeType):
+        return frozenset({"most_frequent"}) if entity_of(ftype.name) else frozenset()
+    if isinstance(ftype, EnumType) or (isinstance(ftype, ScalarType) and ftype.kind == "bool"):
+        return CATEGORY_OPS
+    if ftype is None:
+        return frozenset()
+    if is_numeric(ftype):
+        return MEASURE_OPS if unit and not code_label(label) else frozenset()
+    if is_date(ftype):
+        return frozenset() if label_ends(label, RECORD_KEEPING) else WHEN_OPS
+    if code_label(label):
+        return frozenset()
+    return CATEGORY_OPS if category_label(label) else STATED_OPS
+
+
+def column_ops(platform: str, fields: Iterable[FieldSpec]) -> dict[str, frozenset[str]]:
+    """Field name → :func:`narrow_ops` of every field of a record of ``platform``."""
+    return {f.name: narrow_ops(platform, f.name, f.type, f.label, f.unit) for f in fields}

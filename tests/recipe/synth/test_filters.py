@@ -125,7 +125,8 @@ def test_no_leak_for_literals_short_values_and_parts_of_numbers(
     traj, _ = lunch
     # the answer repeats values the question must state: masked, not a leak
     answer = {"school": "중앙고등학교", "region": "서울특별시", "month": "2024-05-01"}
-    assert rule_filter(LUNCH, traj, answer, LUNCH_QUERY) == []
+    # (an answer made only of them tells nothing new: restated, rule of its own)
+    assert rule_filter(LUNCH, traj, answer, LUNCH_QUERY) == ["restated_input"]
     assert find_leaks("2030년 계획", {"n": 30}) == []          # inside a longer number
     assert find_leaks("2학년 3반", {"n": 3, "g": 2, "s": "반"}) == []  # single digits, 1 char
     assert find_leaks("1,234,567원", {"n": 234}) == []
