@@ -331,7 +331,8 @@ class ToolBox:
         if not isinstance(arguments, Mapping):
             return self._fail(rec, "malformed_call",
                               f"arguments must be a JSON object, not {type(arguments).__name__}")
-        rec.arguments = {k: v for k, v in arguments.items() if k != PAGE_ARG}
+        # recorded with every live key hidden: a model may paste one into an argument
+        rec.arguments = scrub({k: v for k, v in arguments.items() if k != PAGE_ARG})
         if len(self.calls) > self.budgets.calls:
             return self._fail(rec, "call_budget", f"the call budget of {self.budgets.calls} "
                               "calls is used up", stop="call_budget")
@@ -348,7 +349,7 @@ class ToolBox:
         except ValueError as exc:
             return self._fail(rec, "invalid_arguments", str(exc))
         rec.page = page
-        rec.arguments = jsonable(args)  # as validated: what ACTION matching compares
+        rec.arguments = scrub(jsonable(args))  # as validated: what ACTION matching compares
         key = _canonical(qual, [rec.arguments, page])
         seen = self._seen[key] = self._seen.get(key, 0) + 1
         if seen > self.budgets.repeats:

@@ -158,6 +158,20 @@ def test_a_fake_key_never_leaks(small_bundle: Bundle, agent: str,
                                            model="m").__dict__)
 
 
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_key_in_an_argument_is_hidden(small_bundle: Bundle, agent: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model that pastes the key into a call's argument: the call ends the episode as
+    invalid arguments, and the toolbox's record of it shows the key hidden."""
+    monkeypatch.setenv("EDGEDSL_LLM_KEY", FAKE_KEY)
+    script = ChatScript([Reply(calls=(Call("dart__company", {"corp_code": FAKE_KEY}),))])
+    out, box = _run(small_bundle, script, agent)
+    assert out.end_reason == "invalid_arguments" and len(box.calls) == 1
+    written = out.model_dump_json() + orjson.dumps(
+        [c.model_dump(mode="json") for c in box.calls]).decode()
+    assert box.calls[0].arguments and FAKE_KEY not in written
+
+
 def test_options_are_checked(small_bundle: Bundle) -> None:
     with pytest.raises(ValueError, match="needs --base-url and --model"):
         make_agent("openai", small_bundle)
