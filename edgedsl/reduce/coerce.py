@@ -285,7 +285,8 @@ def core_sql(s: str, t: FieldType) -> str | None:
     pattern, ``''`` when the text does not match, NULL when ``s`` is NULL; None for a type read
     without one. The pattern is decided by ``regexp_full_match`` and the core then read by the
     one-pass :data:`CORE_AFTER_MATCH` pattern (the same group, at a fraction of the capture's
-    cost). ``s`` should name a column: it is read up to three times.
+    cost; a date text with no space around it is its own core). ``s`` should name a column: it
+    is read several times.
 
     A statement that shreds many records computes it once per value in a layer of its own and
     hands it to :func:`coerce_sql` (``core=``).
