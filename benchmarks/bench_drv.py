@@ -44,6 +44,11 @@ measures in the same process:
     CPU time in one process, load 3.1, best of 9, four rounds: 281–308 ms / 97–98 ms =
     2.9–3.2×; this benchmark's own run at load 3–4: 0.706 s / 0.207 s = 3.41× (wall), peak
     RSS of the whole run 522 MiB. Still above 2×.
+    Third pass (s28-shred, 2026-12-03: each date spelling read by its own exact reader,
+    ``try_strptime`` or the ISO cast): CPU time in one process, the tree before and after
+    alternating, four rounds, load 10.6: 565 / 156 ms = 3.63× before, 420 / 156 ms = 2.70×
+    after. The README's "Shredding, third pass" measures the bound: without any coercion the
+    design already costs ~1.8× polars (dumps, dict check, scan, two parses, write).
 
 (a) is also compared with the same predicates written by hand in DuckDB over the same typed
 table and, when polars is installed (the ``bench`` extra), with polars in memory: the figure to

@@ -285,7 +285,8 @@ def core_sql(s: str, t: FieldType) -> str | None:
     pattern, ``''`` when the text does not match, NULL when ``s`` is NULL; None for a type read
     without one. The pattern is decided by ``regexp_full_match`` and the core then read by the
     one-pass :data:`CORE_AFTER_MATCH` pattern (the same group, at a fraction of the capture's
-    cost). ``s`` should name a column: it is read up to three times.
+    cost; a date text with no space around it is its own core). ``s`` should name a column: it
+    is read several times.
 
     A statement that shreds many records computes it once per value in a layer of its own and
     hands it to :func:`coerce_sql` (``core=``).
@@ -294,20 +295,31 @@ def core_sql(s: str, t: FieldType) -> str | None:
     pattern = _CORE_PATTERNS.get(kind)
     if pattern is None:
         return None
+    core = f"regexp_extract({s}, {sql_string_literal(CORE_AFTER_MATCH[kind])}, 1)"
+    if kind == "date":  # a matched text of 8 bytes, or of 10 with a separator at byte 5, is
+        # its own core (no space around it): read without the second pattern (2026-12-03,
+        # 224,958 dates in three spellings, CPU, best of 7 in each of 3 rounds alternating,
+        # load 7–9: the core 39 ms -> 27 ms, 1.46x)
+        core = (f"CASE WHEN strlen({s}) = 8 OR (strlen({s}) = 10 AND "
+                f"substr({s}, 5, 1) IN ('-', '.')) THEN {s} ELSE {core} END")
     return (f"CASE WHEN regexp_full_match({s}, {sql_string_literal(pattern)}) "
-            f"THEN regexp_extract({s}, {sql_string_literal(CORE_AFTER_MATCH[kind])}, 1) "
-            f"WHEN {s} IS NOT NULL THEN '' END")
+            f"THEN {core} WHEN {s} IS NOT NULL THEN '' END")
 
 
 def _date_from_core_sql(core: str) -> str:
-    """The date a date core (``yyyymmdd``, ``yyyy-mm-dd`` or ``yyyy.mm.dd``) names: year 0
-    refused, an impossible day NULL (``TRY_CAST``)."""
-    def ymd(m: int, d: int) -> str:
-        return (f"substr({core}, 1, 4) || '-' || substr({core}, {m}, 2) || '-' || "
-                f"substr({core}, {d}, 2)")
+    """The date a date core (``yyyymmdd``, ``yyyy-mm-dd`` or ``yyyy.mm.dd``, as the pattern
+    matched it) names: year 0 refused, an impossible day NULL. Each spelling is read by the
+    cheapest exact reader of its fixed form — ``try_strptime`` with that form's one format,
+    DuckDB's own ``TRY_CAST`` for the ISO one — instead of rebuilding ISO text with ``substr``
+    and ``||`` (measured 2026-12-03 on 224,958 dates in the three spellings, CPU, best of 7 in
+    each of 3 rounds alternating, load 7–9: the core and the date 83 ms before, 45 ms with
+    these readers, 1.8x). ``TRY_CAST`` of an impossible ISO day fails slowly (~0.5 µs, DuckDB's
+    error path) but gives NULL as the rule does. ``core`` should name a column."""
     return (
-        f"TRY_CAST(CASE WHEN {core} = '' OR starts_with({core}, '0000') THEN NULL "
-        f"WHEN length({core}) = 8 THEN {ymd(5, 7)} ELSE {ymd(6, 9)} END AS DATE)"
+        f"CASE WHEN {core} = '' OR starts_with({core}, '0000') THEN NULL "
+        f"WHEN strlen({core}) = 8 THEN CAST(try_strptime({core}, '%Y%m%d') AS DATE) "
+        f"WHEN substr({core}, 5, 1) = '-' THEN TRY_CAST({core} AS DATE) "
+        f"ELSE CAST(try_strptime({core}, '%Y.%m.%d') AS DATE) END"
     )
 
 

@@ -20,6 +20,8 @@ from edgedsl.reduce.coerce import (
     DATE_PATTERN,
     INTEGER_PATTERN,
     NUMBER_PATTERN,
+    coerce_date,
+    coerce_sql,
     core_sql,
 )
 
@@ -72,3 +74,24 @@ def test_the_core_sql_is_empty_exactly_when_no_match(kind: str, pattern: str, ft
     else:
         m = re.fullmatch(pattern, text)
         assert got == ("" if m is None else m.group(1)), sql_string_literal(text)
+
+
+_DAYS = [(y, m, d) for y in (0, 1, 1999, 2000, 2023, 2024, 9999) for m in (0, 1, 2, 12, 13)
+         for d in (0, 1, 28, 29, 30, 31, 32)]
+
+
+@pytest.mark.parametrize("spelling", ["{:04d}{:02d}{:02d}", "{:04d}-{:02d}-{:02d}",
+                                      "{:04d}.{:02d}.{:02d}"])
+@pytest.mark.parametrize("pad", ["", " ", "\t ", "  \n"])
+def test_each_date_spelling_reads_as_the_python_rule(spelling: str, pad: str,
+                                                     con: duckdb.DuckDBPyConnection) -> None:
+    # every spelling is read by its own reader in SQL (strptime, the ISO cast): impossible
+    # days, month 0 or 13 and year 0 give NULL as coerce_date does, with or without spaces
+    texts = [pad + spelling.format(*ymd) + pad[::-1] for ymd in _DAYS]
+    texts += [pad + spelling.format(*ymd) for ymd in _DAYS[::3]]  # space on one side only
+    sql = coerce_sql("s", DATE, jtype="'VARCHAR'", core="c")
+    got = con.execute(f"SELECT list({sql}) FROM (SELECT s, {core_sql('s', DATE)} AS c "
+                      "FROM (SELECT unnest(?::VARCHAR[]) AS s))", [texts]).fetchone()
+    assert got is not None
+    assert got[0] == [coerce_date(t) for t in texts]
+    assert any(got[0]) and not all(got[0])  # both valid and impossible days were read
