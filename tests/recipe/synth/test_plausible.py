@@ -47,6 +47,8 @@ STR, INT, FLOAT, DATE = (ScalarType("str"), ScalarType("int"), ScalarType("float
     ("PUBL_MONA_CD", STR, "공동발의자 코드", None, "code"),
     ("gpsLati", FLOAT, "위도", None, "code"),
     ("조문가지번호", STR, "조문가지번호", None, "code"),
+    ("roadNmBubun", STR, "도로명 건물 부번", None, "code"),
+    ("buldMnnm", INT, "건물 본번", None, "code"),
 ])
 def test_a_field_is_wanted_by_its_catalog_type_label_and_unit(
         name: str, ftype: object, label: str, unit: str | None, want: str) -> None:
