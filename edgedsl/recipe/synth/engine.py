@@ -366,9 +366,10 @@ class Engine:
         """True when growing ``draft`` along ``edge`` would make every answer downstream one an
         analyst would not run (:func:`~edgedsl.recipe.synth.plausible.dead_end`: the hand-off
         drops the entity the chain carried, or is the second one carrying none). Such an edge
-        used to be grown, and the chain then lost to a shorter one by the restarts or rejected
-        as ``implausible``: long chains were the ones thrown away (docs/synth.md, "The mix on
-        the merged head")."""
+        used to be grown, and the draft then replaced by the restarts or rejected as
+        ``implausible`` (seed 1: 63 such rejections before, 21 after; 768 attempts for 200
+        tasks before, 608 after — chains did not get longer: docs/synth.md, "The mix on the
+        merged head")."""
         facts = self.view(edge.target)
         codes = [facts.codes.get(b.param) if facts else None for b in edge.bindings]
         return dead_end(draft.body, draft.last, codes, self.view) is not None
