@@ -63,6 +63,7 @@ __all__ = [
     "ToolFacts",
     "View",
     "catalog_view",
+    "dead_end",
     "implausible",
     "internal_code",
     "judge",
@@ -329,3 +330,24 @@ def implausible(body: Sequence[n.Stmt], view: View) -> list[Finding]:
     """The plausibility findings of a trajectory body (:func:`judge`), in the order of the
     module doc; empty when an analyst would run it."""
     return judge(body, view)[0]
+
+
+def dead_end(body: Sequence[n.Stmt], source: str, codes: Sequence[str | None],
+             view: View) -> Finding | None:
+    """The path finding a call fed from relation ``source`` of ``body`` through parameters of
+    code types ``codes`` (one per hand-off) would carry whatever follows it: ``entity_dropped``
+    when the lineage of ``source`` carried an entity (or had dropped one) and none of
+    ``codes`` carries one, ``generic_chain`` when the hand-off carries no entity and the
+    lineage already had one such; None when the way on stays plausible. Both findings hold for
+    every relation downstream (:class:`_Walk` inherits them), so a chain grown along such an
+    edge can only end in an answer an analyst would not run: generation passes the edge over
+    (:meth:`~edgedsl.recipe.synth.engine.Engine.extend`) instead of growing a chain the
+    restarts or the ``static`` stage then throw away."""
+    w = _Walk(view)
+    w.stmts(body)
+    generic = bool(codes) and not any(entity_of(c) for c in codes)
+    if w.dropped.get(source, False) or (generic and w.carried.get(source, False)):
+        return "entity_dropped"
+    if generic and w.generics.get(source, 0) >= 1:
+        return "generic_chain"
+    return None

@@ -18,7 +18,7 @@ not a fact about the entity).
 * ``category`` (6): an ``enum``, a ``bool``, a string labelled ``…구분``, ``…여부``,
   ``…유형``, ``…종류`` (also ``…구분명``);
 * ``code`` (7): a code type (``codes.CorpCode``), a string or number labelled ``…코드``,
-  ``…ID``, ``…번호``, ``…순번``, a link, a coordinate;
+  ``…ID``, ``…번호``, ``…순번``, ``…본번``/``…부번`` (an address's numbers), a link, a coordinate;
 * ``constant`` (8): a number or a date every record of a relation of several holds alike
   (the index's base 100.0, the data's reference date 기준일자).
 
@@ -88,7 +88,9 @@ only when nothing else is left."""
 _NAME_ENDS = ("명", "이름", "성명", "제목", "명칭", "상호", "대표자", "메뉴", "당선인", "후보자")
 _CATEGORY_ENDS = ("구분", "여부", "유형", "종류", "코드명", "구분명", "종류명", "유형명")
 _CODE_ENDS = ("코드", "ID", "번호", "순번", "순서", "PK", "링크", "URL", "좌표", "좌표(TM)",
-              "경도", "위도")
+              "경도", "위도", "본번", "부번")
+# (본번/부번: the numbers of a lot or a building in an address — part of an address, not a
+# fact a person asks for: "아파트 매매 실거래가의 도로명 건물 부번" was answered)
 _NAMEY_FIELDS = ("nm", "name", "title", "ttl")  # a field without a label (never in stdlib/)
 _SECONDARY = ("영문", "영어", "한자", "약칭")
 

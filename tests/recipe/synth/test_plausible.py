@@ -7,12 +7,20 @@ from __future__ import annotations
 import pytest
 
 from edgedsl import api
+from edgedsl.check import load_catalog
 from edgedsl.core.source import Source
 from edgedsl.core.types import CodeType, EnumType, ScalarType
 from edgedsl.recipe.synth.chains import answer_name, ranked_fields, single_fields
 from edgedsl.recipe.synth.filters import static_problems
 from edgedsl.recipe.synth.junction import Columns
-from edgedsl.recipe.synth.plausible import ToolFacts, implausible, judge, plan_view
+from edgedsl.recipe.synth.plausible import (
+    ToolFacts,
+    catalog_view,
+    dead_end,
+    implausible,
+    judge,
+    plan_view,
+)
 from edgedsl.recipe.synth.rejections import STAGE_OF
 from edgedsl.recipe.synth.wanted import WANTED, answer_key, field_want, is_constant, secondary
 from edgedsl.syntax import nodes as n
@@ -39,6 +47,8 @@ STR, INT, FLOAT, DATE = (ScalarType("str"), ScalarType("int"), ScalarType("float
     ("PUBL_MONA_CD", STR, "공동발의자 코드", None, "code"),
     ("gpsLati", FLOAT, "위도", None, "code"),
     ("조문가지번호", STR, "조문가지번호", None, "code"),
+    ("roadNmBubun", STR, "도로명 건물 부번", None, "code"),
+    ("buldMnnm", INT, "건물 본번", None, "code"),
 ])
 def test_a_field_is_wanted_by_its_catalog_type_label_and_unit(
         name: str, ftype: object, label: str, unit: str | None, want: str) -> None:
@@ -282,3 +292,23 @@ def test_a_group_of_unrelated_services_is_implausible(code: str | None, platform
     found = implausible(traj.body, _view(code, platform_b))  # type: ignore[arg-type]
     assert (found == []) is related
     assert found in ([], ["unrelated_branches"])
+
+
+def test_an_edge_that_would_doom_every_answer_downstream_is_a_dead_end() -> None:
+    """Generation passes over an edge whose hand-off drops the entity the chain carried, or is
+    the second hand-off carrying none (`dead_end`): every relation after it inherits the
+    finding, so the chain grown along it could only be thrown away."""
+    view = catalog_view(load_catalog(["fsc", "bus"]))
+    traj, _ = _compile(COMPANY_THEN_DATE + "  answer { 종목명: basics.isinCdNm }", "fsc")
+    body = traj.body[:-2]  # up to `low`
+    date_code = view("fsc.item_basics").codes.get("basDt")  # type: ignore[union-attr]
+    isin_code = view("fsc.listed_items").codes.get("crno")  # type: ignore[union-attr]
+    assert dead_end(body, "low", [date_code], view) == "entity_dropped"
+    assert dead_end(body, "low", [isin_code], view) is None
+    # the root carried nothing yet: one generic hand-off is a way on, a second is not
+    bus, _ = _compile(BUS_CHAIN + "  answer { 건수: count(stops_near) }", "bus")
+    city = view("tago.route_stops").codes.get("cityCode")  # type: ignore[union-attr]
+    assert dead_end(bus.body[:1], "route_stops", [city], view) is None
+    assert dead_end(bus.body[:-1], "stops_near", [city], view) == "generic_chain"
+    # and the judgement agrees with the finding of the finished chain
+    assert implausible(traj.body, view) == ["entity_dropped"]
