@@ -208,10 +208,13 @@ def score_results(directory: str | Path, *,
     judge about the free-text answers the typed comparison failed (off when None)."""
     d = Path(directory)
     meta = read_meta(d)
-    facts = list(read_for_scoring(d))
-    scores = [score_episode(ep) for ep in facts]
-    if judge is not None:
-        scores = _judged(d, facts, scores, judge)
+    if judge is None:
+        # streamed: holding every episode's facts at once doubles the cost of reading them
+        # (the collector scans them all; benchmarks/bench_score.py)
+        scores = [score_episode(ep) for ep in read_for_scoring(d)]
+    else:
+        facts = list(read_for_scoring(d))
+        scores = _judged(d, facts, [score_episode(ep) for ep in facts], judge)
     summary = summarize(scores, k=meta.k, bundle_hash=meta.bundle_hash, agent=meta.agent,
                         seed=meta.seed)
     if judge is not None:
