@@ -113,3 +113,56 @@ def test_a_task_checks_runs_and_is_determined(path: Path) -> None:
     assert got.stable, [(p.name, p.outcome, p.answer) for p in got.perturbations]
     answers = got.answer.values() if isinstance(got.answer, dict) else [got.answer]
     assert any(v not in (None, [], 0) for v in answers), got.answer
+
+
+# The structure mix of the recipe's synthesized set (REFERENCE.md, "EDGE phase B": the paper
+# publishes no mix for its 145 benchmark tasks, so the training set's is the one to stay near).
+RECIPE_MIX = {"Mixed": 0.367, "Drv": 0.197, "Sem": 0.170, "Seq": 0.121, "Cmp": 0.090,
+              "Cond": 0.028, "Fan": 0.027}
+MIX_BAND = 0.15  # each type's share within 15 points of the recipe's
+MIN_SHARE = 0.015  # and every type present, at 1.5 % of the tasks or more
+# the paper's tasks per domain (REFERENCE.md, "The benchmark"): the set has at least as many
+PAPER_DOMAINS = {"tr": 22, "fin": 29, "edu": 30, "law": 22, "pol": 25, "reg": 17}
+
+
+def _mix() -> dict[str, float]:
+    from collections import Counter
+
+    from edgedsl.recipe.synth.analyze import structure_of
+
+    counts = Counter(structure_of(_trajectory(p)) for p in FILES)
+    return {s: counts[s] / len(FILES) for s in RECIPE_MIX}
+
+
+def test_the_structure_mix_stays_within_its_band() -> None:
+    mix = _mix()
+    assert set(mix) == set(RECIPE_MIX)
+    off = {s: round(mix[s] - RECIPE_MIX[s], 3) for s in mix
+           if abs(mix[s] - RECIPE_MIX[s]) > MIX_BAND}
+    assert not off, off
+    rare = {s: round(v, 3) for s, v in mix.items() if v < MIN_SHARE}
+    assert not rare, rare
+
+
+def test_every_domain_has_at_least_the_papers_tasks() -> None:
+    from collections import Counter
+
+    domains = Counter(p.name.partition("_")[0] for p in FILES)
+    short = {d: (domains[d], n) for d, n in PAPER_DOMAINS.items() if domains[d] < n}
+    assert not short, short
+    assert set(domains) == set(PAPER_DOMAINS), sorted(domains)
+
+
+def test_tools_exposed_per_task_average_the_recipes() -> None:
+    from edgedsl.bench.bundle import exposed_tools, full_catalog
+
+    catalog = full_catalog()
+    counts = []
+    for path in FILES:
+        traj = _trajectory(path)
+        used = tools_of(traj)
+        exposed = exposed_tools(traj.name, used, catalog, seed=0, k=7.5)
+        assert set(used) <= set(exposed), path.name
+        counts.append(len(exposed))
+    mean = sum(counts) / len(counts)
+    assert 7.0 <= mean <= 8.0, mean

@@ -2,7 +2,8 @@
 
 :func:`render_summary` prints the run's headline (pass@1 and pass@k with their 95 % bootstrap
 intervals, the mean of each axis), the end reasons, and one table per platform and per structure
-(tasks, episodes, pass@1, pass@k, RESPONSE, ENVIRONMENT, ACTION). :func:`render_svg` draws the
+(tasks, episodes, pass@1, pass@k, RESPONSE, ENVIRONMENT, ACTION); with a model judge, its
+model and the count of each verdict. :func:`render_svg` draws the
 same per-group figures as grouped horizontal bars, one panel per grouping, in plain SVG (no
 plotting dependency: a few rectangles and labels).
 """
@@ -46,6 +47,9 @@ def render_summary(s: Summary) -> str:
     lines += [f"RESPONSE     {_est(s.response)}", f"ENVIRONMENT  {_est(s.environment)}",
               f"ACTION       {_est(s.action)}",
               "end reasons  " + ", ".join(f"{r} {n}" for r, n in s.end_reasons.items())]
+    if s.judge is not None:
+        verdicts = ", ".join(f"{v} {n}" for v, n in s.judge_verdicts.items()) or "none asked"
+        lines.append(f"judge        {s.judge.get('model', '?')}: {verdicts}")
     if s.incomplete:
         lines.append(f"incomplete   {len(s.incomplete)} task(s) with fewer than {s.k} rollouts "
                      f"(left out of pass@{s.k})")

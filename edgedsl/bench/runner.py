@@ -57,6 +57,7 @@ from .episode import (
     write_meta,
 )
 from .gold import fresh_backend, run_gold, world_state
+from .score.judge import JudgeConfig
 from .score.summary import Summary, score_results
 from .toolbox import Budgets, ToolBox
 
@@ -190,14 +191,16 @@ def run_bench(bundle: Bundle, agent: Agent, *, out: str | Path, k: int = 1, seed
               progress: Callable[[Episode, int, int], None] | None = None,
               agent_options: Mapping[str, Any] | None = None,
               parallel: Parallel | None = None,
-              agent_args: Mapping[str, Any] | None = None) -> Summary:
+              agent_args: Mapping[str, Any] | None = None,
+              judge: JudgeConfig | None = None) -> Summary:
     """Run ``agent`` ``k`` times on every task of ``bundle`` (or the ``tasks`` named), at most
     ``concurrency`` episodes at a time, into results directory ``out``; returns the run's
     :class:`~edgedsl.bench.score.summary.Summary` (module docstring). ``progress`` is called
     after each episode with it, the number done and the number to do; ``agent_options`` (JSON,
     no secrets) go into ``meta.json``. With a distributed ``parallel`` the episodes run in its
     workers, each making its own agent as ``make_agent(agent.name, bundle, **agent_args)``
-    (so ``agent.name`` must be the agent's registered name)."""
+    (so ``agent.name`` must be the agent's registered name). ``judge``: score with this model
+    judge for free-text answers (:mod:`~edgedsl.bench.score.judge`; off when None)."""
     if k < 1:
         raise RunError(f"k must be at least 1, not {k}")
     if concurrency < 1:
@@ -249,5 +252,5 @@ def run_bench(bundle: Bundle, agent: Agent, *, out: str | Path, k: int = 1, seed
         run_sync(distributed(parallel))
     else:
         run_sync(main())
-    _, summary = score_results(out)
+    _, summary = score_results(out, judge=judge)
     return summary

@@ -4,7 +4,9 @@
 not determined are refused, each with its reason, on stderr); ``bench run BUNDLE --agent NAME
 -o RESULTS`` runs k rollouts per task into a results directory and scores them; ``bench score
 RESULTS`` re-scores a results directory without re-running; ``bench report RESULTS`` prints the
-tables (``--json``: the summary as JSON; ``--plot FILE.svg``: the chart).
+tables (``--json``: the summary as JSON; ``--plot FILE.svg``: the chart). ``bench run`` and
+``bench score`` take ``--judge-url URL --judge-model NAME [--judge-key-env VAR]``: a model judge
+for the free-text answers the typed comparison fails (off unless given).
 """
 
 from __future__ import annotations
@@ -99,6 +101,30 @@ def _chat_options(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, A
         raise usage_error(str(exc)) from None
 
 
+def _judge(args: argparse.Namespace) -> Any:
+    """The :class:`~edgedsl.bench.score.judge.JudgeConfig` of ``--judge-url`` and
+    ``--judge-model`` (None when neither is given); UsageError when only one is, or when the
+    endpoint is not valid."""
+    from ..bench.score.judge import JudgeConfig
+    from ..recipe.llm import DEFAULT_KEY_ENV
+
+    if args.judge_url is None and args.judge_model is None:
+        if args.judge_key_env is not None:
+            raise usage_error("--judge-key-env needs --judge-url and --judge-model")
+        return None
+    if args.judge_url is None or args.judge_model is None:
+        given, missing = ("--judge-url", "--judge-model") if args.judge_model is None else \
+            ("--judge-model", "--judge-url")
+        raise usage_error(f"{given} needs {missing} as well")
+    config = JudgeConfig(base_url=args.judge_url, model=args.judge_model,
+                         key_env=args.judge_key_env or DEFAULT_KEY_ENV)
+    try:
+        config.llm()
+    except ValueError as exc:
+        raise usage_error(f"judge: {exc}") from None
+    return config
+
+
 def cmd_bench_run(args: argparse.Namespace) -> int:
     """``edgedsl bench run BUNDLE --agent NAME -o RESULTS``."""
     from ..bench.agents.base import make_agent
@@ -110,6 +136,7 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     from ..core.pool import Parallel, PoolError
 
     check_ray(args)
+    judge = _judge(args)
     try:
         bundle = load_bundle(args.bundle)
     except BundleError as exc:
@@ -135,7 +162,8 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
                             concurrency=args.concurrency, bundle_path=str(args.bundle),
                             tasks=args.task or None, progress=progress,
                             agent_options=agent_options, agent_args=chat,
-                            parallel=Parallel(workers=args.workers, ray=args.ray))
+                            parallel=Parallel(workers=args.workers, ray=args.ray),
+                            judge=judge)
     except (RunError, KeyError, PoolError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_ERRORS
@@ -143,13 +171,14 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _scored(results: str) -> Any:
-    """The summary of scoring ``results`` again, or None after printing why it cannot be read."""
+def _scored(results: str, judge: Any = None) -> Any:
+    """The summary of scoring ``results`` again (with the model ``judge`` if one is given), or
+    None after printing why it cannot be read."""
     from ..bench.episode import EpisodeFileError
     from ..bench.score.summary import score_results
 
     try:
-        return score_results(results)[1]
+        return score_results(results, judge=judge)[1]
     except EpisodeFileError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return None
@@ -159,7 +188,7 @@ def cmd_bench_score(args: argparse.Namespace) -> int:
     """``edgedsl bench score RESULTS``."""
     from ..bench.report import render_summary
 
-    summary = _scored(args.results)
+    summary = _scored(args.results, _judge(args))
     if summary is None:
         return EXIT_ERRORS
     print(render_summary(summary))
@@ -181,6 +210,17 @@ def cmd_bench_report(args: argparse.Namespace) -> int:
         Path(args.plot).write_text(render_svg(summary), encoding="utf-8")
     print_model(summary, args.json, lambda: render_summary(summary))
     return EXIT_OK
+
+
+def _add_judge_args(p: argparse.ArgumentParser) -> None:
+    """``--judge-url``, ``--judge-model``, ``--judge-key-env`` (the optional model judge)."""
+    p.add_argument("--judge-url", metavar="URL",
+                   help="a model judge for free-text answers the typed comparison fails: its "
+                   "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (off by default)")
+    p.add_argument("--judge-model", metavar="NAME", help="the judge's model name")
+    p.add_argument("--judge-key-env", metavar="VAR", default=None,
+                   help="the variable holding the judge endpoint's key (default "
+                   "EDGEDSL_LLM_KEY; none set: no Authorization header)")
 
 
 def add_bench_parser(sub: Any) -> None:
@@ -245,10 +285,12 @@ def add_bench_parser(sub: Any) -> None:
     p.add_argument("--mcp-command", metavar="COMMAND",
                    help='mcp: attach to an MCP server over stdio, started per episode (e.g. '
                    '"edgedsl mcp serve --platform dart")')
+    _add_judge_args(p)
     p.set_defaults(func=cmd_bench_run)
 
     p = bsub.add_parser("score", help="re-score a results directory without re-running")
     p.add_argument("results", metavar="RESULTS")
+    _add_judge_args(p)
     p.set_defaults(func=cmd_bench_score)
 
     p = bsub.add_parser("report", help="tables per axis, platform and structure")

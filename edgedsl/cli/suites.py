@@ -37,6 +37,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         data = {"suite": suite.name, "split": split, "out": str(out), "cases": written.cases,
                 "files": len(written.files), "references": written.refs,
                 "nested_literals": written.literals_left,
+                "nested_literals_in_lists": written.literals_in_lists,
                 "not_written": [{"case": c, "problem": p} for c, p in written.skipped]}
         if checked is not None:
             data["check"] = checked.as_json()
@@ -46,8 +47,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     for case, why in written.skipped:
         print(f"  not written: {case}: {why}")
     if written.literals_left:
-        print(f"  {written.literals_left} values left literal: an earlier output holds them "
-              "only nested")
+        print(f"  {written.literals_left} values left literal that an earlier output holds "
+              f"({written.literals_in_lists} inside list arguments, where a reference cannot "
+              "go; the others nested where no record field lifts them)")
     if checked is not None:
         print(checked.summary())
         for case, problem in checked.misses:

@@ -25,7 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from ..syntax import nodes as n
-from .bfcl_env import CLASSES, BfclEnv, as_record, bfcl_tools, simulator_class
+from .bfcl_env import (
+    CLASSES,
+    ELEMENTS,
+    BfclEnv,
+    as_record,
+    bfcl_tools,
+    element_field,
+    simulator_class,
+)
 from .catalog import ToolSig, platform_decl
 from .emit import formatted, program
 from .model import SPLITS, FieldRef, GoldCall, GoldCase, SuiteError, check_split
@@ -83,10 +91,19 @@ def load_docs(src: Path) -> dict[str, dict[str, dict[str, Any]]]:
 
 def lifted(doc: dict[str, Any]) -> dict[str, str]:
     """The scalar fields of a function's documented answer, lifted into its record (those
-    whose name is an edgedsl name; every field stays in ``value``)."""
+    whose name is an edgedsl name; every field stays in ``value``), then for a documented list
+    of texts (``ls``'s ``current_directory_content``, a ``watchlist``) its first
+    :data:`~.bfcl_env.ELEMENTS` elements as ``<field>_1`` … (``bfcl_env.as_record``): a later
+    call given one of them (``cd`` into a folder ``ls`` listed) references it."""
     props = (doc.get("response") or {}).get("properties") or {}
-    return {f: _TYPES[s["type"]] for f, s in props.items()
-            if s.get("type") in _TYPES and f not in _RESERVED and _NAME.fullmatch(f)}
+    out = {f: _TYPES[s["type"]] for f, s in props.items()
+           if s.get("type") in _TYPES and f not in _RESERVED and _NAME.fullmatch(f)}
+    for f, s in props.items():
+        if s.get("type") == "array" and (s.get("items") or {}).get("type") == "string" \
+                and _NAME.fullmatch(f):
+            out.update({element_field(f, i): "str" for i in range(1, ELEMENTS + 1)
+                        if element_field(f, i) not in props})
+    return out
 
 
 def catalog_modules(src: Path) -> dict[str, n.Module]:
@@ -181,7 +198,7 @@ def load_cases(src: Path, split: str = "train",
             else gold["id"], calls=tuple(ordered), answer=last, gold_answer=len(ordered),
             extra={"classes": entry["involved_classes"], "config": entry["initial_config"],
                    "per_turn": per_turn, "states": [t["state_after"] for t in gold["turns"]],
-                   "nested": fw.nested}))
+                   "nested": fw.nested, "nested_in_lists": fw.in_lists}))
     return cases
 
 

@@ -16,13 +16,15 @@ import copy
 import importlib
 import inspect
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .model import SuiteError
 from .stateful import Environment
 
-__all__ = ["CLASSES", "PIN", "STATELESS", "BfclEnv", "bfcl_tools", "simulator_class"]
+__all__ = ["CLASSES", "ELEMENTS", "PIN", "STATELESS", "BfclEnv", "as_record", "bfcl_tools",
+           "element_field", "simulator_class"]
 
 PIN = "bfcl-eval==2026.3.23"
 """The simulators' release the suite's replay was made with."""
@@ -102,13 +104,38 @@ class BfclEnv(Environment):
         return getattr(self.instances[cls], function)
 
 
+ELEMENTS = 10
+"""How many elements of a documented list of texts a record lifts (``watchlist_1`` …)."""
+
+_ELEMENT = re.compile(r"(.+)_([1-9][0-9]*)")
+
+
+def element_field(field: str, i: int) -> str:
+    """The record field lifting element ``i`` (from 1) of the answer's list ``field``."""
+    return f"{field}_{i}"
+
+
+def _value(result: dict[str, Any], f: str) -> Any:
+    """Field ``f`` of a dict answer; for ``<list>_<i>`` that the answer lacks, element ``i`` of
+    its list ``<list>`` (None when there is no such element)."""
+    if f in result:
+        return result[f]
+    m = _ELEMENT.fullmatch(f)
+    items = result.get(m.group(1)) if m else None
+    if m is None or not isinstance(items, list):
+        return None
+    i = int(m.group(2)) - 1
+    return items[i] if i < len(items) else None
+
+
 def as_record(result: Any, fields: Mapping[str, str]) -> dict[str, Any]:
     """A simulator's answer as its record: the declared scalar fields lifted out of a dict
-    answer (a value of another type is left out), the whole answer as ``value``."""
+    answer (a value of another type is left out) — with the first :data:`ELEMENTS` elements of
+    a documented list of texts as ``<field>_1`` … — and the whole answer as ``value``."""
     rec: dict[str, Any] = {}
     if isinstance(result, dict):
         for f, t in fields.items():
-            v = result.get(f)
+            v = _value(result, f)
             ok = {"str": isinstance(v, str), "bool": isinstance(v, bool),
                   "int": isinstance(v, int) and not isinstance(v, bool),
                   "num": isinstance(v, int | float) and not isinstance(v, bool)}[t]

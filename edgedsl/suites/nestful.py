@@ -39,14 +39,30 @@ def _label(raw: Any, where: str) -> str:
     return raw[1:]
 
 
+def _refs_inside(value: Any) -> bool:
+    """True when a list or object holds a `$label.field$` text at any depth."""
+    if isinstance(value, str):
+        return bool(_REF.search(value))
+    if isinstance(value, dict):
+        return any(_refs_inside(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_refs_inside(v) for v in value)
+    return False
+
+
 def _arg(value: Any, where: str) -> Any:
-    """A `$label.field$` string as a FieldRef; a reference inside other text is refused."""
+    """A `$label.field$` string as a FieldRef; a reference inside other text, or inside a list
+    or object argument, is refused (a reference is a whole argument: pasted into a literal it
+    would be the text ``$var_1.result$``, not the value). None of the 13 samples has one."""
     if isinstance(value, str):
         m = _REF.fullmatch(value)
         if m:
             return FieldRef(m.group(1), m.group(2))
         if _REF.search(value):
             raise SuiteError(f"{where}: a reference inside a text ({value!r}) is not supported")
+    elif _refs_inside(value):
+        raise SuiteError(f"{where}: a reference inside a list or object argument ({value!r}) "
+                         "is not supported")
     return value
 
 

@@ -28,6 +28,7 @@ class Written:
     cases: int = 0
     refs: int = 0
     literals_left: int = 0
+    literals_in_lists: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """Cases that could not be written (id, why); the check counts them as misses."""
 
@@ -35,10 +36,12 @@ class Written:
     def of(cls, suite: str, out: Path, files: list[Path], cases: list[GoldCase],
            skipped: list[tuple[str, str]] | None = None) -> Written:
         """What writing ``cases`` into ``files`` amounts to: the forwarded values written as
-        references (the ordering ``after`` aside) and the nested values left literal."""
+        references (the ordering ``after`` aside) and the values left literal that an earlier
+        output holds (and how many of those are inside list or object arguments)."""
         return cls(suite=suite, out=out, files=files, cases=len(cases),
                    refs=sum(1 for c in cases for _, p, _ in c.refs() if p != ORDER_PARAM),
                    literals_left=sum(c.extra.get("nested", 0) for c in cases),
+                   literals_in_lists=sum(c.extra.get("nested_in_lists", 0) for c in cases),
                    skipped=list(skipped or []))
 
     def summary(self) -> str:

@@ -4,9 +4,12 @@ earlier call's record becomes a reference to that field.
 NESTFUL writes its references itself (``$var_1.result$``); τ² and BFCL only list each call's
 arguments and what it returned. :func:`forward` finds, for every text argument, the earliest
 earlier record with a field of exactly that value (the value's first source) and writes the
-argument as that :class:`~.model.FieldRef`. Values that occur in an earlier output only nested
-inside an object or a list (an order's item ids) stay literals — a reference names a field of
-a record — and are counted.
+argument as that :class:`~.model.FieldRef`. A suite's records lift the nested values a later
+call may be given into fields of their own (τ²: a user's ``order_2``, an order's ``product_1``,
+:data:`~.tau2_retail.NESTED`), so those are found too. What stays literal and is counted: a
+value an earlier output holds only where no field lifts it, and every text inside a list or
+object argument (``item_ids: ["…", "…"]``) that an earlier output holds — a reference is a whole
+argument, and a list literal holds only literals.
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ __all__ = ["Forwarded", "forward", "in_gold_order"]
 
 @dataclass
 class Forwarded:
-    """The calls with their forwarded arguments as references; ``nested``: text arguments
-    left literal that an earlier output holds only nested."""
+    """The calls with their forwarded arguments as references; ``nested``: texts left literal
+    (an argument, or an element of a list or object argument) that an earlier output holds;
+    ``in_lists``: how many of them are inside a list or object argument."""
 
     calls: list[GoldCall]
     nested: int = 0
+    in_lists: int = 0
 
 
 def _texts(value: Any) -> Iterable[str]:
@@ -68,18 +73,24 @@ def forward(calls: Sequence[GoldCall], records: Sequence[dict[str, Any] | None],
     earlier ``records[j]`` (None: the call failed) written as ``FieldRef(label_j, f)``; with
     ``numbers``, also an integer argument equal to an earlier field of the same name (an
     ``order_id`` a trade returned; a number equal to any field would often be chance)."""
-    out, nested = [], 0
+    out, nested, in_lists = [], 0, 0
     for i, call in enumerate(calls):
         args: dict[str, Any] = {}
         for name, value in call.args.items():
             ref = _source(i, name, value, calls, records, fields, numbers)
-            if ref is None and isinstance(value, str) and value and any(
-                    value in _texts(records[j]) for j in range(i) if records[j] is not None):
-                nested += 1
+            if ref is None:
+                # left literal though an earlier output holds it: a text nested there, or a
+                # text inside a list or object argument (a reference is a whole argument)
+                earlier = {t for j in range(i) if records[j] is not None
+                           for t in _texts(records[j])}
+                texts = [value] if isinstance(value, str) else list(_texts(value))
+                held = sum(bool(t) and t in earlier for t in texts)
+                nested += held
+                in_lists += 0 if isinstance(value, str) else held
             args[name] = ref if ref is not None else value
         out.append(GoldCall(label=call.label, tool=call.tool, args=args,
                             comments=call.comments))
-    return Forwarded(calls=out, nested=nested)
+    return Forwarded(calls=out, nested=nested, in_lists=in_lists)
 
 
 def in_gold_order(calls: Sequence[GoldCall]) -> list[GoldCall]:

@@ -114,7 +114,8 @@ def load_cases(src: Path, split: str = "train",
         last = FieldRef(ordered[-1].label, STEP_FIELD) if ordered else None
         cases.append(GoldCase(case_id=tid, name=f"task_{tid}", query=query,
                               calls=tuple(ordered), answer=last, gold_answer=len(ordered),
-                              extra={"changed": rep["changed_records"], "nested": fw.nested}))
+                              extra={"changed": rep["changed_records"], "nested": fw.nested,
+                   "nested_in_lists": fw.in_lists}))
     return cases
 
 

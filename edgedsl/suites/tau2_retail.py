@@ -21,7 +21,8 @@ from typing import Any
 
 from .stateful import Environment, ToolError
 
-__all__ = ["OUTPUTS", "PLATFORM", "RetailEnv", "evaluate", "retail_tools"]
+__all__ = ["KEYS", "NESTED", "OUTPUTS", "PLATFORM", "RetailEnv", "as_record", "evaluate",
+           "retail_tools"]
 
 PLATFORM = "tau2_retail"
 Record = dict[str, Any]
@@ -320,21 +321,63 @@ OUTPUTS: dict[str, str] = {
 }
 """Each retail tool and the record it answers with (declared in :mod:`.tau2`'s catalog)."""
 
-KEYS: dict[str, tuple[str, ...]] = {
+_TOP: dict[str, tuple[str, ...]] = {
     "Text": ("result",), "Order": ("order_id", "user_id", "status"),
     "User": ("user_id", "email"), "Product": ("product_id", "name"),
     "Item": ("item_id",), "Types": (),
 }
+_ADDRESS = ("address1", "address2", "city", "state", "country", "zip")
+_ORDERS, _METHODS, _ITEMS, _PAYMENTS = 10, 5, 5, 3  # the most db.json holds: 9, 4, 5, 2
+
+NESTED: dict[str, dict[str, tuple[str | int, ...]]] = {
+    "User": {**{f: ("address", f) for f in _ADDRESS},
+             **{f"order_{i}": ("orders", i - 1) for i in range(1, _ORDERS + 1)},
+             **{f"payment_method_{i}": ("payment_methods", i - 1, "id")
+                for i in range(1, _METHODS + 1)}},
+    "Order": {**{f: ("address", f) for f in _ADDRESS},
+              **{f"item_{i}": ("items", i - 1, "item_id") for i in range(1, _ITEMS + 1)},
+              **{f"product_{i}": ("items", i - 1, "product_id") for i in range(1, _ITEMS + 1)},
+              **{f"payment_{i}": ("payment_history", i - 1, "payment_method_id")
+                 for i in range(1, _PAYMENTS + 1)}},
+}
+"""The values nested in an output that a record also lifts into a field of its own, by path: a
+user's address parts, its ``i``-th order id (``order_2``) and payment method id; an order's
+address parts, its ``i``-th item and that item's product id (``item_1``, ``product_1``) and the
+method of its ``i``-th payment. A later call given one of them (``get_order_details`` of the
+user's second order) then references it (``seq a0.order_2``) instead of pasting it. An integer
+step indexes a list, or a mapping in its order (``payment_methods`` is keyed by method id); a
+path the output does not have lifts null."""
+
+KEYS: dict[str, tuple[str, ...]] = {k: (*v, *NESTED.get(k, {})) for k, v in _TOP.items()}
 """The scalar fields each record lifts out of the tool's output (a later call can reference
-them); the whole output is the record's ``value``."""
+them): its key fields, then the :data:`NESTED` ones; the whole output is the record's
+``value``."""
+
+
+def _at(value: Any, path: tuple[str | int, ...]) -> Any:
+    """The value at ``path`` in a JSON output (None when it has no such path)."""
+    for step in path:
+        if isinstance(step, int):
+            items = list(value.values()) if isinstance(value, dict) else value
+            if not isinstance(items, list) or step >= len(items):
+                return None
+            value = items[step]
+        elif isinstance(value, dict):
+            value = value.get(step)
+        else:
+            return None
+    return value
 
 
 def as_record(kind: str, output: Any) -> Record:
-    """A tool's output as its record: ``result`` for a text, else the key fields lifted out of
-    the object and the whole object as ``value``."""
+    """A tool's output as its record: ``result`` for a text, else the key fields and the
+    :data:`NESTED` values lifted out of the object, and the whole object as ``value``."""
     if kind == "Text":
         return {"result": output}
-    rec: Record = {k: (output or {}).get(k) for k in KEYS[kind]}
+    rec: Record = {k: (output or {}).get(k) for k in _TOP[kind]}
+    for name, path in NESTED.get(kind, {}).items():
+        got = _at(output, path)
+        rec[name] = got if isinstance(got, str) else None
     rec["value"] = output
     return rec
 

@@ -6,6 +6,7 @@ fast tier, all train entries in the slow tier; the held-out entries are never re
 from __future__ import annotations
 
 import json
+import re
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from edgedsl.cli import main
 from edgedsl.core.source import Source
 from edgedsl.runtime.backends import load_python_tools
 from edgedsl.suites import bfcl
+from edgedsl.suites.bfcl_env import ELEMENTS, as_record
 from edgedsl.suites.emit import formatted
 from edgedsl.suites.model import SuiteError
 from edgedsl.suites.outcome import run_file
@@ -75,16 +77,16 @@ def test_forwarded_values_are_references_in_the_ast(out: Path) -> None:
         assert len(binds) == len(calls)
         for i, (b, c) in enumerate(zip(binds, calls, strict=True)):
             assert isinstance(b.node, n.Call) and b.node.tool == c["function"]
-            lifted = [bfcl.lifted(docs[x["class"]][x["function"]]) for x in calls[:i]]
-            earlier = {x["result"].get(f) for x, fs in zip(calls[:i], lifted, strict=True)
-                       if isinstance(x["result"], dict) for f in fs}
+            records = [as_record(x["result"], bfcl.lifted(docs[x["class"]][x["function"]]))
+                       for x in calls]
+            earlier = {v for r in records[:i] for f, v in r.items() if f != "value"}
             for a in b.node.args:
                 if a.name == "after":
                     assert isinstance(a.value, n.SeqArg)
                     assert a.value.ref.parts == (binds[i - 1].name, "step")
                 elif isinstance(a.value, n.SeqArg):
                     j = [x.name for x in binds].index(a.value.ref.binding)
-                    got = calls[j]["result"][a.value.ref.field]
+                    got = records[j][a.value.ref.field]
                     assert got == _arg(c, a.name)
                     refs += 1
                     numbers += isinstance(got, int)
@@ -159,3 +161,27 @@ def test_the_written_tools_run_an_entry(out: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("EDGEDSL_BFCL_ENTRY", "entry_0")
     [result] = run_file(out / "entry_0.edge", load_python_tools(out / "tools.py"))
     assert result.ok and result.answer == 10  # the entry's 10 gold calls, in order
+
+
+def test_list_elements_are_lifted_and_referenced() -> None:
+    """A documented list of texts lifts its first elements (`watchlist_2`), so a symbol a
+    watchlist or a directory listing answered is a reference; over the train entries almost
+    every forwarded value is one (measured: 158 references, 5 texts left literal, 4 of them
+    inside list arguments)."""
+    doc = {"response": {"properties": {"watchlist": {"type": "array",
+                                                     "items": {"type": "string"}},
+                                       "count": {"type": "integer"}}}}
+    fields = bfcl.lifted(doc)
+    assert fields["count"] == "int" and fields["watchlist_1"] == "str"
+    assert f"watchlist_{ELEMENTS}" in fields and f"watchlist_{ELEMENTS + 1}" not in fields
+    rec = as_record({"watchlist": ["NVDA", "AAPL", 3], "count": 2}, fields)
+    assert (rec["watchlist_1"], rec["watchlist_2"], rec["watchlist_3"], rec["watchlist_4"]) \
+        == ("NVDA", "AAPL", None, None)
+    assert rec["count"] == 2 and rec["value"]["watchlist"] == ["NVDA", "AAPL", 3]
+    cases = bfcl.load_cases(SRC)
+    element_refs = [(c.case_id, r) for c in cases for _, _, r in c.refs()
+                    if re.fullmatch(r"(watchlist|stock_list|current_directory_content)_\d+",
+                                    r.field)]
+    assert len(element_refs) >= 40
+    assert sum(len([r for r in c.refs() if r[1] != "after"]) for c in cases) >= 150
+    assert sum(c.extra["nested"] for c in cases) <= 10

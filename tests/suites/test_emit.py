@@ -58,6 +58,10 @@ def test_forward_prefers_the_first_source_and_counts_nested_values() -> None:
     assert fw.calls[2].args == {"user": FieldRef("a", "user_id"), "item": "i9", "n": 7,
                                 "order_id": FieldRef("b", "order_id"), "s": ""}
     assert fw.nested == 1  # i9: only inside an earlier value
+    listed = forward([*calls, GoldCall("d", "t", {"items": ["i9", "zz", "u1"]})],
+                     [*records, None], [("user_id",), ("user_id", "order_id"), (), ()])
+    assert listed.calls[3].args["items"] == ["i9", "zz", "u1"]  # a list stays a literal
+    assert (listed.nested, listed.in_lists) == (3, 2)  # i9 (c), then i9 and u1 inside (d)
     assert forward(calls, records, [("user_id",), ("user_id", "order_id"), ()]
                    ).calls[2].args["order_id"] == 7  # integers only when asked
     ordered = in_gold_order(fw.calls)

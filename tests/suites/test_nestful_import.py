@@ -84,6 +84,12 @@ def test_a_reference_inside_a_text_is_refused() -> None:
               "tools": [{"name": "add", "output_parameters": {"result": {}}}]}
     with pytest.raises(SuiteError, match="inside a text"):
         nestful.parse_sample(sample)
+    sample["output"][0]["arguments"]["arg_0"] = ["$var_0.result$", 2]
+    with pytest.raises(SuiteError, match="inside a list or object argument"):
+        nestful.parse_sample(sample)
+    sample["output"][0]["arguments"]["arg_0"] = {"x": {"y": "$var_0.result$"}}
+    with pytest.raises(SuiteError, match="inside a list or object argument"):
+        nestful.parse_sample(sample)
     sample["output"][0]["arguments"]["arg_0"] = "$var_0.result$"
     assert nestful.parse_sample(sample).calls[0].args["arg_0"] == FieldRef("var_0", "result")
 

@@ -19,8 +19,9 @@ so a drifting service moves both. Per gold value:
   the share of gold fields matched, and the episode passes when all are.
 
 An answer given as free text is searched for each gold value in its Korean renderings
-(:func:`~edgedsl.recipe.synth.korean.mentioned`). A model judge for free text is not part of
-this module (off by default; see ``docs/bench.md``).
+(:func:`~edgedsl.recipe.synth.korean.mentioned`). A model judge for free text is optional and
+off by default (:mod:`.judge`); its verdict, when one was asked for, is kept in
+:attr:`ResponseScore.judge`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...recipe.synth.korean import korean_forms, mentioned
+from .judge import JudgeVerdict
 from .values import name_key, parse_bool, parse_date, parse_number
 
 __all__ = ["NUMBER_ABS", "NUMBER_REL", "ResponseScore", "same_value", "score_response"]
@@ -49,7 +51,8 @@ _NULLS = frozenset({"", "없음", "null", "none", "-", "n/a"})
 
 class ResponseScore(BaseModel):
     """The RESPONSE axis of one episode: ``matched`` of ``total`` gold fields, ``ok`` when all
-    matched and the episode ended with an answer, and up to five ``mismatches``."""
+    matched and the episode ended with an answer, and up to five ``mismatches``; ``judge`` the
+    model judge's verdict on a free-text answer, when a judge was asked (:mod:`.judge`)."""
 
     model_config = ConfigDict(extra="forbid")
     ok: bool
@@ -57,6 +60,7 @@ class ResponseScore(BaseModel):
     matched: int
     total: int
     mismatches: list[str] = Field(default_factory=list)
+    judge: JudgeVerdict | None = None
 
 
 def _num(v: Any) -> float | None:

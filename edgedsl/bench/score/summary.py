@@ -6,7 +6,9 @@ rollouts; over tasks the means with 95 % bootstrap intervals; the same per platf
 counts under each platform it uses) and per structure; the end reasons counted.
 :func:`score_results` reads a results directory (``meta.json``, ``episodes.jsonl``), scores it
 and writes ``scores.jsonl`` (one :class:`~edgedsl.bench.score.EpisodeScore` per line) and
-``summary.json`` — what ``edgedsl bench score`` and the end of ``edgedsl bench run`` do.
+``summary.json`` — what ``edgedsl bench score`` and the end of ``edgedsl bench run`` do; with a
+:class:`~.judge.JudgeConfig` it first asks the model judge about the free-text answers the typed
+comparison failed (:mod:`.judge`), and the summary records the judge and counts its verdicts.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...core.jsonfile import write_atomic
-from ..episode import END_REASONS, read_meta
-from . import EpisodeScore, read_for_scoring, score_episode
+from ...runtime.executor import run_sync
+from ..episode import END_REASONS, read_meta, read_models
+from . import EpisodeFacts, EpisodeScore, read_for_scoring, score_episode
+from .judge import JudgeConfig, JudgeItem, judge_answers
 from .passk import bootstrap_interval, pass_at_k
 
 __all__ = ["SCORES_FILE", "SUMMARY_FILE", "Estimate", "GroupRow", "Summary", "read_summary",
@@ -75,6 +80,8 @@ class Summary(BaseModel):
     by_platform: list[GroupRow] = Field(default_factory=list)
     by_structure: list[GroupRow] = Field(default_factory=list)
     incomplete: list[str] = Field(default_factory=list)
+    judge: dict[str, Any] | None = None
+    judge_verdicts: dict[str, int] = Field(default_factory=dict)
 
 
 class _Task:
@@ -143,14 +150,77 @@ def summarize(scores: Iterable[EpisodeScore], *, k: int = 1, bundle_hash: str = 
         incomplete=sorted(tid for tid, t in tasks.items() if t.n < k))
 
 
-def score_results(directory: str | Path) -> tuple[list[EpisodeScore], Summary]:
+class _Conversation(BaseModel):
+    """What the judge reads of an episode besides its facts: the messages (for the question)."""
+
+    model_config = ConfigDict(extra="ignore")
+    task_id: str
+    rollout: int = 0
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def _needs_judge(ep: EpisodeFacts, score: EpisodeScore) -> bool:
+    """A free-text answer whose typed comparison failed against a gold answer."""
+    return (score.end_reason == "answered" and ep.answered and isinstance(ep.answer, str)
+            and ep.gold is not None and ep.gold.ok and not score.response.ok)
+
+
+def _question(messages: list[dict[str, Any]]) -> str | None:
+    for m in messages:
+        if m.get("role") == "user" and isinstance(m.get("content"), str):
+            return str(m["content"])
+    return None
+
+
+def _judged(directory: Path, facts: list[EpisodeFacts], scores: list[EpisodeScore],
+            judge: JudgeConfig) -> list[EpisodeScore]:
+    """``scores`` with the judge's verdict on every free-text answer that needs one (module
+    docstring of :mod:`.judge`): a ``match`` passes RESPONSE."""
+    todo = [i for i, (ep, s) in enumerate(zip(facts, scores, strict=True)) if _needs_judge(ep, s)]
+    if not todo:
+        return scores
+    wanted = {(facts[i].task_id, facts[i].rollout) for i in todo}
+    questions = {(c.task_id, c.rollout): _question(c.messages)
+                 for c in read_models(directory, _Conversation) if (c.task_id, c.rollout) in wanted}
+    items = []
+    for i in todo:
+        ep = facts[i]
+        assert ep.gold is not None and isinstance(ep.answer, str)
+        items.append(JudgeItem(question=questions.get((ep.task_id, ep.rollout)),
+                               gold=ep.gold.answer, answer=ep.answer))
+    verdicts = run_sync(judge_answers(judge, items))
+    out = list(scores)
+    for i, v in zip(todo, verdicts, strict=True):
+        s = out[i]
+        response = s.response.model_copy(update={"judge": v})
+        if v.verdict == "match":
+            response = response.model_copy(update={"ok": True, "score": 1.0,
+                                                   "matched": response.total})
+        out[i] = s.model_copy(update={"response": response,
+                                      "passed": response.ok and s.environment.ok})
+    return out
+
+
+def score_results(directory: str | Path, *,
+                  judge: JudgeConfig | None = None) -> tuple[list[EpisodeScore], Summary]:
     """Score every episode of a results directory and write ``scores.jsonl`` and
-    ``summary.json`` there (module docstring); nothing is re-run."""
+    ``summary.json`` there (module docstring); nothing is re-run. ``judge``: ask this model
+    judge about the free-text answers the typed comparison failed (off when None)."""
     d = Path(directory)
     meta = read_meta(d)
-    scores = [score_episode(ep) for ep in read_for_scoring(d)]
+    if judge is None:
+        # streamed: holding every episode's facts at once doubles the cost of reading them
+        # (the collector scans them all; benchmarks/bench_score.py)
+        scores = [score_episode(ep) for ep in read_for_scoring(d)]
+    else:
+        facts = list(read_for_scoring(d))
+        scores = _judged(d, facts, [score_episode(ep) for ep in facts], judge)
     summary = summarize(scores, k=meta.k, bundle_hash=meta.bundle_hash, agent=meta.agent,
                         seed=meta.seed)
+    if judge is not None:
+        counts = Counter(s.response.judge.verdict for s in scores if s.response.judge)
+        summary = summary.model_copy(update={"judge": judge.describe(),
+                                             "judge_verdicts": dict(sorted(counts.items()))})
     write_atomic(d / SCORES_FILE, b"".join(
         orjson.dumps(s.model_dump(mode="json")) + b"\n" for s in scores))
     write_atomic(d / SUMMARY_FILE, orjson.dumps(summary.model_dump(mode="json"),
