@@ -262,7 +262,8 @@ class _Walker:
                         param = tool.param(p.name)
                         if param is not None:
                             self.add(p.name_at, p.name, ParamT(tool, param), True)
-                    self.add(item.returns_at, item.returns, RecordT(tool.record.name))
+                    if tool.record.name in self.cat.records:
+                        self.add(item.returns_at, item.returns, RecordT(tool.record.name))
                 for p in item.params:
                     self.type_expr(p.type, scope)
 
@@ -271,7 +272,8 @@ class _Walker:
             if isinstance(item, n.UseDecl):
                 for name, at in zip(item.names, item.name_at, strict=False):
                     info = self.ctx.modules.get(name)
-                    self.add(at, name, ModuleT(name, None if info is None else info.path))
+                    if info is not None:  # a module found nowhere (E103) denotes nothing
+                        self.add(at, name, ModuleT(name, info.path))
             elif isinstance(item, n.PlatformDecl):
                 p = self.cat.platforms.get(item.name)
                 if p is not None:

@@ -6,7 +6,6 @@ opens its own documents: files of examples/ and small files written here, broken
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from edgedsl.reduce.registry import REDUCERS
 from edgedsl.syntax.printer import format_text
+from tests.lsp.helpers import diagnostics, open_doc, position
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -48,32 +48,6 @@ async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     await lsp_client.shutdown_session()
 
 
-def _open(client: LanguageClient, path: Path, text: str | None = None) -> str:
-    uri = path.resolve().as_uri()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
-        uri=uri, language_id="edge", version=1,
-        text=path.read_text(encoding="utf-8") if text is None else text)))
-    return uri
-
-
-async def _diagnostics(client: LanguageClient, uri: str) -> list[lsp.Diagnostic]:
-    await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    for _ in range(50):
-        if uri in client.diagnostics:
-            return list(client.diagnostics[uri])
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no diagnostics published for {uri}")
-
-
-def _pos(text: str, needle: str, into: int = 0) -> lsp.Position:
-    """The LSP position (UTF-16) of ``needle`` in ``text``, ``into`` characters in."""
-    offset = text.index(needle) + into
-    line = text.count("\n", 0, offset)
-    col = offset - (text.rfind("\n", 0, offset) + 1)
-    units = len(text[offset - col:offset].encode("utf-16-le")) // 2
-    return lsp.Position(line=line, character=units)
-
-
 async def test_diagnostics_as_you_type(client: LanguageClient, tmp_path: Path) -> None:
     """A wrong tool name is E111 at the name, with its did-you-mean; a multi-valued `if`
     operand is E220 with the binding as related information; fixing the text as one types
@@ -82,32 +56,32 @@ async def test_diagnostics_as_you_type(client: LanguageClient, tmp_path: Path) -
     text = OK.replace("dart.corp_codes()", "dart.corp_code()").replace(
         "  answer latest.report_nm\n",
         "  if filings.rcept_dt >= 2024-12-02 {\n    say \"있음\"\n  }\n  answer latest.report_nm\n")
-    uri = _open(client, path, text)
-    diags = await _diagnostics(client, uri)
+    uri = open_doc(client, path, text)
+    diags = await diagnostics(client, uri)
     by_code = {d.code: d for d in diags}
     assert "E111" in by_code and "E220" in by_code, [d.code for d in diags]
     e111 = by_code["E111"]
-    assert e111.range.start == _pos(text, "corp_code()")
-    assert e111.range.end == _pos(text, "corp_code()", len("corp_code"))
+    assert e111.range.start == position(text, "corp_code()")
+    assert e111.range.end == position(text, "corp_code()", len("corp_code"))
     assert "did you mean `corp_codes`?" in e111.message
     assert e111.severity == lsp.DiagnosticSeverity.Error and e111.source == "edgedsl"
     related = by_code["E220"].related_information or []
     assert [r.message for r in related] == ["`filings` comes from here"]
     assert related[0].location.uri == uri
-    assert related[0].location.range.start == _pos(text, "dart.disclosures(")
+    assert related[0].location.range.start == position(text, "dart.disclosures(")
 
     client.diagnostics.pop(uri)
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=OK)]))
-    assert await _diagnostics(client, uri) == []
+    assert await diagnostics(client, uri) == []
 
 
 async def test_syntax_error_diagnostic(client: LanguageClient, tmp_path: Path) -> None:
     """A syntax error is published with its E0xx code at the line it is on."""
     text = OK.replace("latest = drv filings | max rcept_dt", "latest = drv filings | max")
-    uri = _open(client, tmp_path / "syntax.edge", text)
-    diags = await _diagnostics(client, uri)
+    uri = open_doc(client, tmp_path / "syntax.edge", text)
+    diags = await diagnostics(client, uri)
     assert diags and all(d.code.startswith("E0") for d in diags), diags
     assert diags[0].range.start.line in (6, 7)
 
@@ -117,12 +91,13 @@ async def test_hover(client: LanguageClient, tmp_path: Path) -> None:
     record type and cardinality; over a field of a stdlib record its Korean label."""
     path = EXAMPLES / "samsung_filing.edge"
     text = path.read_text(encoding="utf-8")
-    uri = _open(client, path)
-    await _diagnostics(client, uri)
+    uri = open_doc(client, path)
+    await diagnostics(client, uri)
 
     def hover(needle: str, into: int = 1):  # type: ignore[no-untyped-def]
         return client.text_document_hover_async(lsp.HoverParams(
-            text_document=lsp.TextDocumentIdentifier(uri=uri), position=_pos(text, needle, into)))
+            text_document=lsp.TextDocumentIdentifier(uri=uri),
+            position=position(text, needle, into)))
 
     tool = await hover("disclosures(")
     assert tool is not None and isinstance(tool.contents, lsp.MarkupContent)
@@ -138,10 +113,10 @@ async def test_hover(client: LanguageClient, tmp_path: Path) -> None:
     assert one is not None and isinstance(one.contents, lsp.MarkupContent)
     assert "its reducers keep (max rcept_dt)" in one.contents.value
 
-    uri2 = _open(client, tmp_path / "labels.edge", OK)
-    await _diagnostics(client, uri2)
+    uri2 = open_doc(client, tmp_path / "labels.edge", OK)
+    await diagnostics(client, uri2)
     field = await client.text_document_hover_async(lsp.HoverParams(
-        text_document=lsp.TextDocumentIdentifier(uri=uri2), position=_pos(OK, "rcept_dt", 2)))
+        text_document=lsp.TextDocumentIdentifier(uri=uri2), position=position(OK, "rcept_dt", 2)))
     assert field is not None and isinstance(field.contents, lsp.MarkupContent)
     assert field.contents.value.startswith('**field `rcept_dt`**: `date` "접수일자"')
 
@@ -150,31 +125,32 @@ async def test_go_to_definition(client: LanguageClient) -> None:
     """Go to definition of a tool, a record type, a code type, a binding and a used module."""
     path = EXAMPLES / "samsung_filing.edge"
     text = path.read_text(encoding="utf-8")
-    uri = _open(client, path)
+    uri = open_doc(client, path)
     fin = (EXAMPLES / "fin.edge").resolve()
     fin_text = fin.read_text(encoding="utf-8")
 
     async def go(doc: str, body: str, needle: str, into: int = 1) -> lsp.Location:
         got = await client.text_document_definition_async(lsp.DefinitionParams(
-            text_document=lsp.TextDocumentIdentifier(uri=doc), position=_pos(body, needle, into)))
+            text_document=lsp.TextDocumentIdentifier(uri=doc),
+            position=position(body, needle, into)))
         assert isinstance(got, lsp.Location), got
         return got
 
     tool = await go(uri, text, "stock_price(")
     assert tool.uri == fin.as_uri()
-    assert tool.range.start == _pos(fin_text, "stock_price \"")
+    assert tool.range.start == position(fin_text, "stock_price \"")
     binding = await go(uri, text, "latest.report_nm")
-    assert binding.uri == uri and binding.range.start == _pos(text, "latest = drv")
+    assert binding.uri == uri and binding.range.start == position(text, "latest = drv")
     module = await go(uri, text, "fin\n")
     assert module.uri == fin.as_uri() and module.range.start == lsp.Position(line=0, character=0)
 
-    fin_uri = _open(client, fin)
+    fin_uri = open_doc(client, fin)
     record = await go(fin_uri, fin_text, "[Disclosure]")
-    assert record.uri == fin_uri and record.range.start == _pos(fin_text, "Disclosure {")
+    assert record.uri == fin_uri and record.range.start == position(fin_text, "Disclosure {")
     code = await go(fin_uri, fin_text, "StockCode?")
     codes = ROOT / "stdlib" / "codes.edge"
     assert code.uri == codes.resolve().as_uri()
-    assert code.range.start == _pos(codes.read_text(encoding="utf-8"), "StockCode =")
+    assert code.range.start == position(codes.read_text(encoding="utf-8"), "StockCode =")
 
 
 async def test_completion(client: LanguageClient, tmp_path: Path) -> None:
@@ -182,8 +158,8 @@ async def test_completion(client: LanguageClient, tmp_path: Path) -> None:
     parameters in its argument list, a relation's fields after `x.` and every reducer of the
     registry after `|`."""
     path = tmp_path / "complete.edge"
-    uri = _open(client, path, OK)
-    await _diagnostics(client, uri)
+    uri = open_doc(client, path, OK)
+    await diagnostics(client, uri)
     head = OK[:OK.index("  answer")]
 
     async def labels(typed: str) -> set[str]:
@@ -193,7 +169,7 @@ async def test_completion(client: LanguageClient, tmp_path: Path) -> None:
             content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
         got = await client.text_document_completion_async(lsp.CompletionParams(
             text_document=lsp.TextDocumentIdentifier(uri=uri),
-            position=_pos(text, head + typed, len(head + typed))))
+            position=position(text, head + typed, len(head + typed))))
         assert got is not None
         items = got.items if isinstance(got, lsp.CompletionList) else got
         return {i.label for i in items}
@@ -213,14 +189,14 @@ async def test_completion(client: LanguageClient, tmp_path: Path) -> None:
 async def test_formatting(client: LanguageClient, tmp_path: Path) -> None:
     """Formatting a document returns the text of `edgedsl fmt`; a formatted one no edit."""
     messy = OK.replace("  corps = dart.corp_codes()", "corps   =   dart.corp_codes( )")
-    uri = _open(client, tmp_path / "messy.edge", messy)
+    uri = open_doc(client, tmp_path / "messy.edge", messy)
     edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri),
         options=lsp.FormattingOptions(tab_size=2, insert_spaces=True)))
     assert edits is not None and len(edits) == 1
     assert edits[0].new_text == format_text(messy, "messy.edge") == OK
     assert edits[0].range.start == lsp.Position(line=0, character=0)
-    clean = _open(client, tmp_path / "clean.edge", OK)
+    clean = open_doc(client, tmp_path / "clean.edge", OK)
     assert not await client.text_document_formatting_async(lsp.DocumentFormattingParams(
         text_document=lsp.TextDocumentIdentifier(uri=clean),
         options=lsp.FormattingOptions(tab_size=2, insert_spaces=True)))
@@ -230,7 +206,7 @@ async def test_document_symbols(client: LanguageClient) -> None:
     """The outline: the used module, the trajectory and its bindings; a catalog file's
     platforms with their records (fields) and tools (parameters)."""
     path = EXAMPLES / "school_day.edge"
-    uri = _open(client, path)
+    uri = open_doc(client, path)
     got = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri)))
     assert got is not None
@@ -240,7 +216,7 @@ async def test_document_symbols(client: LanguageClient) -> None:
     assert traj.kind == lsp.SymbolKind.Event
     assert [c.name for c in traj.children or []] == ["schools", "school", "day", "answer"]
 
-    fin = _open(client, EXAMPLES / "fin.edge")
+    fin = open_doc(client, EXAMPLES / "fin.edge")
     got = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(
         text_document=lsp.TextDocumentIdentifier(uri=fin)))
     assert got is not None
