@@ -92,3 +92,13 @@ def test_client_starts_edgedsl_lsp() -> None:
     done = subprocess.run([sys.executable, "-m", "edgedsl", "lsp", "--help"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "--lib" in done.stdout
+
+
+def test_lsp_without_pygls_names_the_extra() -> None:
+    """Where pygls is not installed, `edgedsl lsp` says which extra to install (exit 2)."""
+    code = ("import sys; sys.modules['pygls'] = None\n"
+            "from edgedsl.cli import main\nsys.exit(main(['lsp']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert "pip install 'edgedsl[lsp]'" in done.stderr and "pygls" in done.stderr
