@@ -1,8 +1,8 @@
 """The ``edgedsl`` command line: one subcommand per stage, ``--json`` wherever data is printed.
 
 One module per command family (:mod:`.compile`, :mod:`.run`, :mod:`.store`, :mod:`.graph`,
-:mod:`.synth`, :mod:`.bench`, :mod:`.mcp`, :mod:`.suites`), what they share in :mod:`.common`;
-this module builds the argument parser and runs a command.
+:mod:`.synth`, :mod:`.bench`, :mod:`.mcp`, :mod:`.suites`, :mod:`.lsp`), what they share in
+:mod:`.common`; this module builds the argument parser and runs a command.
 
 Exit codes: 0 clean, 1 errors in the input (diagnostics, failed runs, files to reformat),
 2 usage or internal error.
@@ -163,6 +163,10 @@ def _parser() -> argparse.ArgumentParser:
     from .suites import add_import_parser
 
     add_import_parser(sub)
+
+    from .lsp import add_lsp_parser
+
+    add_lsp_parser(sub)
 
     sp = sub.add_parser("explain", help="explain a diagnostic code, e.g. E204")
     sp.add_argument("code")

@@ -34,8 +34,8 @@ from ..core.resources import grammar_path
 from ..core.source import Source
 from .lalr import MAX_DEPTH, NoParse, TooDeep, builds, fused_parser
 
-__all__ = ["MAX_DEPTH", "NoParse", "ParseResult", "TooDeep", "direct_parser", "parse",
-           "rule_names", "too_deep"]
+__all__ = ["MAX_DEPTH", "NoParse", "ParseResult", "TooDeep", "direct_parser", "lark_parser",
+           "parse", "rule_names", "too_deep"]
 
 _local = threading.local()
 
@@ -59,6 +59,13 @@ def _lark() -> Lark:
         maybe_placeholders=True,
         lexer_callbacks={"COMMENT": _collect_comment},
     )
+
+
+def lark_parser() -> Lark:
+    """The grammar's :class:`lark.Lark` instance (LALR, contextual lexer, positions kept): the
+    one the stage parse uses, for tools that read the grammar's terminals or drive its parser
+    (the language server's completion, the highlighter's keywords)."""
+    return _lark()
 
 
 STRICT = False
