@@ -16,6 +16,7 @@ from .core.diagnostics import CompileError, not_utf8
 from .core.source import Source
 from .syntax.build import parse_module
 from .syntax.nodes import Module
+from .syntax.parser import SyntaxErrors
 
 if TYPE_CHECKING:
     from .check import CheckResult
@@ -80,9 +81,21 @@ def check(
     phi: int | None = None,
 ) -> CheckResult:
     """Stages up to `check`: text → IR, with every warning. Raises CompileError on errors.
-    ``phi`` None: the φ of the file's ``run`` block, else 5."""
+    ``phi`` None: the φ of the file's ``run`` block, else 5.
+
+    A file with syntax errors raises them all (:class:`~edgedsl.syntax.parser.SyntaxErrors`),
+    joined by the checker's errors in what parsed soundly: the declarations and every
+    trajectory no syntax error touched, when no error lies outside a trajectory."""
     source = _as_source(src, name)
-    return _checker()(parse_module(source), source, search_paths=search_paths, phi=phi)
+    try:
+        module = parse_module(source)
+    except SyntaxErrors as err:
+        from .check import check_sound_part
+
+        err.diagnostics = [*err.diagnostics, *check_sound_part(
+            err, source, search_paths=search_paths, phi=phi)]
+        raise
+    return _checker()(module, source, search_paths=search_paths, phi=phi)
 
 
 def compile(

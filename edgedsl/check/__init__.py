@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.catalog import Catalog
 from ..core.diagnostics import CompileError, Diagnostic
@@ -38,6 +39,9 @@ from .modules import load_modules
 from .resolve import resolve_names
 from .settings import check_run_settings
 from .typing_pass import check_types
+
+if TYPE_CHECKING:
+    from ..syntax.parser import SyntaxErrors
 
 Pass = Callable[[CheckContext], None]
 
@@ -119,6 +123,27 @@ def check(
     return CheckResult(program=ctx.program, diagnostics=diags, sources=ctx.sources)
 
 
+def check_sound_part(
+    error: SyntaxErrors,
+    source: Source,
+    *,
+    search_paths: Sequence[Path] = (),
+    phi: int | None = None,
+) -> list[Diagnostic]:
+    """The checker's errors in what parsed soundly of a file with syntax errors
+    (``error.module``: the declarations and every trajectory no syntax error touched, built
+    only when no error lies outside a trajectory; :mod:`edgedsl.syntax.recover`). Empty when
+    nothing parsed soundly or no trajectory is left to check."""
+    module = error.module
+    if module is None or not module.trajectories:
+        return []
+    try:
+        check(module, source, search_paths=search_paths, phi=phi)
+    except CompileError as checked:
+        return [d for d in checked.diagnostics if d.severity == "error"]
+    return []
+
+
 def load_catalog(names: Iterable[str], search_paths: Sequence[Path] = ()) -> Catalog:
     """The catalog of the modules ``names`` (e.g. ``["dart", "krx"]``), as ``use`` would load it.
 
@@ -142,4 +167,5 @@ def load_catalog(names: Iterable[str], search_paths: Sequence[Path] = ()) -> Cat
     return ctx.catalog
 
 
-__all__ = ["PASSES", "CheckError", "CheckResult", "check", "load_catalog", "run_passes"]
+__all__ = ["PASSES", "CheckError", "CheckResult", "check", "check_sound_part", "load_catalog",
+           "run_passes"]

@@ -165,6 +165,19 @@ A number literal does not fit a 64-bit float.
 Fix: write a smaller number.
 """,
     ),
+    "E015": _c(
+        "unclosed bracket",
+        """
+A `(`, `[` or `{` opened on an earlier line was never closed: the next line starts a new
+statement or declaration (or the file ends) while it is still open. The diagnostic points at
+the bracket, and at the place where the parser gave up.
+
+    company = dart.company(corp_code: seq corp.corp_code
+    answer company.corp_name
+
+Fix: close it: `dart.company(corp_code: seq corp.corp_code)`.
+""",
+    ),
     # ------------------------------------------------------------ E1xx: names and catalogs
     "E101": _c(
         "invalid regular expression in a code type",

@@ -26,7 +26,15 @@ from . import nodes as n
 from .build_expr import ExprBuilder, present
 from .comments import Comments
 from .lalr import Located
-from .parser import MAX_DEPTH, ParseResult, TooDeep, direct_parser, parse, too_deep
+from .parser import (
+    MAX_DEPTH,
+    ParseResult,
+    SyntaxErrors,
+    TooDeep,
+    direct_parser,
+    parse,
+    too_deep,
+)
 
 # Node constructors without ``type.__call__`` (:func:`~edgedsl.core.source.maker`): the builder
 # makes every node of every compiled file.
@@ -498,19 +506,36 @@ class _Direct(threading.local):
 _direct = _Direct()
 
 
+def _two_pass(src: Source) -> n.Module:
+    """``build(parse(src))``; on syntax errors, the AST of what parsed soundly is built onto
+    the :class:`SyntaxErrors` raised (its build errors, such as ``E010``, join its
+    diagnostics)."""
+    try:
+        return build(parse(src))
+    except SyntaxErrors as err:
+        if err.sound is not None:
+            try:
+                err.module = build(err.sound)
+            except CompileError as built:
+                err.diagnostics = sorted(
+                    [*err.diagnostics, *built.diagnostics],
+                    key=lambda d: d.span.start if d.span is not None else 0)
+        raise
+
+
 def parse_module(source: Source | str, name: str = "<string>") -> n.Module:
     """``parse`` then ``build``: text → AST, in one pass (no lark tree is built)."""
     src = source if isinstance(source, Source) else Source(name, source)
     d = _direct
     if d.busy or d.unsupported:  # re-entered from a rule method, or an unknown lark: two passes
-        return build(parse(src))
+        return _two_pass(src)
     if d.run is None:
         d.builder = _ToAst()
         try:
             d.run = direct_parser(d.builder)
         except RuntimeError:  # lark's internals changed: the (slower) tree path still works
             d.unsupported = True
-            return build(parse(src))
+            return _two_pass(src)
     t = d.builder
     assert t is not None
     d.busy = True
@@ -527,7 +552,7 @@ def parse_module(source: Source | str, name: str = "<string>") -> n.Module:
             return _finish(t, module, t.comments)
     finally:
         d.busy = False
-    return build(parse(src))
+    return _two_pass(src)
 
 
 def syntax_diagnostics(source: Source | str, name: str = "<string>") -> list[Diagnostic]:

@@ -33,9 +33,10 @@ from ..core.diagnostics import CompileError, Diagnostic, diag
 from ..core.resources import grammar_path
 from ..core.source import Source
 from .lalr import MAX_DEPTH, NoParse, TooDeep, builds, fused_parser
+from .recover import recover
 
-__all__ = ["MAX_DEPTH", "NoParse", "ParseResult", "TooDeep", "direct_parser", "lark_parser",
-           "parse", "rule_names", "too_deep"]
+__all__ = ["MAX_DEPTH", "NoParse", "ParseResult", "SyntaxErrors", "TooDeep", "direct_parser",
+           "lark_parser", "parse", "rule_names", "too_deep"]
 
 _local = threading.local()
 
@@ -260,19 +261,37 @@ def too_deep(source: Source, tree: Tree[Token]) -> CompileError | None:
     return None
 
 
+class SyntaxErrors(CompileError):
+    """A CompileError of stage ``parse`` holding every syntax error of a file
+    (:mod:`edgedsl.syntax.recover`), and what parsed soundly: ``sound``, a parse result of the
+    items no error touched (None when a declaration is broken), for the checker to run on.
+    ``module`` is its AST once :func:`edgedsl.syntax.build.parse_module` has built it."""
+
+    def __init__(self, diagnostics: list[Diagnostic], sound: ParseResult | None) -> None:
+        super().__init__("parse", diagnostics)
+        self.sound = sound
+        self.module: Any = None
+
+
 def parse(source: Source | str, name: str = "<string>") -> ParseResult:
-    """Parse text into a lark tree; raise CompileError with one ``E0xx`` diagnostic on failure
-    (``E011`` when it nests deeper than :data:`MAX_DEPTH`: every pass over the tree, lark's
-    printing included, recurses)."""
+    """Parse text into a lark tree; on failure raise :class:`SyntaxErrors` with every syntax
+    error of the file (``E0xx``, recovering at statement and declaration boundaries:
+    :func:`edgedsl.syntax.recover.recover`); ``E011`` when it nests deeper than
+    :data:`MAX_DEPTH` (every pass over the tree, lark's printing included, recurses)."""
     src = source if isinstance(source, Source) else Source(name, source)
     _local.comments = []
     try:
-        tree = _lark().parse(src.text)
-    except UnexpectedInput as err:
-        raise CompileError("parse", [_error_to_diagnostic(err, src)]) from None
+        found = recover(_lark(), src, _error_to_diagnostic)
     finally:
         comments = _local.comments
         _local.comments = None
+    if found.diagnostics:
+        sound = None
+        if found.sound is not None and too_deep(src, found.sound) is None:
+            sound = ParseResult(found.sound, [], src)
+        raise SyntaxErrors(found.diagnostics, sound)
+    assert found.sound is not None
+    tree = found.sound
     error = too_deep(src, tree)
     if error is not None:
         raise error

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from edgedsl.check import check
+from edgedsl.check import check, check_sound_part
 from edgedsl.core.codes import CODES
 from edgedsl.core.diagnostics import CompileError, Diagnostic
 from edgedsl.core.render import render_text
 from edgedsl.core.source import Source
 from edgedsl.syntax.build import parse_module
+from edgedsl.syntax.parser import SyntaxErrors
 from tests.goldens import check_golden
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +40,8 @@ def diagnose(case: str) -> tuple[list[Diagnostic], dict[str, Source]]:
     try:
         module = parse_module(source)
         result = check(module, source, search_paths=paths)
+    except SyntaxErrors as err:  # every syntax error, and the checker's on what parsed soundly
+        return [*err.diagnostics, *check_sound_part(err, source, search_paths=paths)], sources
     except CompileError as err:
         sources.update(getattr(err, "sources", {}))
         return err.diagnostics, sources
