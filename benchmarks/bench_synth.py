@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from ratios import speedup
 
 from edgedsl.check import load_catalog
-from edgedsl.cli.synth import default_graph_path
+from edgedsl.recipe.graph.evidence import default_graph_path
 from edgedsl.recipe.graph.model import load_graph
 from edgedsl.recipe.synth.corpus import load_corpus
 from edgedsl.recipe.synth.export import export

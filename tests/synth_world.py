@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from edgedsl.cli.synth import default_graph_path
+from edgedsl.recipe.graph.evidence import default_graph_path
 from edgedsl.recipe.graph.model import CatalogRef, ToolGraph, load_graph
 
 LIGHT = ("assembly", "ex", "nec", "neis")

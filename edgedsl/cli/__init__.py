@@ -57,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("files", nargs="+", metavar="FILE")
     sp.add_argument("--json", action="store_true", help="diagnostics as JSON")
     sp.add_argument("--ir", action="store_true", help="print the checked IR as JSON")
+    sp.add_argument("--graph", metavar="GSTAR.json",
+                    help="warn (W008) about junctions over edges this G* pruned or never saw "
+                         "succeed (default: the shipped G*, for programs over the stdlib)")
+    sp.add_argument("--no-graph", action="store_true", help="read no G*: no W008")
     common(sp)
     sp.set_defaults(func=cmd_check)
 

@@ -1,8 +1,8 @@
 """``edgedsl synth``: run, stats, export, audit (EDGE phase B on the command line).
 
 ``synth run`` works on a fresh install: its defaults are the G* shipped with edgedsl
-(:func:`default_graph_path`, refined on the world over the ten-platform catalog) and the world
-backend; the re-solve stage runs on a second, fresh world.
+(:func:`edgedsl.recipe.graph.evidence.default_graph_path`, refined on the world over the
+ten-platform catalog) and the world backend; the re-solve stage runs on a second, fresh world.
 """
 
 from __future__ import annotations
@@ -32,13 +32,7 @@ from .common import (
     usage_error,
 )
 
-__all__ = ["add_synth_parser", "default_graph_path"]
-
-
-def default_graph_path() -> Path:
-    """The G* shipped with edgedsl: ``graph build`` then ``graph refine --iterations 100
-    --paths 32`` on the world (seed 0) over the ten-platform catalog (see docs/synth.md)."""
-    return Path(__file__).resolve().parents[1] / "recipe" / "synth" / "data" / "gstar_world.json"
+__all__ = ["add_synth_parser"]
 
 
 def _pairs(text: str | None, what: str, key: type = str) -> dict[Any, float] | None:
@@ -81,6 +75,7 @@ def _render_report(rep: Any, out: str) -> str:
 def cmd_synth_run(args: argparse.Namespace) -> int:
     """``edgedsl synth run``."""
     from ..core.pool import PoolError
+    from ..recipe.graph.evidence import default_graph_path
     from ..recipe.llm import LLMClient, LLMConfig
     from ..recipe.synth.pipeline import SynthConfig, synthesize
 
@@ -154,6 +149,8 @@ def cmd_synth_stats(args: argparse.Namespace) -> int:
     for file, reason in corpus.problems:
         sys.stderr.write(f"warning: {file}: {reason}\n")
     stats = corpus_stats(corpus.records)
+    from ..recipe.graph.evidence import default_graph_path
+
     graph = load_graph_file(str(default_graph_path()))  # the catalog of the shipped G*
     catalog = load_catalog_modules(graph.catalog.modules, graph.catalog.search_paths)
     trust = trust_stats(corpus.records, catalog)

@@ -1043,6 +1043,27 @@ Fix: `pages all` (bounded by `max_pages`), or narrow the call's arguments so tha
 holds the whole result.
 """,
     ),
+    "W008": _c(
+        "a junction over an edge that never ran",
+        """
+The junction is well typed, but the refined tool graph G* records that its edge — from the tool
+that produced the relation to the tool called, binding this field to this parameter — was
+pruned by refinement, or was tried and never returned records. Such a hand-off usually answers
+nothing (`R501`) or null.
+
+    cheapest = drv prices | min gasolinePrice
+    menus = ex.menus(stdRestCd: seq cheapest.serviceAreaCode2)
+    # the shipped G* pruned this edge: 0 of 4 executions returned records (4 structural failures)
+
+`edgedsl check` reads the shipped G* for programs over the standard library, or the file given
+with `--graph GSTAR.json`; `--no-graph` turns the check off. An edge G* never proposed, or one it
+kept and has not tried yet, gives no warning.
+
+Fix: hand on a field of another tool (`edgedsl graph show GSTAR.json TOOL` lists the edges into
+a tool and how often each ran), or narrow the relation first so the value is one the target
+knows.
+""",
+    ),
     "W010": _c(
         "an option overrides the file's run setting",
         """

@@ -46,6 +46,15 @@ def diagnose(case: str) -> tuple[list[Diagnostic], dict[str, Source]]:
         sources.update(getattr(err, "sources", {}))
         return err.diagnostics, sources
     sources.update(result.sources)
+    if not paths:  # over the stdlib `edgedsl check` also reads the shipped G* (W008)
+        from edgedsl.check.evidence import edge_warnings
+        from edgedsl.recipe.graph.evidence import default_graph_path, edge_evidence
+        from edgedsl.recipe.graph.model import load_graph
+
+        shipped = default_graph_path()
+        evidence = edge_evidence(load_graph(shipped), "the shipped G*",
+                                 shipped.relative_to(ROOT).as_posix())
+        return [*result.diagnostics, *edge_warnings(result.program, evidence)], sources
     return result.diagnostics, sources
 
 

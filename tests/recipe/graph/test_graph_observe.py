@@ -134,7 +134,7 @@ def test_shipped_gstar_gives_dart_periodic_reports_valid_years() -> None:
     import asyncio
 
     from edgedsl.check import load_catalog
-    from edgedsl.cli.synth import default_graph_path
+    from edgedsl.recipe.graph.evidence import default_graph_path
     from edgedsl.recipe.graph.model import load_graph
     from edgedsl.recipe.synth.engine import Engine
     from edgedsl.runtime.http import make_world_backend

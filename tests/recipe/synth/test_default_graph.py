@@ -4,7 +4,7 @@ change that breaks it fails here, and docs/synth.md says how to make it again.""
 from __future__ import annotations
 
 from edgedsl.check import load_catalog
-from edgedsl.cli.synth import default_graph_path
+from edgedsl.recipe.graph.evidence import default_graph_path
 from edgedsl.recipe.graph.model import load_graph
 from edgedsl.recipe.graph.observe import tool_index
 from edgedsl.recipe.graph.signature import tool_node

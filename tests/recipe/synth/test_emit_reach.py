@@ -9,7 +9,7 @@ import random
 
 from edgedsl import api
 from edgedsl.check import load_catalog
-from edgedsl.cli.synth import default_graph_path
+from edgedsl.recipe.graph.evidence import default_graph_path
 from edgedsl.recipe.graph.model import load_graph
 from edgedsl.recipe.synth.engine import Engine, emit_module
 from edgedsl.runtime.http import make_world_backend

@@ -7,7 +7,7 @@ import asyncio
 import random
 
 from edgedsl.check import load_catalog
-from edgedsl.cli.synth import default_graph_path
+from edgedsl.recipe.graph.evidence import default_graph_path
 from edgedsl.recipe.graph.model import load_graph
 from edgedsl.recipe.synth.engine import Engine
 from edgedsl.recipe.synth.entities import ENTITY_CODES, entity_of, handoff_score

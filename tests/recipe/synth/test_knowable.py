@@ -13,9 +13,9 @@ import pytest
 from edgedsl import api
 from edgedsl.bench.bundle import full_catalog
 from edgedsl.check import load_catalog
-from edgedsl.cli.synth import default_graph_path
 from edgedsl.core.source import Source
 from edgedsl.core.types import CodeType, EnumType, ScalarType
+from edgedsl.recipe.graph.evidence import default_graph_path
 from edgedsl.recipe.graph.model import load_graph
 from edgedsl.recipe.synth.chains import aggregate_field, aggregate_label, single_fields
 from edgedsl.recipe.synth.entities import KNOWN_CODES

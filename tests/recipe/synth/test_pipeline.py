@@ -206,7 +206,7 @@ def test_an_aimed_attempt_draws_its_first_root_on_its_platform() -> None:
     from collections import Counter
 
     from edgedsl.check import load_catalog
-    from edgedsl.cli.synth import default_graph_path
+    from edgedsl.recipe.graph.evidence import default_graph_path
     from edgedsl.recipe.graph.model import load_graph
     from edgedsl.recipe.synth.chains import AIM, start
     from edgedsl.recipe.synth.engine import Engine

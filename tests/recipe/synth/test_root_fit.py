@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from edgedsl.check import load_catalog
-from edgedsl.cli.synth import default_graph_path
+from edgedsl.recipe.graph.evidence import default_graph_path
 from edgedsl.recipe.graph.model import load_graph
 from edgedsl.recipe.synth.branches import can_group, groups
 from edgedsl.recipe.synth.chains import grows_twice, start

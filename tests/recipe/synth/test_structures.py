@@ -536,7 +536,7 @@ def test_a_comparison_is_decided_on_a_field_a_person_wants() -> None:
     order (``결과 순번``, ``순서``), which NEC's code lists hold and nothing else: no
     comparison of them is drawn."""
     from edgedsl.check import load_catalog
-    from edgedsl.cli.synth import default_graph_path
+    from edgedsl.recipe.graph.evidence import default_graph_path
     from edgedsl.recipe.graph.model import load_graph
     from edgedsl.recipe.synth.branches import _comparable
 
