@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..core.diagnostics import CompileError, Diagnostic
 from ..core.source import Source
@@ -20,10 +19,6 @@ from .common import (
     read_source_file,
     search_paths,
 )
-
-if TYPE_CHECKING:
-    from ..check import CheckResult
-    from ..check.evidence import EdgeEvidence
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
@@ -46,51 +41,18 @@ def cmd_parse(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-class _Evidence:
-    """The G* that ``check`` reads junctions against (``W008``): ``--graph FILE``, else the
-    shipped G* for a program whose modules all come from the standard library; loaded once,
-    and only for a program that has a junction."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.path: str | None = None if args.no_graph else args.graph
-        self.off = bool(args.no_graph)
-        self._loaded: dict[str, EdgeEvidence] = {}
-        if self.path is not None:
-            load_graph_file(self.path)  # a missing or broken --graph file is a usage error now
-
-    def warnings(self, result: CheckResult) -> list[Diagnostic]:
-        """``W008`` for the checked program, when there is evidence for it."""
-        from ..check.evidence import edge_warnings, has_junctions
-        from ..core.resources import stdlib_dir
-
-        if self.off or not has_junctions(result.program):
-            return []
-        path, name = self.path, f"G* {self.path}"
-        if path is None:
-            stdlib = stdlib_dir().resolve()
-            main = result.program.source_name
-            if not all(Path(s).resolve().is_relative_to(stdlib)
-                       for s in result.sources if s != main):
-                return []
-            from ..recipe.graph.evidence import default_graph_path
-
-            path, name = str(default_graph_path()), "the shipped G*"
-        if path not in self._loaded:
-            from ..recipe.graph.evidence import edge_evidence
-
-            self._loaded[path] = edge_evidence(load_graph_file(path), name, path)
-        return edge_warnings(result.program, self._loaded[path])
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     """``edgedsl check FILE…``: diagnostics (with ``W008`` from G*); ``--ir`` prints the IR."""
     from ..api import check
+    from ..check.evidence import has_junctions
     from .dump import to_jsonable
 
     status = EXIT_OK
     all_diags: list[Diagnostic] = []
     sources: dict[str, Source] = {}
-    evidence = _Evidence(args)
+    graph = None if args.no_graph else args.graph
+    if graph is not None:
+        load_graph_file(graph)  # a missing or broken --graph file is a usage error, up front
     for path in args.files:
         try:
             src = read_source_file(path)
@@ -101,7 +63,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             status = EXIT_ERRORS
             continue
         all_diags.extend(result.diagnostics)
-        all_diags.extend(evidence.warnings(result))
+        if not args.no_graph and has_junctions(result.program):  # else no recipe import
+            from ..recipe.graph.evidence import junction_warnings
+
+            all_diags.extend(junction_warnings(
+                result.program, [m for m in result.sources if m != src.name], graph))
         if args.ir:
             sys.stdout.write(dump_json(to_jsonable(result.program.trajectories)) + "\n")
     print_diagnostics(all_diags, sources, as_json=args.json)

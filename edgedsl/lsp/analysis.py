@@ -1,10 +1,11 @@
 """One document through the compiler's stages, for the editor.
 
 :func:`analyse` parses and checks the text of an open document as ``edgedsl check`` would
-(the same passes, :data:`edgedsl.check.PASSES`), but keeps what a command throws away: every
-diagnostic of the first stage that failed *and* the checker's context (the catalog of the used
-modules, the bindings of each trajectory with their relations), even when the program has
-errors, so hover, go to definition and completion work on a file being written.
+(the same passes, :data:`edgedsl.check.PASSES`, and ``W008`` from the shipped G*), but keeps
+what a command throws away: every diagnostic of the first stage that failed *and* the checker's
+context (the catalog of the used modules, the bindings of each trajectory with their
+relations), even when the program has errors, so hover, go to definition and completion work
+on a file being written.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from pathlib import Path
 
 from ..check import PASSES, run_passes
 from ..check.context import CheckContext
+from ..check.evidence import has_junctions
+from ..check.ir import ProgramIR
 from ..core.diagnostics import CompileError, Diagnostic
 from ..core.source import Source, universal_newlines
 from ..syntax import nodes as n
@@ -47,6 +50,13 @@ def _order(main: str, d: Diagnostic) -> tuple[int, str, int]:
     return (0 if span.file == main else 1, span.file, span.start)
 
 
+def _junction_warnings(program: ProgramIR, modules: list[str]) -> list[Diagnostic]:
+    """``W008`` as ``edgedsl check`` gives it (the shipped G*, for a program over the stdlib)."""
+    from ..recipe.graph.evidence import junction_warnings
+
+    return junction_warnings(program, modules)
+
+
 def analyse(text: str, name: str, search_paths: Sequence[Path] = ()) -> Analysis:
     """Parse and check ``text``, named ``name`` (the document's path: ``use`` looks in its
     directory first, then ``search_paths``, then the standard library). Never raises for a
@@ -60,7 +70,10 @@ def analyse(text: str, name: str, search_paths: Sequence[Path] = ()) -> Analysis
     ctx = CheckContext(module=module, source=source,
                        search_paths=tuple(Path(p) for p in search_paths), phi_given=False)
     run_passes(ctx, PASSES)
-    diags = sorted(ctx.diags, key=lambda d: _order(name, d))
     sources = {name: source, **{m.source.name: m.source for m in ctx.modules.values()},
                **ctx.sources}
+    found = list(ctx.diags)
+    if ctx.program is not None and has_junctions(ctx.program):
+        found.extend(_junction_warnings(ctx.program, [m for m in sources if m != name]))
+    diags = sorted(found, key=lambda d: _order(name, d))
     return Analysis(source, module, ctx, diags, sources)

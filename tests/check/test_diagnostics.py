@@ -47,14 +47,10 @@ def diagnose(case: str) -> tuple[list[Diagnostic], dict[str, Source]]:
         return err.diagnostics, sources
     sources.update(result.sources)
     if not paths:  # over the stdlib `edgedsl check` also reads the shipped G* (W008)
-        from edgedsl.check.evidence import edge_warnings
-        from edgedsl.recipe.graph.evidence import default_graph_path, edge_evidence
-        from edgedsl.recipe.graph.model import load_graph
+        from edgedsl.recipe.graph.evidence import junction_warnings
 
-        shipped = default_graph_path()
-        evidence = edge_evidence(load_graph(shipped), "the shipped G*",
-                                 shipped.relative_to(ROOT).as_posix())
-        return [*result.diagnostics, *edge_warnings(result.program, evidence)], sources
+        modules = [m for m in result.sources if m != rel]
+        return [*result.diagnostics, *junction_warnings(result.program, modules)], sources
     return result.diagnostics, sources
 
 

@@ -86,6 +86,21 @@ async def test_syntax_error_diagnostic(client: LanguageClient, tmp_path: Path) -
     assert diags[0].range.start.line in (6, 7)
 
 
+async def test_a_junction_gstar_saw_fail_is_w008(client: LanguageClient, tmp_path: Path) -> None:
+    """As `edgedsl check` does, the server reads the shipped G* for a program over the stdlib:
+    a hand-off refinement pruned is a warning at its junction."""
+    text = ('use ex\n\ntrajectory menus "주유소 휴게소 메뉴" {\n'
+            "  prices = ex.fuel_prices() pages all\n"
+            "  cheapest = drv prices | min gasolinePrice\n"
+            "  menus = ex.menus(stdRestCd: fan(3) cheapest.serviceAreaCode2) pages all\n"
+            "  answer menus.foodNm\n}\n")
+    uri = open_doc(client, tmp_path / "menus.edge", text)
+    (w008,) = [d for d in await diagnostics(client, uri) if d.code == "W008"]
+    assert w008.severity == lsp.DiagnosticSeverity.Warning
+    assert w008.range.start == position(text, "fan(3) cheapest")
+    assert "0 of 4 executions returned records" in w008.message
+
+
 async def test_hover(client: LanguageClient, tmp_path: Path) -> None:
     """Hover over a tool shows its doc, parameters and fields with types; over a binding its
     record type and cardinality; over a field of a stdlib record its Korean label."""

@@ -1,15 +1,21 @@
 """G* as evidence for the checker: each edge's execution record in the checker's own form
-(:class:`edgedsl.check.evidence.EdgeRecord`), so ``edgedsl check`` can warn (``W008``) about a
-junction over an edge refinement pruned or never saw succeed; and where the shipped G* lives."""
+(:class:`edgedsl.check.evidence.EdgeRecord`), so ``edgedsl check`` and the language server can
+warn (``W008``) about a junction over an edge refinement pruned or never saw succeed; which G*
+speaks for a program; and where the shipped G* lives."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
-from ...check.evidence import EdgeEvidence, EdgeRecord
-from .model import GraphEdge, PrunedEdge, ToolGraph
+from ...check.evidence import EdgeEvidence, EdgeRecord, edge_warnings, has_junctions
+from ...check.ir import ProgramIR
+from ...core.diagnostics import Diagnostic
+from ...core.resources import stdlib_dir
+from .model import GraphEdge, PrunedEdge, ToolGraph, load_graph
 
-__all__ = ["default_graph_path", "edge_evidence"]
+__all__ = ["default_graph_path", "edge_evidence", "junction_warnings"]
 
 
 def default_graph_path() -> Path:
@@ -34,3 +40,36 @@ def edge_evidence(graph: ToolGraph, name: str, path: str) -> EdgeEvidence:
     edges = {e.key: _record(e) for e in graph.edges}
     edges.update({e.key: _record(e) for e in graph.pruned})
     return EdgeEvidence(name=name, path=path, edges=edges)
+
+
+@lru_cache(maxsize=4)
+def _evidence(path: str, mtime_ns: int, name: str, shown: str) -> EdgeEvidence:
+    """The evidence of the G* file at ``path`` (cached while the file is unchanged)."""
+    return edge_evidence(load_graph(Path(path)), name, shown)
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a hint shows it: relative to the working directory when inside it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def junction_warnings(program: ProgramIR, modules: Iterable[str],
+                      graph: str | Path | None = None) -> list[Diagnostic]:
+    """``W008`` for ``program`` (whose used modules were read from the files ``modules``) from
+    the G* at ``graph``; with ``graph`` None, from the shipped G* when every module came from
+    the standard library (a user's own module of the same name is not the catalog it was
+    refined on), else none. Raises :class:`~.model.GraphFileError` for a broken ``graph``."""
+    if not has_junctions(program):
+        return []
+    if graph is None:
+        stdlib = stdlib_dir().resolve()
+        if not all(Path(m).resolve().is_relative_to(stdlib) for m in modules):
+            return []
+        path, name = default_graph_path(), "the shipped G*"
+    else:
+        path, name = Path(graph), f"G* {graph}"
+    return edge_warnings(program, _evidence(str(path), path.stat().st_mtime_ns, name,
+                                            _shown(path)))
