@@ -5,11 +5,15 @@ TextMate grammar, checked against the grammar (every keyword highlighted as one)
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from edgedsl.lsp.lexer import grammar_pattern
 from edgedsl.reduce.registry import REDUCERS
@@ -102,3 +106,66 @@ def test_lsp_without_pygls_names_the_extra() -> None:
                           timeout=120)
     assert done.returncode == 2
     assert "pip install 'edgedsl[lsp]'" in done.stderr and "pygls" in done.stderr
+
+
+# `vscode` and `vscode-languageclient/node` as node modules that record what the extension does
+_STUBS = {
+    "vscode/index.js": """
+const settings = JSON.parse(process.env.EDGE_SETTINGS);
+module.exports = { workspace: { getConfiguration(section) {
+  if (section !== "edgedsl") throw new Error("section " + section);
+  return { get: (key, fallback) => key in settings ? settings[key] : fallback };
+} } };
+""",
+    "vscode-languageclient/node.js": """
+class LanguageClient {
+  constructor(id, name, server, client) { Object.assign(this, { id, name, server, client });
+    globalThis.made = this; }
+  start() { this.started = true; return Promise.resolve(); }
+  stop() { this.stopped = true; return Promise.resolve(); }
+}
+module.exports = { LanguageClient };
+""",
+    "vscode-languageclient/package.json": '{"name": "vscode-languageclient"}',
+}
+
+_DRIVE = """
+const ext = require(process.argv[2]);
+const context = { subscriptions: [] };
+ext.activate(context).then(async () => {
+  const c = globalThis.made;
+  await ext.deactivate();
+  console.log(JSON.stringify({ id: c.id, server: c.server, client: c.client,
+    started: c.started, stopped: c.stopped, subscribed: context.subscriptions.length }));
+});
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+@pytest.mark.parametrize(("settings", "command", "args", "lib"), [
+    ({}, "edgedsl", ["lsp"], []),
+    ({"server.command": "/opt/venv/bin/edgedsl", "server.args": ["lsp", "--lib", "cat"],
+      "lib": ["catalogs"]}, "/opt/venv/bin/edgedsl", ["lsp", "--lib", "cat"], ["catalogs"]),
+], ids=["defaults", "settings"])
+def test_the_extension_starts_the_server_it_is_configured_with(
+        tmp_path: Path, settings: dict[str, Any], command: str, args: list[str],
+        lib: list[str]) -> None:
+    """extension.js run by node against recording stand-ins for VS Code's API: activation
+    starts one language client for .edge files with the configured command, and deactivation
+    stops it."""
+    modules = tmp_path / "node_modules"
+    for rel, text in _STUBS.items():
+        (modules / rel).parent.mkdir(parents=True, exist_ok=True)
+        (modules / rel).write_text(text, encoding="utf-8")
+    drive = tmp_path / "drive.js"
+    drive.write_text(_DRIVE, encoding="utf-8")
+    done = subprocess.run(
+        ["node", str(drive), str(VSCODE / MANIFEST["main"])], capture_output=True, text=True,
+        timeout=60, env={**os.environ, "NODE_PATH": str(modules),
+                         "EDGE_SETTINGS": json.dumps(settings)})
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["id"] == "edgedsl" and seen["server"] == {"command": command, "args": args}
+    assert {"scheme": "file", "language": "edge"} in seen["client"]["documentSelector"]
+    assert seen["client"]["initializationOptions"] == {"lib": lib}
+    assert seen["started"] and seen["stopped"] and seen["subscribed"] == 1
