@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from .. import api
 from ..core.catalog import Catalog
-from ..core.jsonfile import schema_problems, write_atomic
+from ..core.jsonfile import read_json_object, schema_problems, write_atomic
 from ..core.source import Source
 from ..plan.model import CallStep, CompareStep, ToolSpec, TrajectoryPlan, to_data, validated
 from ..recipe.synth.tools_schema import rank_key
@@ -181,14 +181,7 @@ def load_bundle(path: str | Path) -> Bundle:
     """Read a bundle and check its version and content hash (:class:`BundleError` when it
     cannot be read, is not a bundle, is of another version or its hash does not match)."""
     p = Path(path)
-    try:
-        raw = orjson.loads(p.read_bytes())
-    except OSError as exc:
-        raise BundleError(f"cannot read bundle {str(p)!r}: {exc.strerror or exc}") from None
-    except orjson.JSONDecodeError as exc:
-        raise BundleError(f"bundle {str(p)!r} is not valid JSON: {exc}") from None
-    if not isinstance(raw, dict):
-        raise BundleError(f"bundle {str(p)!r} is not a JSON object")
+    raw = read_json_object(p, "bundle", BundleError)
     if raw.get("version") != BUNDLE_VERSION:
         raise BundleError(f"bundle {str(p)!r} has version {raw.get('version')!r}; this edgedsl "
                           f"reads version {BUNDLE_VERSION}: remake it with `edgedsl bench make`")
@@ -368,14 +361,7 @@ def read_budgets(path: str | Path) -> dict[str, TaskBudget]:
     """The per-task budgets of a JSON file ``{"TASK": {"calls": N, "seconds": S}, …}`` (either
     key may be left out); :class:`BundleError` when it cannot be read or is off that shape."""
     p = Path(path)
-    try:
-        raw = orjson.loads(p.read_bytes())
-    except OSError as exc:
-        raise BundleError(f"cannot read budgets {str(p)!r}: {exc.strerror or exc}") from None
-    except orjson.JSONDecodeError as exc:
-        raise BundleError(f"budgets {str(p)!r} are not valid JSON: {exc}") from None
-    if not isinstance(raw, dict):
-        raise BundleError(f"budgets {str(p)!r}: expected an object of task ids")
+    raw = read_json_object(p, "budgets", BundleError)
     try:
         return {str(k): TaskBudget.model_validate(v) for k, v in raw.items()}
     except ValidationError as exc:

@@ -18,8 +18,11 @@ def read_json_object(data: bytes | str | Path, what: str,
                      error: Callable[[str], Exception]) -> dict[str, Any]:
     """The JSON object in ``data``: bytes, JSON text, or a file path (a ``Path``, or a ``str``
     not starting with ``{``). A file that cannot be read, corrupt JSON or anything but an object
-    raises ``error(message)``, the message naming ``what`` (``"plan"``, ``"graph file"``)."""
+    raises ``error(message)``, the message naming ``what`` (``"plan"``, ``"graph file"``) and,
+    for a file, its path."""
+    named = what
     if isinstance(data, Path) or (isinstance(data, str) and not data.lstrip().startswith("{")):
+        named = f"{what} {str(data)!r}"
         try:
             data = Path(data).read_bytes()
         except OSError as exc:
@@ -28,9 +31,9 @@ def read_json_object(data: bytes | str | Path, what: str,
     try:
         raw = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise error(f"{what} is not valid JSON: {exc}") from None
+        raise error(f"{named} is not valid JSON: {exc}") from None
     if not isinstance(raw, dict):
-        raise error(f"{what} must be a JSON object, not {type(raw).__name__}")
+        raise error(f"{named} must be a JSON object, not {type(raw).__name__}")
     return raw
 
 
