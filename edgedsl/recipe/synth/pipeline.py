@@ -167,6 +167,12 @@ class _Schedule:
         """The share of attempts aimed at ``k`` that gave a ``k`` (Laplace-smoothed)."""
         return (self.got[k] + 1) / (self.aimed[k] + 2)
 
+    def needed(self) -> int:
+        """The attempts the open types still need at their yields so far: the size a batch
+        needs to be no larger than (``-n 1`` runs two attempts first, not a whole batch whose
+        every success after the first would be surplus)."""
+        return math.ceil(sum(self.left[k] / self.yield_of(k) for k in self.open()))
+
     def targets(self, first: int, size: int) -> list[str]:
         """The targets of attempts ``first … first + size - 1``: each time the open type that
         needs the most attempts still — its quota left over its yield so far, less what the
@@ -234,7 +240,8 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
     stage only checks for decorative chains); ``llm`` an optional
     :class:`~edgedsl.recipe.llm.LLMClient` for paraphrase and the static check.
 
-    Attempts are scheduled ``config.batch`` at a time. With ``workers`` > 1, each batch is split
+    Attempts are scheduled ``config.batch`` at a time, or as many as the open quotas still
+    need at their yields so far when that is fewer (:meth:`_Schedule.needed`). With ``workers`` > 1, each batch is split
     across that many processes, each with its own backend made by ``backend_factory`` (and
     ``fresh``); both must then be picklable (a top-level function or a
     :func:`functools.partial` of one). With ``ray`` (``""``: a local Ray instance started for
@@ -269,7 +276,7 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
     try:
         attempt = 0
         while report.written < cfg.n and attempt < cfg.budget():
-            size = min(cfg.batch, cfg.budget() - attempt)
+            size = min(cfg.batch, cfg.budget() - attempt, sched.needed())
             targets = sched.targets(attempt, size)
             if not targets:
                 break
