@@ -91,5 +91,5 @@ def test_bench_make_reads_budgets_and_refuses_strays(tmp_path: Path) -> None:
     with pytest.raises(BundleError, match="budgets"):
         read_budgets(bad)
     bad.write_bytes(b"[1]")
-    with pytest.raises(BundleError, match="budgets .* must be a JSON object, not list"):
+    with pytest.raises(BundleError, match=r"budgets .* must be a JSON object, not list"):
         read_budgets(bad)

@@ -241,12 +241,12 @@ async def synthesize(graph: ToolGraph, catalog: Catalog, backend: Backend, out: 
     :class:`~edgedsl.recipe.llm.LLMClient` for paraphrase and the static check.
 
     Attempts are scheduled ``config.batch`` at a time, or as many as the open quotas still
-    need at their yields so far when that is fewer (:meth:`_Schedule.needed`). With ``workers`` > 1, each batch is split
-    across that many processes, each with its own backend made by ``backend_factory`` (and
-    ``fresh``); both must then be picklable (a top-level function or a
-    :func:`functools.partial` of one). With ``ray`` (``""``: a local Ray instance started for
-    the run; else a cluster's address) the batch goes to Ray actors instead, ``workers`` of them
-    (None: one per CPU of the cluster). The files written do not
+    need at their yields so far when that is fewer (:meth:`_Schedule.needed`). With
+    ``workers`` > 1, each batch is split across that many processes, each with its own
+    backend made by ``backend_factory`` (and ``fresh``); both must then be picklable (a
+    top-level function or a :func:`functools.partial` of one). With ``ray`` (``""``: a local
+    Ray instance started for the run; else a cluster's address) the batch goes to Ray actors
+    instead, ``workers`` of them (None: one per CPU of the cluster). The files written do not
     depend on the number of workers nor on where they run (:mod:`edgedsl.core.pool`)."""
     from .worker import WorkerState, run_attempts, work
 
