@@ -33,6 +33,8 @@ def test_every_file_of_a_seed_1_corpus_reruns_with_no_option(
         assert main(["run", path, "--json"]) == 0, rec.file
         got = orjson.loads(capsys.readouterr().out.splitlines()[0])
         assert got["ok"] and answer_key(got["answer"]) == answer_key(rec.answer), rec.file
+        if seed_dependent:  # one answer only the file's seed reproduces is all it takes
+            continue
         if main(["run", path, "--json", "--seed", "0"]) != 0:  # the other world
             seed_dependent += 1
         else:
