@@ -50,9 +50,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     status = EXIT_OK
     all_diags: list[Diagnostic] = []
     sources: dict[str, Source] = {}
-    graph = None if args.no_graph else args.graph
-    if graph is not None:
-        load_graph_file(graph)  # a missing or broken --graph file is a usage error, up front
+    evidence = None  # --graph: read once, up front (a missing or broken file is a usage error)
+    if args.graph is not None and not args.no_graph:
+        from ..recipe.graph.evidence import edge_evidence
+
+        evidence = edge_evidence(load_graph_file(args.graph), f"G* {args.graph}", args.graph)
     for path in args.files:
         try:
             src = read_source_file(path)
@@ -67,7 +69,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             from ..recipe.graph.evidence import junction_warnings
 
             all_diags.extend(junction_warnings(
-                result.program, [m for m in result.sources if m != src.name], graph))
+                result.program, [m for m in result.sources if m != src.name], evidence))
         if args.ir:
             sys.stdout.write(dump_json(to_jsonable(result.program.trajectories)) + "\n")
     print_diagnostics(all_diags, sources, as_json=args.json)

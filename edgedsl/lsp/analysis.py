@@ -17,7 +17,6 @@ from pathlib import Path
 from ..check import PASSES, run_passes
 from ..check.context import CheckContext
 from ..check.evidence import has_junctions
-from ..check.ir import ProgramIR
 from ..core.diagnostics import CompileError, Diagnostic
 from ..core.source import Source, universal_newlines
 from ..syntax import nodes as n
@@ -50,13 +49,6 @@ def _order(main: str, d: Diagnostic) -> tuple[int, str, int]:
     return (0 if span.file == main else 1, span.file, span.start)
 
 
-def _junction_warnings(program: ProgramIR, modules: list[str]) -> list[Diagnostic]:
-    """``W008`` as ``edgedsl check`` gives it (the shipped G*, for a program over the stdlib)."""
-    from ..recipe.graph.evidence import junction_warnings
-
-    return junction_warnings(program, modules)
-
-
 def analyse(text: str, name: str, search_paths: Sequence[Path] = ()) -> Analysis:
     """Parse and check ``text``, named ``name`` (the document's path: ``use`` looks in its
     directory first, then ``search_paths``, then the standard library). Never raises for a
@@ -73,7 +65,9 @@ def analyse(text: str, name: str, search_paths: Sequence[Path] = ()) -> Analysis
     sources = {name: source, **{m.source.name: m.source for m in ctx.modules.values()},
                **ctx.sources}
     found = list(ctx.diags)
-    if ctx.program is not None and has_junctions(ctx.program):
-        found.extend(_junction_warnings(ctx.program, [m for m in sources if m != name]))
+    if ctx.program is not None and has_junctions(ctx.program):  # else no recipe import
+        from ..recipe.graph.evidence import junction_warnings  # W008, as `edgedsl check`
+
+        found.extend(junction_warnings(ctx.program, [m for m in sources if m != name]))
     diags = sorted(found, key=lambda d: _order(name, d))
     return Analysis(source, module, ctx, diags, sources)

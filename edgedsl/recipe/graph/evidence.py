@@ -43,9 +43,9 @@ def edge_evidence(graph: ToolGraph, name: str, path: str) -> EdgeEvidence:
 
 
 @lru_cache(maxsize=4)
-def _evidence(path: str, mtime_ns: int, name: str, shown: str) -> EdgeEvidence:
-    """The evidence of the G* file at ``path`` (cached while the file is unchanged)."""
-    return edge_evidence(load_graph(Path(path)), name, shown)
+def _shipped(mtime_ns: int, shown: str) -> EdgeEvidence:
+    """The shipped G*'s evidence (read once per process while the file is unchanged)."""
+    return edge_evidence(load_graph(default_graph_path()), "the shipped G*", shown)
 
 
 def _shown(path: Path) -> str:
@@ -57,19 +57,17 @@ def _shown(path: Path) -> str:
 
 
 def junction_warnings(program: ProgramIR, modules: Iterable[str],
-                      graph: str | Path | None = None) -> list[Diagnostic]:
+                      evidence: EdgeEvidence | None = None) -> list[Diagnostic]:
     """``W008`` for ``program`` (whose used modules were read from the files ``modules``) from
-    the G* at ``graph``; with ``graph`` None, from the shipped G* when every module came from
-    the standard library (a user's own module of the same name is not the catalog it was
-    refined on), else none. Raises :class:`~.model.GraphFileError` for a broken ``graph``."""
+    ``evidence`` (:func:`edge_evidence` of a G* the caller read); with None, from the shipped
+    G* when every module came from the standard library (a user's own module of the same name
+    is not the catalog it was refined on), else none."""
     if not has_junctions(program):
         return []
-    if graph is None:
+    if evidence is None:
         stdlib = stdlib_dir().resolve()
         if not all(Path(m).resolve().is_relative_to(stdlib) for m in modules):
             return []
-        path, name = default_graph_path(), "the shipped G*"
-    else:
-        path, name = Path(graph), f"G* {graph}"
-    return edge_warnings(program, _evidence(str(path), path.stat().st_mtime_ns, name,
-                                            _shown(path)))
+        path = default_graph_path()
+        evidence = _shipped(path.stat().st_mtime_ns, _shown(path))
+    return edge_warnings(program, evidence)
