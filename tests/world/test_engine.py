@@ -328,11 +328,23 @@ def test_equality_index_agrees_with_a_scan(w: World) -> None:
 
 
 def test_unknown_filter_op_raises() -> None:
-    from edgedsl.world.engine import _test
+    from edgedsl.world.engine import _keep
 
     with pytest.raises(ValueError, match="unknown filter op"):
-        _test(Filter("x", op="like"), "a", "a")  # type: ignore[arg-type]
-    assert _test(Filter("x"), None, "a") is False
+        _keep([{"x": "a"}], Filter("x", op="like"), "a")  # type: ignore[arg-type]
+    assert _keep([{"x": None}, {"y": "a"}], Filter("x"), "a") == []
+
+
+@pytest.mark.parametrize(("op", "want", "kept"), [
+    ("eq", "5", [0, 1]), ("prefix", "5", [0, 1, 3]), ("contains", "b", [2]),
+    ("ge", "5", [0, 1, 3]), ("gt", "5", [3]), ("le", "5", [0, 1, 2]), ("lt", "5", [2]),
+    ("in_csv", "5, 4b", [0, 1, 2]),
+])
+def test_each_filter_op_compares_the_stripped_text(op: str, want: str, kept: list[int]) -> None:
+    from edgedsl.world.engine import _keep
+
+    rows = [{"x": 5}, {"x": " 5 "}, {"x": "4b"}, {"x": "51"}, {"x": None}, {}]
+    assert _keep(rows, Filter("x", op=op), want) == [rows[i] for i in kept]  # type: ignore[arg-type]
 
 
 def test_sort_newest_first_then_ties_by_second_key(w: World) -> None:

@@ -310,8 +310,13 @@ def _filters(eng: Engine, tool: str, p: Probed, *,
         if not port.optional or port.name in have or entity_of(port.code) is not None \
                 or port.type == "date":
             continue
-        values = list(dict.fromkeys(v for r in p.records
-                                    if (v := _fit(port, r.get(port.name), eng)) is not None))
+        # each distinct raw value is fitted once (a page repeats its categories); keyed by
+        # type too, since 1, 1.0 and True are equal keys but fit differently
+        raws = dict.fromkeys((type(raw), raw) for r in p.records
+                             if (raw := r.get(port.name)) is not None
+                             and not isinstance(raw, list | dict))
+        values = list(dict.fromkeys(v for _, raw in raws
+                                    if (v := _fit(port, raw, eng)) is not None))
         if port.type == "str":  # a category a person names: 고등학교, 종로구 (not a lot number)
             values = [v for v in values if isinstance(v, str) and _hangul(v)]
         if len(values) >= 2 and (loose or len(values) <= min(CATEGORIES,

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..addresses import addresses
 from ..decl import Dataset, Endpoint, Filter, Paging, Row
-from ..rand import hash_unit, rng
+from ..rand import hash_unit, rng, ymd
 from .region_data import apt_rents, apt_trades, complexes, sgg_dongs, sgg_names
 
 if TYPE_CHECKING:
@@ -136,9 +136,9 @@ def _rtms(year: int, gu: str, gu_nm: str, stdg: str, stdg_nm: str, mno: str, sno
     return {
         "RCPT_YR": year, "CGG_CD": gu, "CGG_NM": gu_nm, "STDG_CD": stdg, "STDG_NM": stdg_nm,
         "LOTNO_SE": "1", "LOTNO_SE_NM": "대지", "MNO": mno, "SNO": sno, "BLDG_NM": name,
-        "CTRT_DAY": ctrt.strftime("%Y%m%d"), "THING_AMT": amount, "ARCH_AREA": area,
+        "CTRT_DAY": ymd(ctrt), "THING_AMT": amount, "ARCH_AREA": area,
         "LAND_AREA": round(area * 0.4, 2) if usage != "단독다가구" else round(area * 1.1, 2),
-        "FLR": floor, "RGHT_SE": "", "RTRCN_DAY": (ctrt + timedelta(days=20)).strftime("%Y%m%d")
+        "FLR": floor, "RGHT_SE": "", "RTRCN_DAY": ymd(ctrt + timedelta(days=20))
         if cancel else "", "ARCH_YR": arch_yr, "BLDG_USG": usage, "DCLR_SE": dclr,
         "OPBIZ_RESTAGNT_SGG_NM": agent,
     }
@@ -149,12 +149,13 @@ def _rent_gu_year(seed: int, gu: str, year: int) -> tuple[Row, ...]:
     """Every 전월세 contract of one 구 reported in ``year`` (아파트 = the 국토교통부 rents)."""
     gu_nm = sgg_names()[gu][1]
     rows: list[Row] = []
+    by_seq = {c.seq: c for c in reversed(complexes(seed, gu))}  # the first of a seq wins
     for y, m in _months(year):
         for i, t in enumerate(apt_rents(seed, gu, y, m)):
             ctrt = date(y, m, int(t["dealDay"]))
             if _report(seed, "rent", ctrt, i).year != year:
                 continue
-            c = next(c for c in complexes(seed, gu) if c.seq == t["aptSeq"])
+            c = by_seq[t["aptSeq"]]
             rows.append(_rent(year, gu, gu_nm, c.dong.code[5:], t["umdNm"], f"{c.bonbun:04d}",
                               f"{c.bubun:04d}", int(t["floor"]), ctrt,
                               _int(t["deposit"]), _int(t["monthlyRent"]), t["aptNm"],
@@ -189,7 +190,7 @@ def _rent(year: int, gu: str, gu_nm: str, stdg: str, stdg_nm: str, mno: str, sno
     return {
         "RCPT_YR": year, "CGG_CD": gu, "CGG_NM": gu_nm, "STDG_CD": stdg, "STDG_NM": stdg_nm,
         "LOTNO_SE": "1", "LOTNO_SE_NM": "대지", "MNO": mno, "SNO": sno, "FLR": floor,
-        "CTRT_DAY": ctrt.strftime("%Y%m%d"), "RENT_SE": "월세" if rent else "전세",
+        "CTRT_DAY": ymd(ctrt), "RENT_SE": "월세" if rent else "전세",
         "RENT_AREA": area, "GRFE": deposit, "RTFE": rent, "BLDG_NM": name,
         "ARCH_YR": arch_yr, "BLDG_USG": usage, "CTRT_PRD": prd, "NEW_UPDT_YN": new,
         "CTRT_UPDT_USE_YN": use_rr,
@@ -261,7 +262,7 @@ def _subway_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
     if not _FIRST_DAY <= day <= _LAST_DAY:
         return
     weekend = 0.55 if day.weekday() >= 5 else 1.0
-    reg = (day + timedelta(days=3)).strftime("%Y%m%d")
+    reg = ymd(day + timedelta(days=3))
     for line, names in _LINES.items():
         for st in names.split():
             level = 60000 if st in _BUSY else 18000
