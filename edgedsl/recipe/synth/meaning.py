@@ -22,10 +22,18 @@ tested against); nothing is read back from generated text.
   the service reported: a page limit decides the branch);
 * ``page_answer`` — an answer field ``count(x)`` over a call read partially (the answer is a page
   size, not the service's total);
+* ``round_trip`` — a call whose every hand-off gives it exactly the values an earlier call of
+  its lineage was handed (the trace's junction values, compared as text; a new value beside an
+  old one — a school's code with its office's — is no round trip), while the calls between — or
+  that earlier
+  call, when it fed this one directly — give the answer nothing: the chain carried an
+  identifier away and back (``corp_outline(crno: …)`` → its 고유번호 → ``dart.company`` → its
+  법인등록번호 → ``listed_items(crno: …)``, the same 법인등록번호), so the calls between only
+  relay it;
 * ``partial_reads`` — every call step that stopped short of its whole result (the trace's
   ``complete`` fact).
 
-:func:`meaning_rejections` turns the facts into the synthesis rejection reasons (the first six
+:func:`meaning_rejections` turns the facts into the synthesis rejection reasons (the first seven
 are reasons of the same name). :func:`body_key` is the key of the ``duplicate`` rule: the hash
 of the trajectory formatted by the printer without its name, query and comments.
 
@@ -55,7 +63,7 @@ __all__ = ["MEANING_RULES", "ProgramFacts", "body_key", "keep_for_facts", "meani
            "mf_tie", "partial_read", "program_facts"]
 
 MEANING_RULES: tuple[Rejection, ...] = ("noop_drv", "tie_drv", "distinct_mf", "decorative_if",
-                                  "page_if", "page_answer")
+                                  "page_if", "page_answer", "round_trip")
 """The rules of :class:`ProgramFacts` that reject, in the order they are reported."""
 
 
@@ -256,10 +264,73 @@ def program_facts(traj: n.Trajectory, plan: Plan, result: RunResult) -> ProgramF
             x = _count_of(s.expr)
             if x is not None and x in partial:
                 facts.page_answer.append("answer")
+    facts.round_trip = _round_trips(traj.body, steps)
     counts = {st.relation or st.id: st.records for st in steps if st.records is not None}
     found, wants = judge(traj.body, plan_view(plan), counts)
     facts.implausible, facts.answer_wants = list(found), wants
     return facts
+
+
+def _sources(body: Sequence[n.Stmt]) -> dict[str, set[str]]:
+    """Each relation → the relations it reads directly (its junctions' sources, a ``drv``'s
+    source; a ``parallel`` branch ``g.b`` its own and the group's shared ones)."""
+    out: dict[str, set[str]] = {}
+
+    def refs(args: Sequence[n.Arg]) -> set[str]:
+        return {".".join(a.value.ref.parts[:-1]) for a in args
+                if isinstance(a.value, n.SeqArg | n.FanArg)}
+
+    for s in _stmts(body):
+        if not isinstance(s, n.Binding):
+            continue
+        node, call = s.node, _call_of(s.node)
+        if call is not None:
+            out[s.name] = refs(call.args)
+        elif isinstance(node, n.Drv):
+            out[s.name] = {".".join(node.source)}
+        elif isinstance(node, n.Parallel):
+            shared = refs(node.shared)
+            for b in node.branches:
+                out[f"{s.name}.{b.name}"] = refs(b.call.args) | shared
+    return out
+
+
+def _ancestors(rel: str, sources: Mapping[str, set[str]]) -> set[str]:
+    seen: set[str] = set()
+    todo = list(sources.get(rel, ()))
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.add(x)
+            todo.extend(sources.get(x, ()))
+    return seen
+
+
+def _round_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace]) -> list[str]:
+    """The ``round_trip`` relations (module doc): handed by every junction values an ancestor
+    was handed (every junction value recorded, none capped), through relays the answer does
+    not read."""
+    handed: dict[str, list[frozenset[str]]] = {}
+    for st in steps:
+        for j in st.junctions:
+            if j.values and len(j.values) == j.cardinality:
+                handed.setdefault(st.relation or st.id, []).append(
+                    frozenset(str(v).strip() for v in j.values))
+    sources = _sources(body)
+    answer = next((s for s in body if isinstance(s, n.AnswerStmt)), None)
+    fields, whole = _reads([answer]) if answer is not None else ({}, set())
+    read = set(fields) | whole
+    out = []
+    for rel, sets in handed.items():
+        up = _ancestors(rel, sources)
+        for a in sorted(up):
+            if a not in handed or not set(sets) <= set(handed[a]):
+                continue  # a new value beside the old one (a school's code with its office)
+            relays = up - _ancestors(a, sources) - {a} or {a}
+            if not relays & read:
+                out.append(rel)
+                break
+    return sorted(out)
 
 
 def _same_handoff(s: n.IfStmt, ev: _Eval, fields: Mapping[str, set[str]],

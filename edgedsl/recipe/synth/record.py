@@ -110,6 +110,7 @@ class ProgramFacts(BaseModel):
     decorative_if: list[str] = Field(default_factory=list)
     page_if: list[str] = Field(default_factory=list)
     page_answer: list[str] = Field(default_factory=list)
+    round_trip: list[str] = Field(default_factory=list)
     partial_reads: list[str] = Field(default_factory=list)
     implausible: list[str] = Field(default_factory=list)
     answer_wants: list[str] = Field(default_factory=list)

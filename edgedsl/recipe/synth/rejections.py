@@ -24,7 +24,7 @@ Rejection = Literal[
     "decorative", "resolve_mismatch", "resolve_failed",                    # resolve (execution)
     "perturbed_tie_break", "perturbed_page_size", "perturbed_pages_all",   # resolve (perturbed)
     "noop_drv", "tie_drv", "distinct_mf", "decorative_if", "page_if",      # resolve: meaning
-    "page_answer", "undetermined",
+    "page_answer", "round_trip", "undetermined",
     "duplicate",                                                           # corpus
 ]
 REJECTIONS: tuple[Rejection, ...] = get_args(Rejection)
@@ -40,6 +40,7 @@ STAGE_OF: dict[Rejection, Stage] = {
     "perturbed_pages_all": "resolve",
     "noop_drv": "resolve", "tie_drv": "resolve", "distinct_mf": "resolve",
     "decorative_if": "resolve", "page_if": "resolve", "page_answer": "resolve",
+    "round_trip": "resolve",
     "undetermined": "resolve", "duplicate": "corpus",
 }
 """The stage that finds each reason. ``decorative`` (a call that changes nothing) needs
@@ -47,7 +48,7 @@ execution, so it runs with the re-solve; ``resolve_mismatch`` is a re-solve that
 answer, ``resolve_failed`` one that does not compile or run; ``perturbed_*`` an answer that the
 perturbation check (:func:`edgedsl.recipe.synth.resolve.resolve`) changed by the opposite
 ``most_frequent`` tie-break, half the page size, or ``pages all`` where the limit was
-implicit. The rules of meaningful programs (``noop_drv`` … ``page_answer``,
+implicit. The rules of meaningful programs (``noop_drv`` … ``round_trip``,
 :mod:`edgedsl.recipe.synth.meaning`) and ``undetermined`` (the run's determinacy facts:
 :func:`edgedsl.runtime.determinacy.determinacy`) read the run, before the re-solve;
 ``duplicate`` (a program identical to one accepted before) is found by the run over the whole

@@ -83,6 +83,7 @@ class TrustStats(BaseModel):
     page_if_tasks: int | None
     page_answer_tasks: int | None
     drv_junctions: int
+    round_trip_tasks: int | None = None
     noop_drv_junctions: int
     duplicates: int | None
     duplicate_groups: int | None
@@ -177,6 +178,7 @@ def trust_stats(records: Sequence[TaskRecord], catalog: Catalog | None = None) -
         decorative_if_tasks=sum(bool(f.decorative_if) for _, f in facts) if known else None,
         page_if_tasks=sum(bool(f.page_if) for _, f in facts) if known else None,
         page_answer_tasks=sum(bool(f.page_answer) for _, f in facts) if known else None,
+        round_trip_tasks=sum(bool(f.round_trip) for _, f in facts) if known else None,
         drv_junctions=len(drv_j),
         noop_drv_junctions=sum(j.cardinality == j.passed for j in drv_j),
         duplicates=len(shas) - len(groups) if shas else None,
@@ -234,6 +236,7 @@ def render_trust(t: TrustStats) -> str:
                                                     t.if_tasks if facts else None)),
         ("if decided by a page limit", _of(t.page_if_tasks, t.if_tasks if facts else None)),
         ("answers that are a page size", _of(t.page_answer_tasks, facts)),
+        ("chains handing an identifier back (round trip)", _of(t.round_trip_tasks, facts)),
         ("duplicate programs", "n/a" if t.duplicates is None else
          f"{t.duplicates} in {t.duplicate_groups} groups"),
         ("queries with API field names", _of(t.field_name_queries, t.tasks)),

@@ -145,6 +145,33 @@ def test_an_answer_that_is_a_page_size_is_rejected(world) -> None:  # type: igno
     assert field.partial_reads == ["academies"] and meaning_rejections(field) == []
 
 
+ROUND = """\
+  issue_stat = fsc.issue_stat() pages all
+  smallest = drv issue_stat | min onskTisuCnt
+  corp_outline = fsc.corp_outline(crno: seq smallest.crno) pages all
+  company = dart.company(corp_code: seq corp_outline.fssCorpUnqNo)
+  listed_items = fsc.listed_items(crno: seq {via}) pages all
+  answer {{ {answer} }}
+"""
+
+
+def test_a_chain_that_hands_back_the_identifier_it_carried_is_a_round_trip(world) -> None:  # type: ignore[no-untyped-def]
+    # t00077 of seed 1: the 법인등록번호 goes to 기업개요, out as the 고유번호 to 기업개황, and back
+    # as the same 법인등록번호 to the KRX listing: the two calls between only relay it
+    answer = "name: listed_items.itmsNm, n: count(listed_items)"
+    bad = _facts(_program(ROUND.format(via="company.jurir_no", answer=answer), "dart, fsc"),
+                 world)
+    assert bad.round_trip == ["listed_items"] and meaning_rejections(bad) == ["round_trip"]
+    # the same chain whose answer reads what the relay found is a question about both
+    relay_read = _facts(_program(ROUND.format(
+        via="company.jurir_no", answer=answer + ", ceo: company.ceo_nm"), "dart, fsc"), world)
+    assert relay_read.round_trip == []
+    # fed straight from the narrowing, the listing is handed the 법인등록번호 once
+    direct = _facts(_program(ROUND.format(via="smallest.crno", answer=answer
+                                          + ", ceo: company.ceo_nm"), "dart, fsc"), world)
+    assert direct.round_trip == []
+
+
 def test_the_duplicate_key_ignores_names_queries_and_comments_only() -> None:
     one = api.parse(_prices("answer { n: count(prices) }")).trajectories[0]
     text = _prices("answer { n: count(prices) }").replace(

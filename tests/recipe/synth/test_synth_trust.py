@@ -42,7 +42,7 @@ def _corpus() -> list[TaskRecord]:
         facts=ProgramFacts(decorative_if=["if1"], page_if=["if1"]), body_sha="s2",
         determinacy=Determinacy(determined=True))
     c = b.model_copy(update={"name": "c", "file": "c.edge", "facts": ProgramFacts(
-        page_answer=["count"])})
+        page_answer=["count"], round_trip=["listed"])})
     return [a, b, c]
 
 
@@ -56,6 +56,7 @@ def test_exact_counts_on_a_fixture_corpus() -> None:
     assert (t.if_tasks, t.decorative_if_tasks, t.page_if_tasks, t.page_answer_tasks) == \
         (2, 1, 1, 1)
     assert (t.drv_junctions, t.noop_drv_junctions) == (2, 1)
+    assert t.round_trip_tasks == 1
     assert (t.duplicates, t.duplicate_groups) == (1, 1)  # b and c have one body
     # `corp_name` is a field of the catalog; 을(를) a particle fallback
     assert (t.field_name_queries, t.particle_fallback_queries) == (1, 1)
