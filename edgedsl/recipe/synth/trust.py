@@ -13,7 +13,8 @@ records do not hold is ``None`` (printed "n/a"):
 * from the rules of meaningful programs (the record's ``facts``,
   :mod:`edgedsl.recipe.synth.meaning`): tasks with a ``most_frequent`` tie or one over all
   distinct values, a no-op ``drv``, a decorative ``if`` (of the tasks with an ``if``), an ``if``
-  decided by a page limit, a page-size answer;
+  decided by a page limit, a page-size answer, a chain handing an identifier back
+  (``round_trip``);
 * **no-op drv junctions** — ``drv`` junctions whose hand-off had as many values before the
   narrowing as after (``cardinality == passed``), of all ``drv`` junctions;
 * **duplicate programs** — tasks whose ``body_sha`` (the printer-formatted body without names)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+from functools import cache
 
 import pytest
 
 from edgedsl import api
 from edgedsl.recipe.synth.analyze import structure_of
 from edgedsl.recipe.synth.engine import Engine, emit_module
+from edgedsl.recipe.synth.memo import MemoBackend
 from edgedsl.recipe.synth.plausible import implausible
 from edgedsl.recipe.synth.structures import GENERATORS, Built
 from edgedsl.runtime.backends import make_backend
@@ -18,9 +20,16 @@ from edgedsl.syntax import nodes as n
 from tests.synth_world import light_catalog, light_graph
 
 
+@cache
+def _world() -> MemoBackend:
+    """One memoising world for the module's engines: each call is answered once for all of
+    them (the tests differ in their engines' knobs, not in the world they read)."""
+    return MemoBackend(make_backend("world", seed=0))
+
+
 @pytest.fixture(scope="module")
 def engine() -> Engine:
-    return Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+    return Engine(light_graph(), light_catalog(), _world())
 
 
 def _finish(engine: Engine, kind: str, seeds: range, length: int = 2,
@@ -104,7 +113,7 @@ def test_a_comparison_answers_with_its_winning_arm(engine: Engine) -> None:
 def test_drafts_are_reproducible_from_their_seed() -> None:
     texts = []
     for _ in range(2):
-        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+        eng = Engine(light_graph(), light_catalog(), _world())
         texts.append([emit_module(_traj(b)) for b in _finish(eng, "mixed", range(3), 3)])
     assert texts[0] == texts[1] and texts[0]
 
@@ -123,7 +132,7 @@ def _record(engine: Engine, b: Built):  # type: ignore[no-untyped-def]
 
 
 def _tailed(tail: dict[int, float]) -> Engine:
-    return Engine(light_graph(), light_catalog(), make_backend("world", seed=0), tail=tail)
+    return Engine(light_graph(), light_catalog(), _world(), tail=tail)
 
 
 def _finish_aimed(engine: Engine, kind: str, target: str, seeds: range,
@@ -207,7 +216,7 @@ def test_single_hands_on_one_value_where_several_could_go() -> None:
     secondary field needs narrowing); ``single`` alone leaves the fans as they are."""
     got: dict[float, list[tuple[str, str, int]]] = {}
     for p in (0.0, 1.0, 0.5):
-        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0),
+        eng = Engine(light_graph(), light_catalog(), _world(),
                      single=min(1.0, 2 * p), narrow_fans=p if p != 0.5 else 0.0)
 
         async def main(eng: Engine = eng) -> list[tuple[str, str, int]]:
@@ -242,7 +251,7 @@ def test_restarts_keep_the_longest_plausible_chain() -> None:
     (plausible, length) — the first try is the same draw — and better in all."""
     kept: dict[int, list[tuple[bool, int]]] = {}
     for k in (0, 2):
-        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0), restarts=k)
+        eng = Engine(light_graph(), light_catalog(), _world(), restarts=k)
         built = [b for b in (_finish_aimed(eng, "chain", "Drv", range(s, s + 1), 4)
                              for s in range(12))]
         kept[k] = [(not implausible((*b[0].body, b[0].answer), eng.view), len(b[0].edges))
@@ -268,7 +277,7 @@ async def _started(eng: Engine, grown: list[object]):  # type: ignore[no-untyped
 def test_looking_ahead_passes_over_a_dead_end() -> None:
     """``extend(ahead=True)`` returns the first grown draft from which an edge could go on
     (:meth:`Engine.can_grow`), and a dead end only when every draft it grew was one."""
-    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+    eng = Engine(light_graph(), light_catalog(), _world())
     follow = eng.follow
     grown: list[object] = []
 
@@ -335,7 +344,7 @@ def test_looking_ahead_makes_chains_longer() -> None:
     draws without (``can_grow`` answering yes to everything turns looking ahead off)."""
     total = {}
     for ahead in (False, True):
-        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+        eng = Engine(light_graph(), light_catalog(), _world())
         if not ahead:
             eng.can_grow = lambda draft, kinds=None: True  # type: ignore[method-assign]
         built = _finish_aimed(eng, "chain", "Drv", range(16), 4)
@@ -344,7 +353,7 @@ def test_looking_ahead_makes_chains_longer() -> None:
 
 
 def test_mixed_tries_only_the_compositions_it_is_given() -> None:
-    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0),
+    eng = Engine(light_graph(), light_catalog(), _world(),
                  combos={"chain+cond": 1.0, "drv+fan": 0.0})
     # 16 draws: on the G* regenerated with tied hand-offs judged through a fan, the first 8
     # build no chain+cond on the light graph (2 of 16 do)
@@ -429,7 +438,7 @@ def test_a_conditional_hands_on_one_value_when_drawn_single() -> None:
 
     got: dict[float, list[bool]] = {}
     for p in (0.0, 1.0):
-        eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0), single=p)
+        eng = Engine(light_graph(), light_catalog(), _world(), single=p)
 
         async def main(eng: Engine = eng) -> list[bool]:
             fans = []
@@ -456,7 +465,7 @@ def test_a_pure_group_keeps_the_root_when_only_the_root_can_share_its_values() -
     literal values from one of those records and the root call was dropped."""
     from edgedsl.recipe.synth.branches import _shared_prefix_group, parallel_tail
 
-    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+    eng = Engine(light_graph(), light_catalog(), _world())
 
     async def main() -> tuple[object, object]:
         root = await eng.root("assembly.bill_info", random.Random(0))
@@ -484,7 +493,7 @@ def test_a_literal_group_draws_another_record_when_a_branch_returns_nothing() ->
     records, which left the NEC without Semantic-parallel tasks (issue 18 §2)."""
     from edgedsl.recipe.synth.branches import _literal_group
 
-    eng = Engine(light_graph(), light_catalog(), make_backend("world", seed=0))
+    eng = Engine(light_graph(), light_catalog(), _world())
     edges = [eng.edge_of[("nec.elections", "nec.parties")],
              eng.edge_of[("nec.elections", "nec.candidates")]]
     fields = ["sgId", "sgTypecode"]
@@ -541,7 +550,7 @@ def test_a_comparison_is_decided_on_a_field_a_person_wants() -> None:
     from edgedsl.recipe.synth.branches import _comparable
 
     graph = load_graph(default_graph_path())
-    eng = Engine(graph, load_catalog(graph.catalog.modules, []), make_backend("world", seed=0))
+    eng = Engine(graph, load_catalog(graph.catalog.modules, []), _world())
     assert _comparable(eng, "nec.gusigun") == []
     assert {"dugsu", "dugyul", "age", "birthday"} <= set(_comparable(eng, "nec.winners"))
     assert "num" not in _comparable(eng, "nec.winners")
