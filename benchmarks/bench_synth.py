@@ -14,7 +14,8 @@ other load) per trajectory and per attempt, attempts per trajectory, the peak re
 this process and of the largest worker, and the statistics beside the recipe's.
 Progress is shown on stderr. Never asserts on time.
 
-    python benchmarks/bench_synth.py [-n 1781] [--workers 2] [--baseline-n 100] [-o DIR] [--smoke]
+    python benchmarks/bench_synth.py [-n 1781] [--workers 2] [--baseline-n 100] [-o DIR]
+        [--platforms P,...] [--smoke]
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
@@ -59,10 +61,13 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _synth(n: int, seed: int, workers: int, out: Path,
-           label: str) -> tuple[SynthReport, float, float]:
-    """The report, the wall seconds and the CPU seconds of one synthesis run."""
+def _synth(n: int, seed: int, workers: int, out: Path, label: str,
+           platforms: Sequence[str] = ()) -> tuple[SynthReport, float, float]:
+    """The report, the wall seconds and the CPU seconds of one synthesis run (on the shipped
+    G*, or on its tools of ``platforms`` only)."""
     graph = load_graph(default_graph_path())
+    if platforms:
+        graph = graph.on_platforms(platforms)
     catalog = load_catalog(graph.catalog.modules, [])
     mk = partial(make_backend, "world", seed=0)
     t0, c0 = time.perf_counter(), _cpu()
@@ -80,19 +85,27 @@ def main() -> None:
     ap.add_argument("--baseline-n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-o", "--output", help="keep the corpus here (default: a temporary dir)")
+    ap.add_argument("--platforms", default="",
+                    help="comma-separated platforms: synthesize on G*'s tools of these only")
     ap.add_argument("--smoke", action="store_true",
-                    help="the smallest size: the benchmark smoke test")
+                    help="the smallest size: the benchmark smoke test (2 tasks, 1 baseline "
+                         "task, one worker, G* on four platforms quick to generate: "
+                         "assembly, ex, nec, neis)")
     args = ap.parse_args()
     if args.smoke:
         args.n, args.baseline_n, args.workers = 2, 1, 1
+        args.platforms = args.platforms or "assembly,ex,nec,neis"
+    platforms = [p.strip() for p in args.platforms.split(",") if p.strip()]
     root = Path(args.output) if args.output else Path(tempfile.mkdtemp(prefix="edgedsl-synth-"))
     root.mkdir(parents=True, exist_ok=True)
 
     base = None
     if args.baseline_n:
-        brep, bs, _ = _synth(args.baseline_n, args.seed + 1, 1, root / "baseline", "baseline")
+        brep, bs, _ = _synth(args.baseline_n, args.seed + 1, 1, root / "baseline", "baseline",
+                             platforms)
         base = brep.written / bs
-    rep, synth_s, synth_cpu = _synth(args.n, args.seed, args.workers, root / "corpus", "ours")
+    rep, synth_s, synth_cpu = _synth(args.n, args.seed, args.workers, root / "corpus", "ours",
+                                     platforms)
     t0 = time.perf_counter()
     sizes = {}
     for fmt, name in (("sft", "sft.jsonl"), ("rl", "rl.parquet"), ("steps", "steps.jsonl")):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 from edgedsl.recipe.graph.evidence import default_graph_path
-from edgedsl.recipe.graph.model import CatalogRef, ToolGraph, load_graph
+from edgedsl.recipe.graph.model import ToolGraph, load_graph
 
 LIGHT = ("assembly", "ex", "nec", "neis")
 
@@ -15,18 +15,7 @@ LIGHT = ("assembly", "ex", "nec", "neis")
 def light_graph() -> ToolGraph:
     """The shipped G* on :data:`LIGHT` only (a fresh copy is not needed: tests never mutate
     it)."""
-    g = load_graph(default_graph_path())
-    keep = set(LIGHT)
-
-    def ok(tool: str) -> bool:
-        return tool.partition(".")[0] in keep
-
-    return g.model_copy(update={
-        "catalog": CatalogRef(modules=list(LIGHT)),
-        "tools": [t for t in g.tools if ok(t.name)],
-        "edges": [e for e in g.edges if ok(e.source) and ok(e.target)],
-        "pruned": [],
-    })
+    return load_graph(default_graph_path()).on_platforms(LIGHT)
 
 
 @cache

@@ -21,6 +21,7 @@ import random
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from .diskcache import disk_cached
 from .rand import hash_unit, rng
 from .regions import LegalDong, legal_dongs
 
@@ -285,6 +286,7 @@ def _row(seed: int, r: random.Random, dong: LegalDong, n: int) -> dict[str, Any]
 
 
 @cache
+@disk_cached
 def addresses(seed: int) -> tuple[dict[str, Any], ...]:
     """Every address of the world with this seed: ``PER_DONG`` buildings per 읍면동 in force; in a
     읍/면 that has 리, each building lies in one of its 리 (``jibunAddr`` names the 리)."""

@@ -21,11 +21,11 @@ pytestmark = pytest.mark.slow
 def test_every_file_of_a_seed_1_corpus_reruns_with_no_option(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "corpus"
-    assert main(["synth", "run", "-n", "24", "--seed", "1", "-o", str(out),
+    assert main(["synth", "run", "-n", "12", "--seed", "1", "-o", str(out),
                  "--workers", "1"]) == 0
     capsys.readouterr()
     records = list(read_records(out / "tasks.jsonl"))
-    assert len(records) == 24
+    assert len(records) == 12
     seed_dependent = 0
     for rec in records:
         path = str(out / rec.file)

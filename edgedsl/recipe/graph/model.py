@@ -21,7 +21,7 @@ a corrupt file or one of another version is a :class:`GraphFileError` with a cle
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -224,6 +224,26 @@ class ToolGraph(BaseModel):
             if t.name == name:
                 return t
         raise KeyError(name)
+
+    def on_platforms(self, platforms: Sequence[str]) -> ToolGraph:
+        """The same graph on ``platforms`` only: their tools, and the edges and pruned edges
+        between them (a smaller synthesis run: a benchmark's smoke size, a light test graph).
+        ValueError naming a platform the graph has no tool of."""
+        keep = set(platforms)
+        have = {t.name.partition(".")[0] for t in self.tools}
+        if unknown := sorted(keep - have):
+            raise ValueError(f"no tool of platform {', '.join(unknown)} in the graph "
+                             f"(it has {', '.join(sorted(have))})")
+
+        def ok(tool: str) -> bool:
+            return tool.partition(".")[0] in keep
+
+        return self.model_copy(update={
+            "catalog": CatalogRef(modules=list(platforms)),
+            "tools": [t for t in self.tools if ok(t.name)],
+            "edges": [e for e in self.edges if ok(e.source) and ok(e.target)],
+            "pruned": [e for e in self.pruned if ok(e.source) and ok(e.target)],
+        })
 
 
 class GraphFileError(Exception):

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..addresses import addresses
 from ..decl import Dataset, Endpoint, Filter, Paging, Row
+from ..diskcache import disk_cached
 from ..rand import hash_unit, rng, ymd
 from .region_data import apt_rents, apt_trades, complexes, sgg_dongs, sgg_names
 
@@ -101,6 +102,7 @@ def _months(year: int) -> Iterator[tuple[int, int]]:
 
 
 @lru_cache(maxsize=64)
+@disk_cached
 def _rtms_gu_year(seed: int, gu: str, year: int) -> tuple[Row, ...]:
     """Every sale of one 구 reported in ``year`` (아파트 = the 국토교통부 trades)."""
     gu_nm = sgg_names()[gu][1]
@@ -145,6 +147,7 @@ def _rtms(year: int, gu: str, gu_nm: str, stdg: str, stdg_nm: str, mno: str, sno
 
 
 @lru_cache(maxsize=64)
+@disk_cached
 def _rent_gu_year(seed: int, gu: str, year: int) -> tuple[Row, ...]:
     """Every 전월세 contract of one 구 reported in ``year`` (아파트 = the 국토교통부 rents)."""
     gu_nm = sgg_names()[gu][1]

@@ -205,3 +205,21 @@ def test_source_text_never_built_by_concatenation() -> None:
                         Step("tg.detail", bindings=CODE)))
     src = em.source([em.trajectory(path, "a"), em.trajectory(hostile, "b")], "<t>")
     assert parse(Source("<t>", src.text)) == parse(src)
+
+
+def test_a_graph_on_some_platforms_keeps_their_tools_and_the_edges_between_them() -> None:
+    from edgedsl.recipe.graph.evidence import default_graph_path
+    from edgedsl.recipe.graph.model import load_graph
+
+    g = load_graph(default_graph_path())
+    sub = g.on_platforms(["neis", "nec"])
+    assert sub.catalog.modules == ["neis", "nec"]
+    assert {t.name.partition(".")[0] for t in sub.tools} == {"neis", "nec"}
+    inside = {(e.source, e.target) for e in g.edges
+              if {e.source.split(".")[0], e.target.split(".")[0]} <= {"neis", "nec"}}
+    assert {(e.source, e.target) for e in sub.edges} == inside and inside
+    assert all({e.source.split(".")[0], e.target.split(".")[0]} <= {"neis", "nec"}
+               for e in sub.pruned)
+    assert len(g.tools) > len(sub.tools)  # the original is left as it was
+    with pytest.raises(ValueError, match="no tool of platform nowhere"):
+        g.on_platforms(["neis", "nowhere"])
