@@ -44,6 +44,7 @@ def test_probe_updating() -> None:
     assert updating()
 
 
+@pytest.mark.slow
 def test_update_goldens_option_turns_updating_on() -> None:
     env = {k: v for k, v in os.environ.items() if k != ENV}
     env["EDGEDSL_GOLDENS_PROBE"] = "1"

@@ -88,6 +88,7 @@ def test_an_episode_through_an_external_server_over_http(small_bundle: Bundle, m
     assert shown == [n for n in exposed if n.startswith("dart__")]
 
 
+@pytest.mark.slow
 def test_an_episode_through_a_stdio_server_on_the_command_line(
         small_bundle: Bundle, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bundle = tmp_path / "bundle.json"

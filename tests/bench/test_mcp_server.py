@@ -57,6 +57,7 @@ def _check(out: dict[str, Any]) -> None:
         assert res.is_error and res.structured_content["error"]["kind"] == kind
 
 
+@pytest.mark.slow
 def test_stdio_through_the_cli() -> None:
     params = StdioServerParameters(
         command=sys.executable,
@@ -71,6 +72,7 @@ def test_streamable_http_in_process() -> None:
         _check(anyio.run(_session, f"{url}/mcp"))
 
 
+@pytest.mark.slow
 def test_streamable_http_through_the_cli() -> None:
     port = free_port()
     proc = subprocess.Popen(

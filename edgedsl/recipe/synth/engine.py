@@ -211,6 +211,10 @@ class Engine:
     #: (step, root tool) → its probed argument tuples (:func:`~edgedsl.recipe.synth.roots.probe`)
     probed: dict[tuple[str, str], asyncio.Future[list[Probed]]] = field(
         default_factory=dict, init=False, repr=False)
+    #: (root tool, probe, loose) → the stated filters its records offer
+    #: (:func:`~edgedsl.recipe.synth.roots.probe`: a partial read is narrowed again and again)
+    filtered: dict[tuple[str, Any, bool], list[tuple[str, list[Any]]]] = field(
+        default_factory=dict, init=False, repr=False)
     #: (question, root body, kinds) → what the root can build (:meth:`fits`)
     fitted: dict[tuple[str, tuple[n.Stmt, ...], frozenset[str] | None],
                  asyncio.Future[bool]] = field(default_factory=dict, init=False, repr=False)

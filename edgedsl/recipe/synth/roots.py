@@ -303,8 +303,19 @@ def _filters(eng: Engine, tool: str, p: Probed, *,
     """Optional parameters of ``tool`` not set in ``p`` that a person states, with the values
     ``p``'s records hold for the field of the same name (each fitting the parameter): a
     category (:data:`CATEGORIES`), or with ``loose`` any Korean value (a place name of the
-    region code list, which holds no category)."""
+    region code list, which holds no category). Memoised per engine: a partial read is
+    narrowed from again at every draw."""
+    key = (tool, p, loose)
+    got = eng.filtered.get(key)
+    if got is None:
+        got = eng.filtered[key] = _filters_of(eng, tool, p, loose)
+    return got
+
+
+def _filters_of(eng: Engine, tool: str, p: Probed,
+                loose: bool) -> list[tuple[str, list[Scalar]]]:
     have = {k for k, _ in p.args}
+    bound = None if loose else min(CATEGORIES, max(2, len(p.records) // 10))
     out = []
     for port in eng.nodes[tool].params:
         if not port.optional or port.name in have or entity_of(port.code) is not None \
@@ -315,13 +326,17 @@ def _filters(eng: Engine, tool: str, p: Probed, *,
         raws = dict.fromkeys((type(raw), raw) for r in p.records
                              if (raw := r.get(port.name)) is not None
                              and not isinstance(raw, list | dict))
-        values = list(dict.fromkeys(v for _, raw in raws
-                                    if (v := _fit(port, raw, eng)) is not None))
-        if port.type == "str":  # a category a person names: 고등학교, 종로구 (not a lot number)
-            values = [v for v in values if isinstance(v, str) and _hangul(v)]
-        if len(values) >= 2 and (loose or len(values) <= min(CATEGORIES,
-                                                               max(2, len(p.records) // 10))):
-            out.append((port.name, values))
+        values: dict[Scalar, None] = {}
+        for _, raw in raws:
+            v = _fit(port, raw, eng)
+            # a category a person names: 고등학교, 종로구 (not a lot number)
+            if v is None or (port.type == "str" and not (isinstance(v, str) and _hangul(v))):
+                continue
+            values[v] = None
+            if bound is not None and len(values) > bound:
+                break  # too many to be a category: fitting the rest changes nothing
+        if len(values) >= 2 and (bound is None or len(values) <= bound):
+            out.append((port.name, list(values)))
     return out
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from edgedsl.check import load_catalog
 from edgedsl.recipe.graph.evidence import default_graph_path
 from edgedsl.recipe.graph.model import load_graph
@@ -31,6 +33,7 @@ def test_the_score_adds_the_weight_to_an_entity_hand_off_only() -> None:
     assert handoff_score(0.5, "codes.NeisSchool", weight=0.0) == 0.5
 
 
+@pytest.mark.slow
 def test_ranked_puts_entity_hand_offs_first_with_a_large_weight() -> None:
     """With a weight of 1 (more than any draw) every entity edge ranks before every generic
     one; with 0 the order is the plain Thompson order, which mixes them on these roots."""

@@ -32,6 +32,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     return out, _run(out)
 
 
+@pytest.mark.slow
 def test_a_run_writes_n_files_and_records_that_agree(run_dir) -> None:  # type: ignore[no-untyped-def]
     out, rep = run_dir
     recs = list(read_records(out / "tasks.jsonl"))
@@ -52,6 +53,7 @@ def test_a_run_writes_n_files_and_records_that_agree(run_dir) -> None:  # type: 
         assert r.calls and r.tools
 
 
+@pytest.mark.slow
 def test_every_written_file_reruns_to_its_answer_on_a_fresh_world(run_dir) -> None:  # type: ignore[no-untyped-def]
     out, _ = run_dir
     fresh = make_backend("world", seed=0)
@@ -60,6 +62,7 @@ def test_every_written_file_reruns_to_its_answer_on_a_fresh_world(run_dir) -> No
         assert res.ok and answer_key(res.answer) == answer_key(r.answer), r.file
 
 
+@pytest.mark.slow
 def test_the_report_is_written_and_counts_filters(run_dir) -> None:  # type: ignore[no-untyped-def]
     import orjson
 
@@ -116,6 +119,7 @@ def test_the_schedule_aims_more_attempts_at_low_yield_types() -> None:
     assert t.count("Fan") > 3 * t.count("Seq")
 
 
+@pytest.mark.slow
 def test_a_chat_model_paraphrases_and_checks_through_the_run(tmp_path: Path) -> None:
     """With ``llm``, every candidate is paraphrased and judged by the model (a fake endpoint on
     127.0.0.1): a paraphrase that drops the literals falls back to the template query, and a
@@ -153,6 +157,7 @@ def test_a_chat_model_paraphrases_and_checks_through_the_run(tmp_path: Path) -> 
         assert rep.filters.rejections["static"]["model_rejected"] >= 1
 
 
+@pytest.mark.slow
 def test_the_tail_knob_moves_the_call_mix_toward_sequential_calls(tmp_path: Path) -> None:
     """Chains grown after groups and comparison winners: more calls per task, a larger
     sequential share, the same quotas filled."""

@@ -19,6 +19,9 @@ from edgedsl.runtime.backends import make_backend
 from edgedsl.syntax import nodes as n
 from tests.synth_world import light_catalog, light_graph
 
+# end-to-end synthesis on the world: the full suite's, not the fast tier's
+pytestmark = pytest.mark.slow
+
 
 @cache
 def _world() -> MemoBackend:

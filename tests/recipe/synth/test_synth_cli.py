@@ -26,12 +26,14 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_run_writes_the_corpus(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     recs = list(read_records(corpus / "tasks.jsonl"))
     assert len(recs) == 5 == len(list(corpus.glob("*.edge")))
     assert {r.structure for r in recs} == {"Seq", "Sem", "Cmp", "Drv"}
 
 
+@pytest.mark.slow
 def test_stats_json_and_table(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["synth", "stats", str(corpus), "--json"]) == 0
@@ -50,6 +52,7 @@ def test_stats_json_and_table(corpus: Path, capsys: pytest.CaptureFixture[str]) 
     assert "trust (issue 18)" in table and "tasks per platform:" in table
 
 
+@pytest.mark.slow
 def test_exports_load_back(corpus: Path, tmp_path: Path,
                            capsys: pytest.CaptureFixture[str]) -> None:
     for fmt, name in (("sft", "sft.jsonl"), ("rl", "rl.parquet"), ("steps", "steps.jsonl")):
@@ -62,6 +65,7 @@ def test_exports_load_back(corpus: Path, tmp_path: Path,
     assert got.fetchall() == [(5,)]
 
 
+@pytest.mark.slow
 def test_audit_of_a_corpus_against_itself(corpus: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
