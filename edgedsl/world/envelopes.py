@@ -297,8 +297,11 @@ def ok(ep: Endpoint, rows: list[Row], total: int, page: int, size: int, fmt: str
     raise ValueError(f"unknown dialect {d!r} for {ep.platform}.{ep.tool}")
 
 
-def no_data(ep: Endpoint, fmt: str, params: Mapping[str, str]) -> WireResponse:
-    """The family's "no data" answer (a success for the data.go.kr and bespoke families)."""
+def no_data(ep: Endpoint, fmt: str, params: Mapping[str, str], *, page: int = 1,
+            size: int = 0) -> WireResponse:
+    """The family's "no data" answer (a success for the data.go.kr and bespoke families, which
+    echo the page and the page size asked for: ``numOfRows`` is the request's, never 0 — a
+    client that computes pages from it would divide by zero)."""
     d = ep.dialect
     if ep.platform == "mois":
         return _out({"RESULT": {"resultCode": "INFO-3", "resultMsg": "데이터없음 에러"}}, fmt)
@@ -319,7 +322,7 @@ def no_data(ep: Endpoint, fmt: str, params: Mapping[str, str]) -> WireResponse:
         return _out({root: {"target": ep.fixed.get("target", "law"),
                             "키워드": params.get("query", "*"), "totalCnt": "0",
                             "page": params.get("page", "1")}}, fmt)
-    return ok(ep, [], 0, 1, 0, fmt, params)
+    return ok(ep, [], 0, page, size, fmt, params)
 
 
 def error(ep: Endpoint, kind: str, fmt: str, detail: str = "") -> WireResponse:

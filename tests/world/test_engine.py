@@ -436,6 +436,23 @@ def test_no_data_answers(w: World) -> None:
     o = j(w, KRX, serviceKey=KEY, resultType="json", srtnCd="1", basDt="19990101")
     assert o["response"]["header"]["resultCode"] == "00"
     assert o["response"]["body"]["totalCount"] == 0 and o["response"]["body"]["items"] == ""
+    # issue 21 §2: an empty answer echoes the page size and page asked for, as the services
+    # do (PublicDataReader divides the total by it), never numOfRows 0
+    o = j(w, KRX, serviceKey=KEY, resultType="json", srtnCd="1", basDt="19990101",
+          numOfRows="50", pageNo="3")
+    assert (o["response"]["body"]["numOfRows"], o["response"]["body"]["pageNo"]) == (50, 3)
+
+
+def test_seoul_answers_a_range_past_the_last_row_info_200(w: World) -> None:
+    """Issue 21 §1: a range past the last row is INFO-200, as the real service answers it,
+    not INFO-000 with no rows (PublicDataReader pages until it sees INFO-200)."""
+    first = seoul(w, f"/{KEY}/json/tbFakeTrade/1/5")["tbFakeTrade"]
+    total = first["list_total_count"]
+    assert first["RESULT"]["CODE"] == "INFO-000" and 0 < total < 1000
+    last = seoul(w, f"/{KEY}/json/tbFakeTrade/{total}/{total + 10}")["tbFakeTrade"]
+    assert len(last["row"]) == 1
+    assert seoul(w, f"/{KEY}/json/tbFakeTrade/{total + 1}/{total + 10}") == \
+        {"RESULT": {"CODE": "INFO-200", "MESSAGE": "해당하는 데이터가 없습니다."}}
 
 
 def test_single_endpoint(w: World) -> None:
