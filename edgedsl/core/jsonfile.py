@@ -3,6 +3,9 @@ atomic writes, shared so that every file edgedsl writes fails the same clear way
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,10 +53,17 @@ def schema_problems(exc: ValidationError, limit: int = 3) -> str:
 
 def write_atomic(path: Path, blob: bytes) -> None:
     """Write ``blob`` to ``path`` through a temporary file renamed over it: a reader sees the
-    old file or the new one, never half of one."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(blob)
-    tmp.replace(path)
+    old file or the new one, never half of one. Each write has a temporary file of its own, so
+    processes writing the same path at once each leave a whole file (the last rename wins)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(blob)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _message(err: ErrorDetails) -> str:

@@ -2,9 +2,10 @@
 
 Every dataset of the world is a pure function of the seed and the world's own code, so a
 process that has generated one can leave it for the next. The Seoul 실거래가 and 전월세 tables
-are the expensive ones: the 50 구-years of one seed cost ~19 s to generate on the 2-core VM
+are the expensive ones: the 100 구-years of one seed cost 20.9 s to generate on the 2-core VM
 and every synthesis process (each test, each worker, each ``edgedsl world serve``) generated
-them again; loaded from here they cost ~1 s (``benchmarks/bench_world.py`` prints both sides).
+them again; loaded from here they cost 1.9 s (``benchmarks/bench_world.py`` prints both
+sides).
 
 * **What is kept**: the return value of a function decorated with :func:`disk_cached`, whose
   arguments are plain values (their ``repr`` is the key) and whose result is a tuple of rows
@@ -18,8 +19,9 @@ them again; loaded from here they cost ~1 s (``benchmarks/bench_world.py`` print
 * **Where**: ``$EDGEDSL_WORLD_CACHE`` (a directory; ``off`` turns the cache off), else
   ``$XDG_CACHE_HOME/edgedsl/world``, else ``~/.cache/edgedsl/world``. A file that cannot be
   read (torn, foreign) is generated again and rewritten; a directory that cannot be written
-  only costs the time saved. Files are written to a temporary name and renamed, so processes
-  writing the same entry at once each leave a whole file.
+  only costs the time saved. Files are written atomically
+  (:func:`edgedsl.core.jsonfile.write_atomic`), so processes writing the same entry at once
+  each leave a whole file.
 """
 
 from __future__ import annotations
@@ -30,12 +32,13 @@ import marshal
 import os
 import shutil
 import sys
-import tempfile
 import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+
+from ..core.jsonfile import write_atomic
 
 __all__ = ["CACHE_ENV", "KEEP_DAYS", "cache_dir", "disk_cached", "fingerprint"]
 
@@ -105,10 +108,7 @@ def _write(path: Path, value: Any) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         if fresh:
             _prune(path.parent)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as out:
-            out.write(blob)
-        os.replace(tmp, path)
+        write_atomic(path, blob)
     except OSError:
         return
 
