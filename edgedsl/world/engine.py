@@ -197,6 +197,46 @@ class World:
                 return Route(ep, {k: v for k, v in m.groupdict().items() if v is not None})
         return None
 
+    def family_at(self, path: str) -> tuple[Endpoint, dict[str, str]] | None:
+        """An endpoint of the service a path no endpoint serves belongs to, with the path
+        parameters its family reads (Seoul's ``TYPE``), or None when no service's paths look
+        like it: the endpoint sharing the most leading path segments with it (at least one;
+        a tie goes to the one with the same suffix, ``.json`` of DART against ``/api/rest`` of
+        Seoul's buses), else Seoul's when the path has its shape
+        (``/{KEY}/{json|xml}/{SERVICE}/…``)."""
+        segs = path.strip("/").split("/")
+        best: tuple[int, int, Endpoint] | None = None
+        for ep in self.endpoints:
+            own = ep.path.strip("/").split("/")
+            shared = 0
+            for a, b in zip(own, segs, strict=False):
+                if a != b or _SEG.search(a):
+                    break
+                shared += 1
+            suffix = int(own[-1].rpartition(".")[2] == segs[-1].rpartition(".")[2])
+            if shared and (best is None or (shared, suffix) > best[:2]):
+                best = (shared, suffix, ep)
+        if best is not None:
+            return best[2], {}
+        seoul = next((ep for ep in self.endpoints if ep.dialect == "seoul"), None)
+        if seoul is not None and len(segs) >= 3 and segs[1].lower() in ("json", "xml"):
+            return seoul, {"TYPE": segs[1]}
+        return None
+
+    def unknown_operation(self, path: str, params: Mapping[str, str]) -> WireResponse:
+        """The answer to a path no endpoint serves, as its service answers an operation it does
+        not offer (issue 21 §3; a client that reads the service's error codes reads this one):
+        the data.go.kr gateway's ``NO_OPENAPI_SERVICE_ERROR`` (XML), NEIS's, 열린국회's and
+        Seoul's ``ERROR-310``, DART's status ``101``, law.go.kr's error page, and the others'
+        error envelopes (:func:`edgedsl.world.envelopes.error`, kind ``unknown_service``); a
+        path of no service's shape is a plain 404."""
+        found = self.family_at(path)
+        if found is None:
+            return env.not_found(path)
+        ep, path_params = found
+        merged = {**params, **path_params}
+        return env.error(ep, "unknown_service", env.wants(ep, merged, path), path)
+
     def endpoint_for(self, platform: str, tool: str) -> Endpoint | None:
         """The endpoint declared for catalog tool ``platform.tool``."""
         return next((e for e in self.endpoints if e.platform == platform and e.tool == tool), None)
@@ -216,7 +256,7 @@ class World:
         ``headers`` None is a direct call (tests): no User-Agent screening."""
         route = self.route(method.upper(), path, params)
         if route is None:
-            return env.not_found(path), 0.0
+            return self.unknown_operation(path, params), 0.0
         ep = route.endpoint
         if headers is not None and env.blocks_agent(ep, headers.get("user-agent", "")):
             return env.request_blocked(), 0.0

@@ -95,18 +95,25 @@ def test_exact_route_and_trailing_slash(w: World) -> None:
     assert a.path_params == {}
 
 
-def test_unknown_path_is_404_or_gateway_for_data_go_kr_paths(w: World) -> None:
+def test_an_unknown_path_is_answered_by_its_family_or_404(w: World) -> None:
+    """A path of no endpoint is answered as the service its path belongs to answers an
+    operation it does not offer (the families in full: tests/world/test_unknown_operations.py);
+    a path of no service's shape is a 404."""
     r = w.call("GET", "/api/nothing.json", {"crtfc_key": KEY})
-    assert r.status == 404
+    assert r.status == 200 and orjson.loads(r.body)["status"] == "101"
     r = w.call("GET", "/1160100/service/NoSuchService/op", {"serviceKey": KEY})
     assert r.status == 200 and gateway_reason(r.body) == "12"
+    assert w.call("GET", "/nothing/here", {}).status == 404
 
 
 def test_method_matters(w: World) -> None:
     assert w.route("GET", "/api/note.json", {}) is None
     route = w.route("POST", "/api/note.json", {})
     assert route is not None and route.endpoint.tool == "note"
-    assert w.call("GET", "/api/note.json", {"crtfc_key": KEY, "title": "x"}).status == 404
+    # a GET of the POST-only path writes nothing: DART's answer to an operation it does not
+    # offer (status 101), as for any unknown path of the family
+    r = w.call("GET", "/api/note.json", {"crtfc_key": KEY, "title": "x"})
+    assert orjson.loads(r.body)["status"] == "101"
 
 
 def test_template_route_with_optional_trailing_segments(w: World) -> None:

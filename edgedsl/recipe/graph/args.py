@@ -60,13 +60,22 @@ class ArgChooser:
         out += [v for v in self.defaults(edge.target).get(pname, []) if v not in out]
         return out
 
-    def edge_args(self, edge: GraphEdge, rng: random.Random) -> tuple[tuple[str, Scalar], ...]:
+    def edge_args(self, edge: GraphEdge, rng: random.Random,
+                  given: Mapping[str, Scalar] | None = None,
+                  filled: frozenset[str] = frozenset()) -> tuple[tuple[str, Scalar], ...]:
         """Literal arguments of the edge's target: a default for each required parameter no
-        binding fills (raises KeyError when one has no candidate)."""
-        bound = {b.param for b in edge.bindings}
+        binding fills (raises KeyError when one has no candidate). A value ``given`` for a
+        parameter is taken instead when it fits the parameter (the context a path already
+        set: the city its routes were listed in, the year its reports were asked for);
+        parameters ``filled`` otherwise (by a reference) get none."""
+        bound = {b.param for b in edge.bindings} | filled
         args: list[tuple[str, Scalar]] = []
+        ports = {p.name: p for p in self.nodes[edge.target].params}
         for pname in self.nodes[edge.target].required:
             if pname in bound:
+                continue
+            if given and pname in given and value_ok(ports[pname], given[pname], self.codes):
+                args.append((pname, given[pname]))
                 continue
             cands = self.candidates(edge, pname)
             if not cands:

@@ -112,6 +112,31 @@ def _pred_literals(p: n.Pred, out: list[LiteralUse]) -> None:
 
 def literal_uses(traj: n.Trajectory) -> list[LiteralUse]:
     """Every literal value ``traj`` uses, in source order (see :class:`LiteralUse`)."""
+    return body_literal_uses(traj.body)
+
+
+def body_call_args(body: Sequence[n.Stmt]) -> list[tuple[str, n.Arg]]:
+    """Every argument of every call of the statements ``body`` (a draft's body), with the call's
+    tool (``platform.tool``), in source order: calls, ``compare`` calls, the branches of a
+    ``parallel`` group (whose header values stay ``shared`` references), both arms of an
+    ``if``."""
+    out: list[tuple[str, n.Arg]] = []
+    for s in body:
+        if isinstance(s, n.IfStmt):
+            out += body_call_args(s.then) + body_call_args(s.orelse or ())
+        if not isinstance(s, n.Binding):
+            continue
+        node = s.node
+        calls = [node] if isinstance(node, n.Call) else [node.call] \
+            if isinstance(node, n.Compare) else [b.call for b in node.branches] \
+            if isinstance(node, n.Parallel) else []
+        out += [(c.qualname, a) for c in calls for a in c.args]
+    return out
+
+
+def body_literal_uses(body: Sequence[n.Stmt]) -> list[LiteralUse]:
+    """Every literal value the statements ``body`` use, in source order (a draft's body: see
+    :func:`literal_uses`)."""
     out: list[LiteralUse] = []
 
     def call(step: str, c: n.Call) -> None:
@@ -145,7 +170,7 @@ def literal_uses(traj: n.Trajectory) -> list[LiteralUse]:
                 for b in node.branches:
                     call(f"{s.name}.{b.name}", b.call)
 
-    walk(traj.body)
+    walk(body)
     return out
 
 

@@ -163,6 +163,7 @@ class _Builder:
         self.literals: list[dict[str, Any]] = []
         self.comparisons: list[dict[str, Any]] = []  # the `if` comparisons: {op, count}
         self.last = ""                    # the relation bound last
+        self.handed: set[tuple[str, str]] = set()  # (relation, field) a seq hand-off read
 
     # -- tools, labels, literals ----------------------------------------------------------
 
@@ -258,6 +259,11 @@ class _Builder:
         each = "각 " if kind == "fan" else ""
         text = f"{of}의 {each}{field_label}"
         short = f"{each or '그 '}{field_label}" if rel == self.last else text
+        if kind == "seq" and (rel, v.ref.field) in self.handed:
+            # the context a chain keeps (the city its routes were listed in): named once
+            short = f"같은 {field_label}"
+        elif kind == "seq":
+            self.handed.add((rel, v.ref.field))
         return {"kind": kind, "param": param, "label": label, "source": rel,
                 "field": v.ref.field, "field_label": field_label, "of": of, "text": text,
                 "short": short}

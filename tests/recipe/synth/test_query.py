@@ -593,3 +593,25 @@ def test_paraphrase_raises_when_the_endpoint_refuses(cases: dict[str, Case], fak
     with pytest.raises(LLMError) as info:
         _para(cases["Seq"], client, None, ParaphraseReport())
     assert info.value.kind == "refused"
+
+
+def test_a_value_a_chain_keeps_is_named_once() -> None:
+    """The context a chain keeps (the city its routes were listed in, handed to every later
+    call: Engine.context) is named where it is first handed on, and "the same" after: never
+    "좌표기반 근접정류소의 도시코드" again at every step."""
+    text = """use bus
+trajectory t "q" {
+  near = tago.stops_near(gpsLati: 35.167682, gpsLong: 126.8942185) pages all
+  routes = tago.routes(cityCode: seq near.citycode) pages all
+  one = drv routes | where routeno == "16-3"
+  stops = tago.route_stops(routeId: seq one.routeid, cityCode: seq near.citycode) pages all
+  answer { n: count(stops) }
+}
+"""
+    plan, traj = api.compile(text, "p.edge"), api.parse(text, "p.edge").trajectories[0]
+    calls = [s for s in query_context(traj, plan, None)["steps"] if s["kind"] == "call"]
+    assert calls[1]["via"] == "그 도시코드"  # handed on from the step before
+    assert calls[2]["via"] == "그 노선ID와 같은 도시코드"
+    for seed in range(3):
+        q = render_query(traj, plan, None, rng_seed=seed)
+        assert q.count("도시코드") == 2, q
