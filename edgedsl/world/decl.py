@@ -157,6 +157,8 @@ class Endpoint:
       world-wide limits of :class:`~edgedsl.world.limits.Limits`); False for one that changes
       an item in place (a withdrawal).
     - ``custom``: a bespoke answer (auth and faults still apply); nothing else is used then.
+    - ``aliases``: other exact paths the service answers the same operation at (the detailed
+      operation name a client library calls: MOLIT's ``RTMSDataSvcAptTradeDev``).
     """
 
     platform: str
@@ -179,3 +181,4 @@ class Endpoint:
     max_len: Mapping[str, int] = field(default_factory=dict)
     grows: bool = True
     doc: str = ""
+    aliases: tuple[str, ...] = ()

@@ -138,6 +138,8 @@ class World:
                 self._templates.append((_template_regex(ep.path, _optional_after(ep)), ep))
             else:
                 self._exact[ep.path.rstrip("/")].append(ep)
+            for alias in ep.aliases:
+                self._exact[alias.rstrip("/")].append(ep)
         self._own_rows: dict[str, list[Row]] = {}  # built datasets that read the state
         self._data = _shared_data(self.seed, self.modules)
         self._calls: dict[tuple[str, str, str], int] = defaultdict(int)

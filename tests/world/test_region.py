@@ -187,6 +187,21 @@ def test_trade_endpoint_pages_and_totals(world: World) -> None:
     assert isinstance(one["body"]["items"]["item"], dict)  # the single-item collapse
 
 
+def test_the_detailed_trade_operation_is_served_under_its_client_name(world: World) -> None:
+    """Issue 21 §4: PublicDataReader calls the detailed operation
+    ``RTMSDataSvcAptTradeDev/getRTMSDataSvcAptTradeDev``; the world answers it with the same
+    detailed records as ``RTMSDataSvcAptTrade``, in either format, paging included."""
+    for fmt in ("json", "xml"):
+        params = {"serviceKey": "k", "LAWD_CD": "11680", "DEAL_YMD": "202406",
+                  "numOfRows": "50", "pageNo": "2", **({"_type": "json"} if fmt == "json" else {})}
+        dev = world.call("GET", "/1613000/RTMSDataSvcAptTradeDev/getRTMSDataSvcAptTradeDev",
+                         params)
+        plain = world.call("GET", "/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade", params)
+        assert dev.status == 200 and dev.body == plain.body
+    detailed = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="202406")
+    assert {"aptSeq", "umdCd", "jibun"} <= set(items(detailed)[0])
+
+
 def test_trade_endpoint_edges(world: World) -> None:
     future = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="203001")
     assert future["body"]["totalCount"] == 0

@@ -28,7 +28,7 @@ def _json(body: bytes) -> Any:
 # path, params, (what reads the code, the code)
 CASES = [
     # data.go.kr: the gateway's XML, reason 12, whatever format was asked
-    ("/1613000/RTMSDataSvcAptTradeX/getRTMSDataSvcAptTradeX", {"serviceKey": KEY, "_type": "json"},
+    ("/1613000/RTMSDataSvcRHTrade/getRTMSDataSvcRHTrade", {"serviceKey": KEY, "_type": "json"},
      "gateway", "12"),
     ("/9760000/NoSuchService/op", {"serviceKey": KEY, "resultType": "json"}, "gateway", "12"),
     # NEIS and 열린국회: a top-level RESULT, ERROR-310

@@ -243,7 +243,10 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("molit", "getRTMSDataSvcAptTrade",
              "/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade", "data_go_kr",
              dataset="molit_apt_trades", service="items", required=("LAWD_CD", "DEAL_YMD"),
-             paging=_MOLIT_PAGING),
+             paging=_MOLIT_PAGING,
+             # the detailed operation (the columns served here) under the name PublicDataReader
+             # calls (issue 21 §4)
+             aliases=("/1613000/RTMSDataSvcAptTradeDev/getRTMSDataSvcAptTradeDev",)),
     Endpoint("molit", "getRTMSDataSvcAptRent",
              "/1613000/RTMSDataSvcAptRent/getRTMSDataSvcAptRent", "data_go_kr",
              dataset="molit_apt_rents", service="items", required=("LAWD_CD", "DEAL_YMD"),
