@@ -328,3 +328,49 @@ def test_filings_are_deterministic_per_seed() -> None:
     dd._CORP_YEARS.clear()
     assert dd.corp_history(0, c, "20240101", "20241231") == a
     assert dd._corp_year(1, c, 2024) != dd._corp_year(0, c, 2024)
+
+
+def _full(w: World, year: int, reprt: str) -> dict[str, dict[str, str]]:
+    body = call(w, "fnlttSinglAcntAll.json", corp_code="00126380", bsns_year=str(year),
+                reprt_code=reprt, fs_div="CFS")
+    assert body["status"] == "000"
+    return {r["account_id"]: r for r in body["list"]}
+
+
+def test_full_statements_carry_the_services_periods(world: World) -> None:
+    """Issue 21 §7: ``fnlttSinglAcntAll`` as the service writes it — an annual report adds the
+    term before last (``bfefrmtrm_*``); a quarterly one compares a balance with the prior
+    year-end (``제 N 기말``), gives income for the quarter's three months with the amounts
+    accumulated from January (``thstrm_add_amount``, ``frmtrm_q_*``, ``frmtrm_add_amount``) and
+    has no ``bfefrmtrm_*`` key at all. The periods agree across reports."""
+    annual = {y: _full(world, y, "11011") for y in (2021, 2022, 2023)}
+    q1, half = _full(world, 2023, "11013"), _full(world, 2023, "11012")
+    for aid, row in annual[2023].items():
+        assert row["bfefrmtrm_nm"].startswith("제 ") and "thstrm_add_amount" not in row
+        # the same year seen from three annual reports
+        assert row["bfefrmtrm_amount"] == annual[2022][aid]["frmtrm_amount"] \
+            == annual[2021][aid]["thstrm_amount"]
+    for aid, row in half.items():
+        assert not any(k.startswith("bfefrmtrm") for k in row)
+        if row["sj_div"] == "BS":
+            assert row["frmtrm_nm"].endswith("기말") and "frmtrm_q_amount" not in row
+            assert row["frmtrm_amount"] == annual[2022][aid]["thstrm_amount"]
+        elif row["sj_div"] in ("IS", "CIS"):
+            assert row["thstrm_nm"].endswith("반기") and row["frmtrm_q_nm"].endswith("반기")
+            # three months of the second quarter + the first quarter's = the half year
+            assert int(row["thstrm_add_amount"]) == int(row["thstrm_amount"]) \
+                + int(q1[aid]["thstrm_amount"])
+            assert {"frmtrm_q_amount", "frmtrm_add_amount"} <= set(row)
+
+
+def test_a_quarterly_balance_sheet_names_the_prior_year_end(world: World) -> None:
+    """Issue 21 §7: ``fnlttSinglAcnt``'s half-year balance sheet compares with the prior
+    year-end and says so (``제 54 기말``, ``2022.12.31 현재``); income compares with the same
+    half a year before."""
+    body = call(world, "fnlttSinglAcnt.json", corp_code="00126380", bsns_year="2023",
+                reprt_code="11012")
+    for row in body["list"]:
+        if row["sj_div"] == "BS":
+            assert row["frmtrm_nm"].endswith("기말") and row["frmtrm_dt"] == "2022.12.31 현재"
+        else:
+            assert row["frmtrm_nm"].endswith("반기")

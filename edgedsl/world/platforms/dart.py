@@ -11,6 +11,7 @@ as DART sends them; the statements agree with 금융위원회 ``getSummFinaStat_
 
 from __future__ import annotations
 
+import functools
 import io
 import random
 import zipfile
@@ -186,10 +187,14 @@ _MONTH_END = {1: "03.31", 2: "06.30", 3: "09.30", 4: "12.31"}
 
 
 def _periods(c: Corp, year: int, q: int) -> dict[str, str]:
+    """The periods' names as the service writes them: this term, the same term a year before,
+    the prior year-end a quarterly balance sheet compares with (``제 54 기말``), the term before
+    last (annual reports only)."""
     age = year - int(c.est_dt[:4]) + 1
     return {
         "thstrm_nm": f"제 {age} 기{_QNAME[q]}",
         "frmtrm_nm": f"제 {age - 1} 기{_QNAME[q]}",
+        "frmtrm_end_nm": f"제 {age - 1} 기" if q == 4 else f"제 {age - 1} 기말",
         "bfefrmtrm_nm": f"제 {age - 2} 기",
     }
 
@@ -259,7 +264,7 @@ def _account_rows(seed: int, c: Corp, f: Filing, year: int, reprt: str, q: int) 
                 if bs
                 else f"{year}.01.01 ~ {year}.{_MONTH_END[q]}",
                 "thstrm_amount": _c(cur[acc]),
-                "frmtrm_nm": names["frmtrm_nm"],
+                "frmtrm_nm": names["frmtrm_end_nm" if bs else "frmtrm_nm"],
                 "frmtrm_dt": f"{year - 1}.12.31 현재"
                 if bs
                 else f"{year - 1}.01.01 ~ {year - 1}.{_MONTH_END[q]}",
@@ -337,10 +342,13 @@ FULL_LINES: tuple[tuple[str, str, str, str, float], ...] = (
 _SJ_NM = {"BS": "재무상태표", "IS": "손익계산서", "CIS": "포괄손익계산서", "CF": "현금흐름표"}
 
 
-def full_line_amounts(seed: int, c: Corp, year: int, q: int, cfs: bool) -> list[int]:
-    """The amounts of :data:`FULL_LINES` for one period (shared with FSC getBs/getIncoStat)."""
+def full_line_amounts(seed: int, c: Corp, year: int, q: int, cfs: bool, *,
+                      three_months: bool = False) -> list[int]:
+    """The amounts of :data:`FULL_LINES` for one period (shared with FSC getBs/getIncoStat):
+    balance-sheet lines at the end of quarter ``q``, flows accumulated from the start of the
+    year — or, ``three_months``, of quarter ``q`` alone."""
     bs = dd.account_amounts(seed, c, year, q, cfs)
-    flow = _is_sum(seed, c, year, q, cfs)
+    flow = bs if three_months else _is_sum(seed, c, year, q, cfs)
     return [
         int(round((bs if sj == "BS" else flow)[base] * share, -3))
         for sj, _, _, base, share in FULL_LINES
@@ -362,10 +370,16 @@ def _full_accounts(world: World, params: Mapping[str, str]) -> Iterator[Row]:
     if f is None:
         return
     names = _periods(c, year, q)
-    cur = full_line_amounts(world.seed, c, year, q, fs == "CFS")
-    prev = full_line_amounts(world.seed, c, year - 1, q, fs == "CFS")
-    for ordn, ((sj, aid, anm, _, _), a, b) in enumerate(zip(FULL_LINES, cur, prev, strict=True)):
-        yield {
+    amounts = functools.partial(full_line_amounts, world.seed, c, cfs=fs == "CFS")
+    cur, prev_end = amounts(year, q), amounts(year - 1, 4)
+    if q == 4:
+        before = amounts(year - 2, 4)
+    else:
+        prev_cum = amounts(year - 1, q)
+        cur_3m, prev_3m = amounts(year, q, three_months=True), amounts(year - 1, q,
+                                                                       three_months=True)
+    for i, (sj, aid, anm, _, _) in enumerate(FULL_LINES):
+        row: Row = {
             "rcept_no": f.rcept_no,
             "reprt_code": reprt,
             "bsns_year": str(year),
@@ -376,13 +390,24 @@ def _full_accounts(world: World, params: Mapping[str, str]) -> Iterator[Row]:
             "account_nm": anm,
             "account_detail": "-",
             "thstrm_nm": names["thstrm_nm"],
-            "thstrm_amount": str(a),
-            "frmtrm_nm": names["frmtrm_nm"],
-            "frmtrm_amount": str(b),
-            "ord": str(ordn + 1),
-            "currency": "KRW",
-            "_fs_div": fs,
         }
+        if q == 4:  # an annual report: the year, the year before, the year before that
+            row |= {"thstrm_amount": str(cur[i]), "frmtrm_nm": names["frmtrm_nm"],
+                    "frmtrm_amount": str(prev_end[i]), "bfefrmtrm_nm": names["bfefrmtrm_nm"],
+                    "bfefrmtrm_amount": str(before[i])}
+        elif sj == "BS":  # a balance at the quarter's end against the prior year-end
+            row |= {"thstrm_amount": str(cur[i]), "frmtrm_nm": names["frmtrm_end_nm"],
+                    "frmtrm_amount": str(prev_end[i])}
+        elif sj == "CF":  # a quarterly cash-flow statement is accumulated from January
+            row |= {"thstrm_amount": str(cur[i]), "frmtrm_nm": names["frmtrm_nm"],
+                    "frmtrm_amount": str(prev_cum[i]), "frmtrm_q_nm": names["frmtrm_nm"],
+                    "frmtrm_q_amount": str(prev_cum[i])}
+        else:  # income: the quarter's three months, and accumulated from January
+            row |= {"thstrm_amount": str(cur_3m[i]), "thstrm_add_amount": str(cur[i]),
+                    "frmtrm_nm": names["frmtrm_nm"], "frmtrm_amount": str(prev_3m[i]),
+                    "frmtrm_q_nm": names["frmtrm_nm"], "frmtrm_q_amount": str(prev_3m[i]),
+                    "frmtrm_add_amount": str(prev_cum[i])}
+        yield row | {"ord": str(i + 1), "currency": "KRW", "_fs_div": fs}
 
 
 # financial indicators: (idx_cl_code, idx_cl_nm, idx_code, idx_nm)
