@@ -87,3 +87,19 @@ def test_no_data_is_the_clients_own_error(client_base: World) -> None:
 
     with pytest.raises(DataNotFound):
         asyncio.run(_with_client(lambda c: c.schoolInfo(SCHUL_NM="존재하지않는학교이름")))
+
+
+def test_a_timetable_before_2023_is_read_through_its_own_service(client_base: World) -> None:
+    """Issue 21 §6: neispy calls ``hisTimetablebgs`` (and the other ``…Timetablebgs``) for a year
+    before 2023; the world serves them, with the rows its ``hisTimetable`` has for that year."""
+    school = _world_rows(client_base, "schoolInfo", SCHUL_NM="고등학교")[0]
+    keys = {"ATPT_OFCDC_SC_CODE": school["ATPT_OFCDC_SC_CODE"],
+            "SD_SCHUL_CODE": school["SD_SCHUL_CODE"]}
+    asked = {**keys, "AY": "2022", "SEM": "1", "GRADE": "1",
+             "TI_FROM_YMD": "20220314", "TI_TO_YMD": "20220318"}
+    got = asyncio.run(_with_client(lambda c: c.hisTimetable(**asked)))
+    want = _world_rows(client_base, "hisTimetable", **asked)
+    rows = got.hisTimetable[1].row
+    assert len(rows) == len(want) > 0
+    assert [(r.ALL_TI_YMD, r.CLASS_NM, r.PERIO, r.ITRT_CNTNT) for r in rows] == [
+        (w["ALL_TI_YMD"], w["CLASS_NM"], w["PERIO"], w["ITRT_CNTNT"]) for w in want]

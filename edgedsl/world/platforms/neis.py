@@ -288,10 +288,11 @@ _REQ = ("ATPT_OFCDC_SC_CODE", "SD_SCHUL_CODE")
 
 
 def _ep(tool: str, service: str, dataset: str, *filters: Filter,
-        required: tuple[str, ...] = _REQ, doc: str = "") -> Endpoint:
+        required: tuple[str, ...] = _REQ, doc: str = "",
+        aliases: tuple[str, ...] = ()) -> Endpoint:
     return Endpoint(platform=PLATFORM, tool=tool, path=f"{BASE}/{service}", dialect="hub",
                     dataset=dataset, service=service, filters=filters, required=required,
-                    paging=PAGING, doc=doc)
+                    paging=PAGING, doc=doc, aliases=aliases)
 
 
 def _eq(*names: str) -> tuple[Filter, ...]:
@@ -299,9 +300,12 @@ def _eq(*names: str) -> tuple[Filter, ...]:
 
 
 def _timetable(tool: str, service: str, kind: str, extra: tuple[str, ...]) -> Endpoint:
+    # the timetables before 2023 are a service of their own (``hisTimetablebgs`` …), which
+    # neispy calls for a year before 2023 and reads under the same wrapper (issue 21 §6)
     return _ep(tool, service, f"neis_{kind}_timetable", *_KEYS,
                *_eq("AY", "SEM", "ALL_TI_YMD", "GRADE", "CLASS_NM", *extra),
-               Filter("TI_FROM_YMD", "ALL_TI_YMD", "ge"), Filter("TI_TO_YMD", "ALL_TI_YMD", "le"))
+               Filter("TI_FROM_YMD", "ALL_TI_YMD", "ge"), Filter("TI_TO_YMD", "ALL_TI_YMD", "le"),
+               aliases=(f"{BASE}/{service}bgs",))
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (
