@@ -374,3 +374,27 @@ def test_a_quarterly_balance_sheet_names_the_prior_year_end(world: World) -> Non
             assert row["frmtrm_nm"].endswith("기말") and row["frmtrm_dt"] == "2022.12.31 현재"
         else:
             assert row["frmtrm_nm"].endswith("반기")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_current_assets_add_up_and_their_lines_differ(seed: int) -> None:
+    """Issue 21 §9: receivables and inventories were equal to the won for every company; now
+    they differ, and the current-asset lines still add up to 유동자산 (within the thousands the
+    amounts are rounded to), for many companies and years at several seeds."""
+    w = World(seed=seed, modules=[dart, fsc])
+    u = dd.universe(w)
+    parts = ("ifrs-full_CashAndCashEquivalents",
+             "dart_ShortTermDepositsNotClassifiedAsCashEquivalents",
+             "ifrs-full_CurrentTradeReceivables", "ifrs-full_Inventories")
+    checked = 0
+    for c in [c for c in u.corps if c.stock_code][:12]:
+        for year in (2021, 2023):
+            body = call(w, "fnlttSinglAcntAll.json", corp_code=c.corp_code, bsns_year=str(year),
+                        reprt_code="11011", fs_div="CFS" if c.cfs else "OFS")
+            if body["status"] != "000":
+                continue
+            rows = {r["account_id"]: int(r["thstrm_amount"]) for r in body["list"]}
+            assert rows["ifrs-full_CurrentTradeReceivables"] != rows["ifrs-full_Inventories"]
+            assert abs(sum(rows[p] for p in parts) - rows["ifrs-full_CurrentAssets"]) <= 2_000
+            checked += 1
+    assert checked >= 12
