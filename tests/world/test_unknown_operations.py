@@ -32,7 +32,7 @@ CASES = [
      "gateway", "12"),
     ("/9760000/NoSuchService/op", {"serviceKey": KEY, "resultType": "json"}, "gateway", "12"),
     # NEIS and 열린국회: a top-level RESULT, ERROR-310
-    ("/hub/hisTimetablebgs", {"KEY": KEY, "Type": "json"}, "hub", "ERROR-310"),
+    ("/hub/noSuchTimetable", {"KEY": KEY, "Type": "json"}, "hub", "ERROR-310"),
     ("/portal/openapi/nosuchservice", {"KEY": KEY, "Type": "json"}, "hub", "ERROR-310"),
     # Seoul: the same code, the format from the path's TYPE segment
     (f"/{KEY}/json/NoSuchService/1/5", {}, "hub", "ERROR-310"),
