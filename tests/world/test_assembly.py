@@ -8,12 +8,15 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import edgedsl
 from edgedsl.world.engine import World, state_hash
 from edgedsl.world.platforms import assembly, nec
 from edgedsl.world.platforms.assembly_data import AGES, PASSED_LAWS, bills
 from edgedsl.world.platforms.nec_data import district_name_short
+from tests.profiles import examples
 
 BASE = "/portal/openapi/"
 
@@ -243,3 +246,18 @@ def test_catalog_fields_exist_in_served_rows(world: World) -> None:
         assert got, name
         missing = {f.name for f in tool.record.fields} - set(got[0])
         assert not missing, (name, missing)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(seed=st.integers(0, 2**31), age=st.sampled_from([20, 21, 22]),
+       no=st.integers(0, 10**7))
+def test_a_bill_id_is_its_hash_read_letter_digit(seed: int, age: int, no: int) -> None:
+    """``bill_id`` (two byte translations) against the plain per-character reading of the same
+    hash: even bytes a letter A + b mod 26, odd bytes a digit b mod 10."""
+    import hashlib
+
+    from edgedsl.world.platforms.assembly_data import bill_id
+
+    h = hashlib.blake2b(f"{seed}/{age}/{no}".encode(), digest_size=30).digest()
+    want = "PRC_" + "".join(chr(65 + h[i] % 26) + str(h[i + 1] % 10) for i in range(0, 30, 2))
+    assert bill_id(seed, age, no) == want

@@ -12,7 +12,7 @@ import pytest
 from edgedsl.world import diskcache
 from edgedsl.world.addresses import addresses
 from edgedsl.world.diskcache import CACHE_ENV, cache_dir, disk_cached, fingerprint
-from edgedsl.world.platforms import seoul
+from edgedsl.world.platforms import dart_data, seoul
 
 
 @pytest.fixture
@@ -43,6 +43,21 @@ def test_addresses_load_as_generated(where: Path) -> None:
     kept = addresses.__wrapped__  # type: ignore[attr-defined]
     kept(3)
     assert kept(3) == made
+
+
+def test_the_company_universe_loads_as_generated(where: Path) -> None:
+    """DART's 22,671 companies kept on disk come back field for field, and the universe made
+    from them is the one built directly (its lookups too)."""
+    from dataclasses import astuple
+
+    direct = dart_data._build(0, addresses(0))
+    made = tuple(astuple(c) for c in direct.corps)
+    assert dart_data._corp_fields(0) == made  # generated and written
+    assert any(where.glob("*.marshal.z"))
+    loaded = [dart_data.Corp(*row) for row in dart_data._corp_fields(0)]  # read back
+    assert [astuple(c) for c in loaded] == list(made)
+    u = dart_data.Universe(loaded, addresses(0))
+    assert u.by_code.keys() == direct.by_code.keys() and u.by_stock.keys() == direct.by_stock.keys()
 
 
 def test_off_keeps_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
