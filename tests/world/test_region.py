@@ -205,9 +205,10 @@ def test_the_detailed_trade_operation_is_served_under_its_client_name(world: Wor
 def test_trade_endpoint_edges(world: World) -> None:
     future = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="203001")
     assert future["body"]["totalCount"] == 0
-    rural = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="42810", DEAL_YMD="202406",
+    # 인제군 (강원특별자치도 since 2023-06-11): a rural district has few trades, but some
+    rural = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="51810", DEAL_YMD="202406",
                   numOfRows="1000")
-    assert rural["body"]["totalCount"] < 50
+    assert 0 < rural["body"]["totalCount"] < 50
     missing = world.call("GET", "/1613000/RTMSDataSvcAptTrade/getRTMSDataSvcAptTrade",
                          {"serviceKey": "k", "_type": "json", "LAWD_CD": "11680"})
     assert b"resultCode" in missing.body and b'"00"' not in missing.body
@@ -318,3 +319,41 @@ trajectory neighbourhood_trades
 '''
     result = check(text)
     assert not [d for d in result.diagnostics if d.severity == "error"]
+
+
+@pytest.mark.parametrize(("old", "new", "before", "after"), [
+    ("42110", "51110", "202201", "202405"),   # 춘천시: 강원특별자치도 (2023-06-11)
+    ("45111", "52111", "202201", "202405"),   # 전주시 완산구: 전북특별자치도 (2024-01-18)
+    ("47720", "27720", "202201", "202405"),   # 군위군: 대구광역시 (2023-07-01)
+    ("42110", "51110", "202305", "202306"),   # the month of the change is the new code's
+])
+def test_each_period_is_answered_under_the_code_in_force_then(
+        world: World, old: str, new: str, before: str, after: str) -> None:
+    """Issue 21 §5: a renumbered 시군구's trades and rents answer under the code valid in the
+    month asked — the retired code before its change, its successor after — and the district's
+    history continues across the change (the same complexes, the successor's code on the
+    rows)."""
+    for op in ("getRTMSDataSvcAptTrade", "getRTMSDataSvcAptRent"):
+        def total(code: str, ym: str, op: str = op) -> int:
+            return int(molit(world, op, LAWD_CD=code, DEAL_YMD=ym)["body"]["totalCount"])
+
+        assert total(new, before) == 0 and total(old, after) == 0
+        if old == "47720":  # 군위 has few apartments: its months may be empty either way
+            continue
+        assert total(old, before) > 0 and total(new, after) > 0
+        rows = items(molit(world, op, LAWD_CD=new, DEAL_YMD=after, numOfRows="1000"))
+        assert {str(r["sggCd"]) for r in rows} == {new}
+        earlier = items(molit(world, op, LAWD_CD=old, DEAL_YMD=before, numOfRows="1000"))
+        assert {r["aptSeq"] for r in rows} & {r["aptSeq"] for r in earlier}
+
+
+def test_the_successions_keep_each_districts_last_digits() -> None:
+    from edgedsl.world.regions import sigungu_list
+    from edgedsl.world.successions import lawd_in_force
+
+    known = {d.sgg_cd for d in sigungu_list()}
+    assert lawd_in_force("51110", 2024, 1) == "42110" in known
+    assert lawd_in_force("52111", 2024, 1) == "45111" in known
+    assert lawd_in_force("52111", 2023, 12) is None  # 전북특별자치도 from 2024-01-18
+    assert lawd_in_force("27720", 2023, 7) == "47720" in known
+    assert lawd_in_force("11680", 2024, 1) == "11680"  # untouched districts are themselves

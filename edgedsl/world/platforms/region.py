@@ -27,6 +27,7 @@ from ..engine import WorldError
 from ..geo import wgs84_to_utmk
 from ..rand import hash_unit
 from ..regions import legal_dongs
+from ..successions import lawd_in_force
 from .region_data import FIRST_YM, LAST_YM, apt_rents, apt_trades, jsonish
 
 if TYPE_CHECKING:
@@ -124,7 +125,10 @@ def _coord_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
 _YM = re.compile(r"([0-9]{4})(0[1-9]|1[0-2])")
 
 
-def _lawd_month(params: Mapping[str, str]) -> tuple[str, int, int] | None:
+def _lawd_month(params: Mapping[str, str]) -> tuple[str, str, int, int] | None:
+    """(the code asked, the table's code of its district then, year, month), or None when the
+    request names no district's month: a malformed code or month, a month outside the data, or
+    a code not in force that month (:func:`edgedsl.world.successions.lawd_in_force`)."""
     lawd, ym = params.get("LAWD_CD", "").strip(), params.get("DEAL_YMD", "").strip()
     m = _YM.fullmatch(ym)
     if not re.fullmatch(r"[0-9]{5}", lawd) or m is None:
@@ -132,17 +136,33 @@ def _lawd_month(params: Mapping[str, str]) -> tuple[str, int, int] | None:
     y, mo = int(m.group(1)), int(m.group(2))
     if not FIRST_YM <= (y, mo) <= LAST_YM:
         return None
-    return lawd, y, mo
+    table = lawd_in_force(lawd, y, mo)
+    return None if table is None else (lawd, table, y, mo)
+
+
+def _as_asked(rows: tuple[Row, ...], asked: str, table: str) -> Iterable[Row]:
+    """The rows under the code asked (a renumbered district's rows carry its new code)."""
+    if asked == table:
+        return rows
+    code = jsonish(asked)  # as the rows write a code (the JSON number the service sends)
+    return tuple(r | {"sggCd": code, "roadNmSggCd": code} if "roadNmSggCd" in r
+                 else r | {"sggCd": code} for r in rows)
 
 
 def _trade_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
     key = _lawd_month(params)
-    return apt_trades(world.seed, *key) if key else ()
+    if key is None:
+        return ()
+    asked, table, y, mo = key
+    return _as_asked(apt_trades(world.seed, table, y, mo), asked, table)
 
 
 def _rent_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
     key = _lawd_month(params)
-    return apt_rents(world.seed, *key) if key else ()
+    if key is None:
+        return ()
+    asked, table, y, mo = key
+    return _as_asked(apt_rents(world.seed, table, y, mo), asked, table)
 
 
 _STRUCT = (("21", "철근콘크리트구조"), ("11", "벽돌구조"), ("31", "일반철골구조"))
