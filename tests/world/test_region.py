@@ -357,3 +357,22 @@ def test_the_successions_keep_each_districts_last_digits() -> None:
     assert lawd_in_force("52111", 2023, 12) is None  # 전북특별자치도 from 2024-01-18
     assert lawd_in_force("27720", 2023, 7) == "47720" in known
     assert lawd_in_force("11680", 2024, 1) == "11680"  # untouched districts are themselves
+
+
+@pytest.mark.parametrize("seed", [0, 1, 5])
+def test_a_trade_is_of_a_complex_built_by_then(seed: int) -> None:
+    """Issue 21 §9: 58 of 134 강남 trades of January 2006 were in complexes built later. A sale
+    or a lease is of a complex standing in its year, in every district and month sampled."""
+    from edgedsl.world.platforms.region_data import apt_rents, apt_trades
+    from edgedsl.world.regions import sigungu_list
+
+    codes = ["11680", "11650", "26350", "41135", "48121"]
+    codes += [d.sgg_cd for d in sigungu_list()][seed::40]
+    seen = 0
+    for code in codes:
+        for y, m in ((2006, 1), (2012, 7), (2019, 3)):
+            for fn in (apt_trades, apt_rents):
+                for row in fn(seed, code, y, m):
+                    assert int(row["buildYear"]) <= y, (code, y, m, row["aptNm"])
+                    seen += 1
+    assert seen > 1_000

@@ -193,6 +193,23 @@ def _yymmdd(y: int, m: int, d: int) -> str:
     return f"{y % 100:02d}.{m:02d}.{d:02d}"
 
 
+def _standing(cplx: tuple[Complex, ...], y: int) -> bool:
+    """Whether some complex of the district stands in year ``y`` (is built by then)."""
+    return any(c.build_year <= y for c in cplx)
+
+
+def _built_by(r: random.Random, cplx: tuple[Complex, ...], cum: list[float],
+              y: int) -> Complex:
+    """A complex drawn by weight among those built by year ``y`` (issue 21 §9: a trade of
+    2006 was drawn among complexes built up to 2024). A complex not yet built is drawn again,
+    so a month after the district's last completion draws exactly as it did before this rule
+    (the months of 2024 and later keep their trades); some complex must stand (``_standing``)."""
+    while True:
+        c = r.choices(cplx, cum_weights=cum)[0]
+        if c.build_year <= y:
+            return c
+
+
 @lru_cache(maxsize=512)
 def _cum_weights(seed: int, sgg_cd: str) -> list[float]:
     out, acc = [], 0.0
@@ -216,7 +233,7 @@ def apt_trades(seed: int, sgg_cd: str, y: int, m: int) -> tuple[dict[str, Any], 
     """The apartment sales reported for contracts of month ``y``-``m`` in ``sgg_cd``, as sent by
     ``getRTMSDataSvcAptTrade`` (ordered by contract day)."""
     cplx = complexes(seed, sgg_cd)
-    count = _month_count(seed, "molit-trade-n", sgg_cd, y, m, 1.0) if cplx else 0
+    count = _month_count(seed, "molit-trade-n", sgg_cd, y, m, 1.0) if _standing(cplx, y) else 0
     r = random.Random(int(hash_unit(seed, "molit-trade", sgg_cd, y, m) * 2**53))
     cum = _cum_weights(seed, sgg_cd)
     sido_nm, sgg_nm = sgg_names().get(sgg_cd, ("", ""))
@@ -224,7 +241,7 @@ def apt_trades(seed: int, sgg_cd: str, y: int, m: int) -> tuple[dict[str, Any], 
     index = _market(y, m)
     rows: list[tuple[int, dict[str, Any]]] = []
     for _ in range(count):
-        c = r.choices(cplx, cum_weights=cum)[0]
+        c = _built_by(r, cplx, cum, y)
         day = r.randint(1, _days(y, m))
         area = r.choice(c.sizes)
         price = c.price * area * index * r.uniform(0.9, 1.1) * (1 + 0.004 * min(area, 135))
@@ -263,13 +280,13 @@ def apt_rents(seed: int, sgg_cd: str, y: int, m: int) -> tuple[dict[str, Any], .
     """The apartment 전월세 contracts of month ``y``-``m`` in ``sgg_cd``, as sent by
     ``getRTMSDataSvcAptRent`` (보증금 ``deposit`` and 월세 ``monthlyRent`` in 만원)."""
     cplx = complexes(seed, sgg_cd)
-    count = _month_count(seed, "molit-rent-n", sgg_cd, y, m, 1.6) if cplx else 0
+    count = _month_count(seed, "molit-rent-n", sgg_cd, y, m, 1.6) if _standing(cplx, y) else 0
     r = random.Random(int(hash_unit(seed, "molit-rent", sgg_cd, y, m) * 2**53))
     cum = _cum_weights(seed, sgg_cd)
     index = _market(y, m)
     rows: list[tuple[int, dict[str, Any]]] = []
     for _ in range(count):
-        c = r.choices(cplx, cum_weights=cum)[0]
+        c = _built_by(r, cplx, cum, y)
         day = r.randint(1, _days(y, m))
         area = r.choice(c.sizes)
         jeonse = c.price * area * index * r.uniform(0.45, 0.62)
