@@ -267,7 +267,7 @@ def test_08_address_schools(world: World, run: Callable[[str], Any]) -> None:
     }
     assert (si, gu, got["schools"]) == ("부산광역시", "해운대구",
                                         ["충렬제2고등학교", "반여고등학교", "나래제2고등학교"])
-    assert (got["events"], got["events_2025"], got["first_date"]) == (431, 143, "2025-01-07")
+    assert (got["events"], got["events_2025"], got["first_date"]) == (433, 148, "2025-01-03")
 
 
 # ====================================================================== chain 9

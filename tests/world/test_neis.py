@@ -152,3 +152,25 @@ trajectory lunch "중앙고등학교(서울)의 2024년 5월 2일 점심 열량�
   answer lunch.CAL_INFO
 }
 """
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_school_year_opens_and_closes_in_order(seed: int) -> None:
+    """Issue 21 §9: 2024's 입학식 fell on 3/4 and its 시업식 on 3/5; a 여름방학식 could land
+    after the vacation and a 종업식 be left out. Every school of a sample holds 입학식 and
+    시업식 on its first school day, 여름방학식 on the first semester's last, 개학식 after it on
+    the second's first, and 겨울방학식, 종업식 and 졸업식 on the year's last school day."""
+    w = World(seed=seed, modules=[neis])
+    schools = orjson.loads(w.call("GET", "/hub/schoolInfo", {
+        "KEY": "k", "Type": "json", "SCHUL_KND_SC_NM": "고등학교", "pSize": "40"}).body)
+    for sch in schools["schoolInfo"][1]["row"][::4]:
+        body = orjson.loads(w.call("GET", "/hub/SchoolSchedule", {
+            "KEY": "k", "Type": "json", "ATPT_OFCDC_SC_CODE": sch["ATPT_OFCDC_SC_CODE"],
+            "SD_SCHUL_CODE": sch["SD_SCHUL_CODE"], "AA_FROM_YMD": "20240301",
+            "AA_TO_YMD": "20250228", "pSize": "1000"}).body)
+        rows = body["SchoolSchedule"][1]["row"]
+        on = {r["EVENT_NM"]: r["AA_YMD"] for r in rows}
+        event_days = sorted(r["AA_YMD"] for r in rows if r["SBTR_DD_SC_NM"] == "해당없음")
+        assert on["입학식"] == on["시업식"] == event_days[0]
+        assert on["시업식"] < on["여름방학식"] < on["개학식"] < on["겨울방학식"]
+        assert on["겨울방학식"] == on["종업식"] == on["졸업식"] == event_days[-1]

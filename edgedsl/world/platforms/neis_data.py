@@ -200,7 +200,27 @@ EVENTS: tuple[tuple[int, int, str, str], ...] = (
     (11, 14, "대학수학능력시험", "수능 시험장 학교 휴업"), (12, 8, "2학기 기말고사", ""),
     (12, 23, "겨울방학식", ""), (1, 6, "졸업식", "제{n}회 졸업식"), (1, 7, "종업식", ""),
 )
-"""(month, day, 행사명, 행사내용) of a school year; a school moves each by a few days."""
+"""(month, day, 행사명, 행사내용) of a school year; a school moves each by a few days, but for
+the events that open or close a semester (:func:`_semester_bounds`)."""
+
+
+def _semester_bounds(s: S, ay: int) -> dict[str, date]:
+    """The days of the events that open or close a semester, from the school's own calendar:
+    입학식 and 시업식 on the year's first school day, 여름방학식 on the first semester's last,
+    개학식 on the second's first, 겨울방학식, 종업식 and 졸업식 on the year's last (the year ends
+    in early January, and the winter vacation with it). Drawn near a date like the other events,
+    2024's 입학식 fell on 3/4 and its 시업식 on 3/5, a 여름방학식 after the vacation, and a
+    종업식 past the year's last school day was left out (issue 21 §9)."""
+    cal = calendar(s, ay)
+    first = [d for d, sem in cal if sem == 1]
+    second = [d for d, sem in cal if sem == 2]
+    out: dict[str, date] = {}
+    if first:
+        out |= {"입학식": first[0], "시업식": first[0], "여름방학식": first[-1]}
+    if second:
+        out |= {"개학식": second[0], "겨울방학식": second[-1], "종업식": second[-1],
+                "졸업식": second[-1]}
+    return out
 
 # (dish, allergy numbers) — 1 난류 2 우유 3 메밀 4 땅콩 5 대두 6 밀 7 고등어 8 게 9 새우
 # 10 돼지고기 11 복숭아 12 토마토 13 아황산류 14 호두 15 닭고기 16 쇠고기 17 오징어 18 조개류 19 잣
@@ -480,13 +500,14 @@ def meal_rows(school: Mapping[str, Any], params: Mapping[str, str]) -> list[dict
 
 def _event_days(s: S, ay: int, days: list[date]) -> dict[date, list[tuple[str, str, Any]]]:
     out: dict[date, list[tuple[str, str, Any]]] = {}
+    bounds = _semester_bounds(s, ay)
     last = 6 if s.kind in ("els", "sps") else 3
     for month, day, name, content in EVENTS:
         if name == "대학수학능력시험" and s.kind != "his":
             continue
         year = ay if month >= 3 else ay + 1
         want = date(year, month, day) + timedelta(days=int(hash_unit(s.seed, s.code, name, ay) * 4))
-        on = next((d for d in days if d >= want), None)
+        on = bounds.get(name) or next((d for d in days if d >= want), None)
         if on is None:
             continue
         only: Any = {"입학식": (1,), "졸업식": (last,), "수학여행": (2,)}.get(name)
