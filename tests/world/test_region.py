@@ -376,3 +376,27 @@ def test_a_trade_is_of_a_complex_built_by_then(seed: int) -> None:
                     assert int(row["buildYear"]) <= y, (code, y, m, row["aptNm"])
                     seen += 1
     assert seen > 1_000
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_traded_complex_stands_in_the_building_register(seed: int) -> None:
+    """Issue 21 §9: the building register held exactly the four buildings of a 법정동's addresses
+    and none of its apartment complexes. A complex a trade names is found by the trade's codes
+    and lot (sggCd, umdCd, bonbun, bubun): its 동 carry its name, the trade's build year, and
+    floors enough for the trade's; and 법정동 hold different numbers of buildings."""
+    w = World(seed=seed)
+    trades = items(molit(w, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="202405",
+                         numOfRows="30"))
+    assert trades
+    for t in trades:
+        sgg, umd = f"{int(t['sggCd']):05d}", f"{int(t['umdCd']):05d}"
+        found = items(molit(w, "getBrTitleInfo", sigunguCd=sgg, bjdongCd=umd,
+                            bun=t["bonbun"], ji=t["bubun"], numOfRows="100"))
+        mine = [b for b in found if b["bldNm"] == t["aptNm"]]
+        assert mine, (t["aptNm"], sgg, umd, t["bonbun"], t["bubun"])
+        assert {str(b["useAprDay"])[:4] for b in mine} == {str(t["buildYear"])}
+        assert max(int(b["grndFlrCnt"]) for b in mine) >= int(t["floor"])
+    counts = {int(molit(w, "getBrTitleInfo", sigunguCd="11680", bjdongCd=d,
+                        numOfRows="1")["body"]["totalCount"])
+              for d in ("10100", "10300", "10500", "10600", "10800")}
+    assert len(counts) > 1

@@ -28,7 +28,7 @@ from ..geo import wgs84_to_utmk
 from ..rand import hash_unit
 from ..regions import legal_dongs
 from ..successions import lawd_in_force
-from .region_data import FIRST_YM, LAST_YM, apt_rents, apt_trades, jsonish
+from .region_data import FIRST_YM, LAST_YM, Complex, apt_rents, apt_trades, complexes, jsonish
 
 if TYPE_CHECKING:
     from ..engine import World
@@ -180,40 +180,73 @@ def _titles(seed: int, a: Row) -> list[Row]:
     struct = _STRUCT[0] if apt else r.choice(_STRUCT)
     plat = round(r.uniform(150, 30000 if apt else 1200), 2)
     bun, ji = f"{int(a['lnbrMnnm']):04d}", f"{int(a['lnbrSlno']):04d}"
-    out = []
-    for i in range(n_dong):
-        floors = r.randint(12, 35) if apt else r.randint(1, 15)
-        arch = round(plat * r.uniform(0.15, 0.5) / n_dong, 2)
-        tot = round(arch * floors * r.uniform(0.8, 1.0), 2)
-        row = {
-            "rnum": str(i + 1), "platPlc": f"{a['jibunAddr']}번지",
-            "sigunguCd": a["admCd"][:5], "bjdongCd": a["admCd"][5:], "platGbCd": "0",
-            "bun": bun, "ji": ji,
-            "mgmBldrgstPk": f"{a['admCd'][:5]}-{int(hash_unit(seed, a['bdMgtSn'], i) * 1e8)}",
-            "regstrGbCd": "1", "regstrGbCdNm": "일반", "regstrKindCd": "2",
-            "regstrKindCdNm": "일반건축물", "newPlatPlc": f" {a['roadAddr']}",
-            "bldNm": a["bdNm"], "splotNm": "", "block": "", "lot": "", "bylotCnt": "0",
-            "naRoadCd": a["rnMgtSn"], "naBjdongCd": a["admCd"][5:8] + "01",
-            "naUgrndCd": a["udrtYn"], "naMainBun": a["buldMnnm"], "naSubBun": a["buldSlno"],
-            "dongNm": f"{101 + i}동" if apt else "", "mainAtchGbCd": "0",
-            "mainAtchGbCdNm": "주건축물", "platArea": str(plat), "archArea": str(arch),
-            "bcRat": str(round(arch * n_dong / plat * 100, 2)), "totArea": str(tot),
-            "vlRatEstmTotArea": str(tot), "vlRat": str(round(tot * n_dong / plat * 100, 2)),
-            "strctCd": struct[0], "strctCdNm": struct[1], "etcStrct": struct[1],
-            "mainPurpsCd": purpose[0], "mainPurpsCdNm": purpose[1], "etcPurps": purpose[2],
-            "roofCd": "10", "roofCdNm": "(철근)콘크리트", "etcRoof": "",
-            "hhldCnt": str(floors * 4 if apt else 0), "fmlyCnt": "0",
-            "heit": str(round(floors * 2.9, 1)), "grndFlrCnt": str(floors),
-            "ugrndFlrCnt": str(r.randint(1, 3) if apt or floors > 5 else 0),
-            "rideUseElvtCnt": str(2 if floors > 5 else 0), "emgenUseElvtCnt": "0",
-            "atchBldCnt": "0", "atchBldArea": "0", "totDongTotArea": str(tot),
-            "pmsDay": f"{year - 3}0{r.randint(1, 9)}{r.randint(10, 28)}",
-            "stcnsDay": f"{year - 2}0{r.randint(1, 9)}{r.randint(10, 28)}",
-            "useAprDay": f"{year}{r.randint(10, 12)}{r.randint(10, 28)}",
-            "crtnDay": f"{year}{r.randint(10, 12)}{r.randint(10, 28)}",
-        }
-        out.append({k: jsonish(v) for k, v in row.items()})
-    return out
+    place = {"platPlc": f"{a['jibunAddr']}번지", "sigunguCd": a["admCd"][:5],
+             "bjdongCd": a["admCd"][5:], "bun": bun, "ji": ji, "pk": a["bdMgtSn"],
+             "newPlatPlc": f" {a['roadAddr']}", "bldNm": a["bdNm"], "naRoadCd": a["rnMgtSn"],
+             "naBjdongCd": a["admCd"][5:8] + "01", "naUgrndCd": a["udrtYn"],
+             "naMainBun": a["buldMnnm"], "naSubBun": a["buldSlno"]}
+    return [_title(seed, r, i, place, apt=apt, n_dong=n_dong, year=year, purpose=purpose,
+                   struct=struct, plat=plat, floors=r.randint(12, 35) if apt else r.randint(1, 15))
+            for i in range(n_dong)]
+
+
+def _complex_titles(seed: int, c: Complex) -> list[Row]:
+    """The 표제부 rows of apartment complex ``c``: one per 동, completed in its build year and no
+    taller than its floors — the building a trade of it names (issue 21 §9: a 법정동 held the
+    four buildings of its addresses and none of its complexes)."""
+    r = random.Random(int(hash_unit(seed, "molit-br-complex", c.seq) * 2**53))
+    n_dong = r.randint(2, 12)
+    plat = round(r.uniform(8000, 60000), 2)
+    sgg, bjd = c.dong.code[:5], c.dong.code[5:]
+    place = {"platPlc": f"{c.dong.full_name} {c.bonbun}" + (f"-{c.bubun}" if c.bubun else "")
+             + "번지", "sigunguCd": sgg, "bjdongCd": bjd, "bun": f"{c.bonbun:04d}",
+             "ji": f"{c.bubun:04d}", "pk": c.seq, "newPlatPlc":
+             f" {c.dong.sido_nm} {c.dong.sgg_nm} {c.road} {c.road_no}", "bldNm": c.name,
+             "naRoadCd": f"{sgg}{int(c.seq.partition('-')[2]) * 7 % 9999:07d}",
+             "naBjdongCd": bjd[:3] + "01", "naUgrndCd": "0", "naMainBun": str(c.road_no),
+             "naSubBun": "0"}
+    return [_title(seed, r, i, place, apt=True, n_dong=n_dong, year=c.build_year,
+                   purpose=_PURPOSE["1"], struct=_STRUCT[0], plat=plat,
+                   floors=c.floors if i == 0 else r.randint(max(5, c.floors - 8), c.floors))
+            for i in range(n_dong)]
+
+
+def _title(seed: int, r: random.Random, i: int, place: Mapping[str, str], *, apt: bool,
+           n_dong: int, year: int, purpose: tuple[str, str, str], struct: tuple[str, str],
+           plat: float, floors: int) -> Row:
+    """One 표제부 row: building ``i`` of ``n_dong`` on a lot at ``place`` (its codes, lot and
+    road address, name, and the key of its register number)."""
+    arch = round(plat * r.uniform(0.15, 0.5) / n_dong, 2)
+    tot = round(arch * floors * r.uniform(0.8, 1.0), 2)
+    row = {
+        "rnum": str(i + 1), "platPlc": place["platPlc"],
+        "sigunguCd": place["sigunguCd"], "bjdongCd": place["bjdongCd"], "platGbCd": "0",
+        "bun": place["bun"], "ji": place["ji"],
+        "mgmBldrgstPk": f"{place['sigunguCd']}-{int(hash_unit(seed, place['pk'], i) * 1e8)}",
+        "regstrGbCd": "1", "regstrGbCdNm": "일반", "regstrKindCd": "2",
+        "regstrKindCdNm": "일반건축물", "newPlatPlc": place["newPlatPlc"],
+        "bldNm": place["bldNm"], "splotNm": "", "block": "", "lot": "", "bylotCnt": "0",
+        "naRoadCd": place["naRoadCd"], "naBjdongCd": place["naBjdongCd"],
+        "naUgrndCd": place["naUgrndCd"], "naMainBun": place["naMainBun"],
+        "naSubBun": place["naSubBun"],
+        "dongNm": f"{101 + i}동" if apt else "", "mainAtchGbCd": "0",
+        "mainAtchGbCdNm": "주건축물", "platArea": str(plat), "archArea": str(arch),
+        "bcRat": str(round(arch * n_dong / plat * 100, 2)), "totArea": str(tot),
+        "vlRatEstmTotArea": str(tot), "vlRat": str(round(tot * n_dong / plat * 100, 2)),
+        "strctCd": struct[0], "strctCdNm": struct[1], "etcStrct": struct[1],
+        "mainPurpsCd": purpose[0], "mainPurpsCdNm": purpose[1], "etcPurps": purpose[2],
+        "roofCd": "10", "roofCdNm": "(철근)콘크리트", "etcRoof": "",
+        "hhldCnt": str(floors * 4 if apt else 0), "fmlyCnt": "0",
+        "heit": str(round(floors * 2.9, 1)), "grndFlrCnt": str(floors),
+        "ugrndFlrCnt": str(r.randint(1, 3) if apt or floors > 5 else 0),
+        "rideUseElvtCnt": str(2 if floors > 5 else 0), "emgenUseElvtCnt": "0",
+        "atchBldCnt": "0", "atchBldArea": "0", "totDongTotArea": str(tot),
+        "pmsDay": f"{year - 3}0{r.randint(1, 9)}{r.randint(10, 28)}",
+        "stcnsDay": f"{year - 2}0{r.randint(1, 9)}{r.randint(10, 28)}",
+        "useAprDay": f"{year}{r.randint(10, 12)}{r.randint(10, 28)}",
+        "crtnDay": f"{year}{r.randint(10, 12)}{r.randint(10, 28)}",
+    }
+    return {k: jsonish(v) for k, v in row.items()}
 
 
 def _title_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
@@ -228,6 +261,14 @@ def _title_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
         if ji and (not ji.isdigit() or int(ji) != int(a["lnbrSlno"])):
             continue
         yield from _titles(world.seed, a)
+    for c in complexes(world.seed, sgg):  # the district's apartment complexes on this 법정동
+        if c.dong.code != sgg + bjd:
+            continue
+        if bun and (not bun.isdigit() or int(bun) != c.bonbun):
+            continue
+        if ji and (not ji.isdigit() or int(ji) != c.bubun):
+            continue
+        yield from _complex_titles(world.seed, c)
 
 
 # ---------------------------------------------------------------- declarations
