@@ -31,6 +31,12 @@ CASES = [
     ("/1613000/RTMSDataSvcRHTrade/getRTMSDataSvcRHTrade", {"serviceKey": KEY, "_type": "json"},
      "gateway", "12"),
     ("/9760000/NoSuchService/op", {"serviceKey": KEY, "resultType": "json"}, "gateway", "12"),
+    # operations the services offer and the world does not serve (docs/world.md, "Coverage")
+    ("/9760000/VoteXmntckInfoInqireService2/getVoteSttusInfoInqire",
+     {"serviceKey": KEY, "resultType": "json"}, "gateway", "12"),
+    ("/1613000/BldRgstHubService/getBrRecapTitleInfo", {"serviceKey": KEY, "_type": "json"},
+     "gateway", "12"),
+    ("/api/lwstLg.json", {"crtfc_key": KEY}, "dart", "101"),
     # NEIS and 열린국회: a top-level RESULT, ERROR-310
     ("/hub/noSuchTimetable", {"KEY": KEY, "Type": "json"}, "hub", "ERROR-310"),
     ("/portal/openapi/nosuchservice", {"KEY": KEY, "Type": "json"}, "hub", "ERROR-310"),
