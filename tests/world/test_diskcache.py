@@ -45,6 +45,7 @@ def test_addresses_load_as_generated(where: Path) -> None:
     assert kept(3) == made
 
 
+@pytest.mark.slow  # builds the 22,671 companies twice (~5 s)
 def test_the_company_universe_loads_as_generated(where: Path) -> None:
     """DART's 22,671 companies kept on disk come back field for field, and the universe made
     from them is the one built directly (its lookups too)."""

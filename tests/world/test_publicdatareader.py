@@ -82,6 +82,7 @@ def test_the_building_register_with_and_without_a_match(served: tuple[World, str
     assert len(empty) == 0
 
 
+@pytest.mark.filterwarnings("ignore:Call to deprecated method findAll:DeprecationWarning")
 def test_seoul_subway_counts_page_to_the_end(served: tuple[World, str]) -> None:
     """The reader pages by 1,000 while the service answers ``INFO-000`` and stops at the
     ``INFO-200`` past the last row (the world answered ``INFO-000`` with no rows there, and
