@@ -147,3 +147,13 @@ def test_old_directories_of_other_fingerprints_are_pruned(where: Path) -> None:
 
     gen(5)
     assert not old.exists() and recent.exists() and where.is_dir()
+
+
+def test_the_code_table_loads_as_read(where: Path) -> None:
+    """The 법정동 table kept on disk comes back row for row as the CSV reads."""
+    from edgedsl.world import regions
+
+    made = regions._rows.__wrapped__()  # type: ignore[attr-defined]
+    assert regions._rows() == made  # read and written
+    assert regions._rows() == made and len(made) == 46_345  # read back
+    assert all(len(r) == 9 for r in made)

@@ -60,10 +60,17 @@ def build_regions(world: World) -> list[Row]:
 
 # ---------------------------------------------------------------- juso.go.kr
 
-_SIDO_ONLY = {d.sido_nm for d in legal_dongs() if d.level == "sido"} | {
+_SIDO_SHORT = frozenset({
     "서울", "부산", "대구", "인천", "광주", "대전", "울산", "세종", "경기", "강원", "충북", "충남",
     "전북", "전남", "경북", "경남", "제주", "서울시", "부산시", "대구시", "인천시", "광주시",
-    "대전시", "울산시", "세종시", "제주도"}
+    "대전시", "울산시", "세종시", "제주도"})
+
+
+@cache
+def _sido_only() -> frozenset[str]:
+    """The texts that name only a 시도 (a juso keyword refuses them): the table's 시도 names and
+    their short forms (built on first use: the table is not read when no address is asked)."""
+    return frozenset(d.sido_nm for d in legal_dongs() if d.level == "sido") | _SIDO_SHORT
 
 
 @cache
@@ -79,7 +86,7 @@ def keyword_matches(seed: int, keyword: str) -> list[Row]:
         raise WorldError("missing_param", "keyword")
     if len(text) < 2:
         raise WorldError("bad_number", "검색어는 두글자 이상")
-    if text in _SIDO_ONLY:
+    if text in _sido_only():
         raise WorldError("bad_param", "시도명만 입력")
     tokens = text.split()
     rows = addresses(seed)
