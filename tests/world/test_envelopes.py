@@ -331,3 +331,17 @@ def test_not_found_and_blocked() -> None:
     assert env.blocks_agent(ep("ex"), "curl/8") and not env.blocks_agent(ep("ex"), "Mozilla/5")
     assert not env.blocks_agent(ep("dart"), "")
     assert env.request_blocked().status == 400
+
+
+@pytest.mark.parametrize("kind", [k for k in env.ERROR_KINDS if k not in ("auth", "quota",
+                                                                            "server")])
+def test_families_without_codes_say_the_error_in_korean(kind: str) -> None:
+    """한국도로공사's message and law.go.kr's error page say what went wrong in Korean, never the
+    world's internal kind word (they said ``요청 오류: unknown_service``)."""
+    ex = js(env.error(ep("ex", service="list"), kind, "json", "detail"))
+    law = env.error(ep("law", service="law"), kind, "xml").body.decode()
+    # a non-number 한국도로공사 reads is its Java exception's own text (the real quirk)
+    texts = [law] if kind == "bad_number" else [ex["message"], law]
+    for text in texts:
+        assert kind not in text and "_" not in text.split("(")[0], text
+        assert any("가" <= ch <= "힣" for ch in text)

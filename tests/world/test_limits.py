@@ -270,10 +270,11 @@ def test_the_refusal_bodies_of_each_family(full: tuple[World, Any]) -> None:
         "MESSAGE"]
     assert body("seoul")["RESULT"]["CODE"] == "ERROR-413"
     assert body("dart")["status"] == "101" and "LIMIT" in body("dart")["message"]
-    assert body("ex")["code"] == "ERROR" and "too_large LIMIT" in body("ex")["message"]
+    assert body("ex")["code"] == "ERROR" and "허용 한도" in body("ex")["message"] \
+        and "LIMIT" in body("ex")["message"]
     assert body("juso")["results"]["common"]["errorCode"] == "E0010"
     assert body("seoul_bus")["msgHeader"]["headerCd"] == "2"
-    assert "<html>" in body("law") and "too_large" in body("law")
+    assert "<html>" in body("law") and "허용 한도" in body("law")
 
 
 def test_a_refusal_on_an_unknown_path() -> None:
