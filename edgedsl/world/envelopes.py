@@ -134,6 +134,25 @@ _SEOUL_BUS: dict[str, tuple[str, str]] = {
 }
 
 
+#: How the families without a code per error (한국도로공사, law.go.kr) say what went wrong, in
+#: their own language: never the world's internal kind word.
+_KIND_KO: dict[str, str] = {
+    "missing_param": "필수 요청인자가 없습니다",
+    "bad_param": "요청인자 값이 올바르지 않습니다",
+    "bad_number": "숫자여야 하는 요청인자가 숫자가 아닙니다",
+    "bad_range": "요청 범위가 올바르지 않습니다",
+    "too_many_rows": "한 번에 요청할 수 있는 건수를 넘었습니다",
+    "too_many_corps": "한 번에 조회할 수 있는 대상 수를 넘었습니다",
+    "sample_limit": "샘플 키로 요청할 수 있는 건수를 넘었습니다",
+    "unknown_service": "요청하신 서비스를 찾을 수 없습니다",
+    "quota": "일일 요청 한도를 넘었습니다",
+    "server": "서버 오류입니다",
+    "too_large": "요청의 크기가 허용 한도를 넘었습니다",
+    "too_long": "요청인자 값의 길이가 허용 한도를 넘었습니다",
+    "state_full": "더 등록할 수 없습니다",
+}
+
+
 # ------------------------------------------------------------------ request side
 
 
@@ -376,25 +395,6 @@ def error(ep: Endpoint, kind: str, fmt: str, detail: str = "") -> WireResponse:
                 f"있습니다: {escape(_KIND_KO.get(kind, kind))}</p></body></html>")
         return WireResponse(200, HTML, page.encode())
     raise ValueError(f"unknown dialect {d!r}")
-
-
-#: How the families without a code per error (한국도로공사, law.go.kr) say what went wrong, in
-#: their own language: never the world's internal kind word.
-_KIND_KO: dict[str, str] = {
-    "missing_param": "필수 요청인자가 없습니다",
-    "bad_param": "요청인자 값이 올바르지 않습니다",
-    "bad_number": "숫자여야 하는 요청인자가 숫자가 아닙니다",
-    "bad_range": "요청 범위가 올바르지 않습니다",
-    "too_many_rows": "한 번에 요청할 수 있는 건수를 넘었습니다",
-    "too_many_corps": "한 번에 조회할 수 있는 대상 수를 넘었습니다",
-    "sample_limit": "샘플 키로 요청할 수 있는 건수를 넘었습니다",
-    "unknown_service": "요청하신 서비스를 찾을 수 없습니다",
-    "quota": "일일 요청 한도를 넘었습니다",
-    "server": "서버 오류입니다",
-    "too_large": "요청의 크기가 허용 한도를 넘었습니다",
-    "too_long": "요청인자 값의 길이가 허용 한도를 넘었습니다",
-    "state_full": "더 등록할 수 없습니다",
-}
 
 
 def _said(msg: str, kind: str, detail: str) -> str:

@@ -126,12 +126,19 @@ def body_call_args(body: Sequence[n.Stmt]) -> list[tuple[str, n.Arg]]:
             out += body_call_args(s.then) + body_call_args(s.orelse or ())
         if not isinstance(s, n.Binding):
             continue
-        node = s.node
-        calls = [node] if isinstance(node, n.Call) else [node.call] \
-            if isinstance(node, n.Compare) else [b.call for b in node.branches] \
-            if isinstance(node, n.Parallel) else []
-        out += [(c.qualname, a) for c in calls for a in c.args]
+        out += [(c.qualname, a) for c in _calls_of(s.node) for a in c.args]
     return out
+
+
+def _calls_of(node: n.NodeExpr) -> list[n.Call]:
+    """The calls a bound node makes (none for a ``drv``)."""
+    if isinstance(node, n.Call):
+        return [node]
+    if isinstance(node, n.Compare):
+        return [node.call]
+    if isinstance(node, n.Parallel):
+        return [b.call for b in node.branches]
+    return []
 
 
 def body_literal_uses(body: Sequence[n.Stmt]) -> list[LiteralUse]:

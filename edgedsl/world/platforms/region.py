@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -156,20 +156,23 @@ def _as_asked(rows: tuple[Row, ...], asked: str, table: str) -> Iterable[Row]:
                  else r | {"sggCd": code} for r in rows)
 
 
-def _trade_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
+def _month_rows(gen: Callable[[int, str, int, int], tuple[Row, ...]], world: World,
+                params: Mapping[str, str]) -> Iterable[Row]:
+    """The rows ``gen`` (trades or leases) makes for the district and month asked, under the
+    code asked."""
     key = _lawd_month(params)
     if key is None:
         return ()
     asked, table, y, mo = key
-    return _as_asked(apt_trades(world.seed, table, y, mo), asked, table)
+    return _as_asked(gen(world.seed, table, y, mo), asked, table)
+
+
+def _trade_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
+    return _month_rows(apt_trades, world, params)
 
 
 def _rent_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
-    key = _lawd_month(params)
-    if key is None:
-        return ()
-    asked, table, y, mo = key
-    return _as_asked(apt_rents(world.seed, table, y, mo), asked, table)
+    return _month_rows(apt_rents, world, params)
 
 
 _STRUCT = (("21", "철근콘크리트구조"), ("11", "벽돌구조"), ("31", "일반철골구조"))
@@ -209,7 +212,7 @@ def _complex_titles(seed: int, c: Complex) -> list[Row]:
              + "번지", "sigunguCd": sgg, "bjdongCd": bjd, "bun": f"{c.bonbun:04d}",
              "ji": f"{c.bubun:04d}", "pk": c.seq, "newPlatPlc":
              f" {c.dong.sido_nm} {c.dong.sgg_nm} {c.road} {c.road_no}", "bldNm": c.name,
-             "naRoadCd": f"{sgg}{int(c.seq.partition('-')[2]) * 7 % 9999:07d}",
+             "naRoadCd": f"{sgg}{c.road_cd:07d}",
              "naBjdongCd": bjd[:3] + "01", "naUgrndCd": "0", "naMainBun": str(c.road_no),
              "naSubBun": "0"}
     return [_title(seed, r, i, place, apt=True, n_dong=n_dong, year=c.build_year,
@@ -263,19 +266,18 @@ def _title_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
         return
     bun, ji = params.get("bun", "").strip(), params.get("ji", "").strip()
     for a in _by_adm(world.seed).get(sgg + bjd, []):
-        if bun and (not bun.isdigit() or int(bun) != int(a["lnbrMnnm"])):
-            continue
-        if ji and (not ji.isdigit() or int(ji) != int(a["lnbrSlno"])):
-            continue
-        yield from _titles(world.seed, a)
+        if _on_lot(bun, ji, int(a["lnbrMnnm"]), int(a["lnbrSlno"])):
+            yield from _titles(world.seed, a)
     for c in complexes(world.seed, sgg):  # the district's apartment complexes on this 법정동
-        if c.dong.code != sgg + bjd:
-            continue
-        if bun and (not bun.isdigit() or int(bun) != c.bonbun):
-            continue
-        if ji and (not ji.isdigit() or int(ji) != c.bubun):
-            continue
-        yield from _complex_titles(world.seed, c)
+        if c.dong.code == sgg + bjd and _on_lot(bun, ji, c.bonbun, c.bubun):
+            yield from _complex_titles(world.seed, c)
+
+
+def _on_lot(bun: str, ji: str, main: int, sub: int) -> bool:
+    """Whether a building on lot ``main``-``sub`` matches the ``bun`` and ``ji`` asked (each
+    optional; a non-number matches nothing)."""
+    return (not bun or (bun.isdigit() and int(bun) == main)) and \
+        (not ji or (ji.isdigit() and int(ji) == sub))
 
 
 # ---------------------------------------------------------------- declarations

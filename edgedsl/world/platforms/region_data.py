@@ -120,6 +120,12 @@ class Complex:
     road: str         # roadNm
     road_no: int      # roadNmBonbun
 
+    @property
+    def road_cd(self) -> int:
+        """The number of its road within the 시군구 (the trades' ``roadNmCd``, the building
+        register's ``naRoadCd`` after the 시군구 code)."""
+        return int(self.seq[6:]) * 7 % 9999
+
 
 def _scale(sgg_cd: str) -> tuple[int, float]:
     """(number of complexes, monthly trades per complex at volume 1.0) of a 시군구."""
@@ -252,7 +258,7 @@ def apt_trades(seed: int, sgg_cd: str, y: int, m: int) -> tuple[dict[str, Any], 
         reg_m = m + r.randint(1, 3)
         row = _common(c, sgg_cd) | {
             "landCd": "1", "bonbun": f"{c.bonbun:04d}", "bubun": f"{c.bubun:04d}",
-            "roadNm": c.road, "roadNmSggCd": sgg_cd, "roadNmCd": f"{int(c.seq[6:]) * 7 % 9999:04d}",
+            "roadNm": c.road, "roadNmSggCd": sgg_cd, "roadNmCd": f"{c.road_cd:04d}",
             "roadNmSeq": "01", "roadNmbCd": "0", "roadNmBonbun": f"{c.road_no:05d}",
             "roadNmBubun": "00000",
             "excluUseAr": f"{area:.2f}".rstrip("0").rstrip("."),
