@@ -115,19 +115,23 @@ def literal_uses(traj: n.Trajectory) -> list[LiteralUse]:
     return body_literal_uses(traj.body)
 
 
-def body_call_args(body: Sequence[n.Stmt]) -> list[tuple[str, n.Arg]]:
-    """Every argument of every call of the statements ``body`` (a draft's body), with the call's
-    tool (``platform.tool``), in source order: calls, ``compare`` calls, the branches of a
-    ``parallel`` group (whose header values stay ``shared`` references), both arms of an
-    ``if``."""
-    out: list[tuple[str, n.Arg]] = []
+def body_calls(body: Sequence[n.Stmt]) -> list[n.Call]:
+    """Every call of the statements ``body``, in source order: calls, ``compare`` calls, the
+    branches of a ``parallel`` group, both arms of an ``if``."""
+    out: list[n.Call] = []
     for s in body:
         if isinstance(s, n.IfStmt):
-            out += body_call_args(s.then) + body_call_args(s.orelse or ())
-        if not isinstance(s, n.Binding):
-            continue
-        out += [(c.qualname, a) for c in _calls_of(s.node) for a in c.args]
+            out += body_calls(s.then) + body_calls(s.orelse or ())
+        elif isinstance(s, n.Binding):
+            out += _calls_of(s.node)
     return out
+
+
+def body_call_args(body: Sequence[n.Stmt]) -> list[tuple[str, n.Arg]]:
+    """Every argument of every call of ``body`` (a draft's body; :func:`body_calls`) with the
+    call's tool (``platform.tool``); a ``parallel`` group's header values stay ``shared``
+    references."""
+    return [(c.qualname, a) for c in body_calls(body) for a in c.args]
 
 
 def _calls_of(node: n.NodeExpr) -> list[n.Call]:

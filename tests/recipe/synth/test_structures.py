@@ -12,6 +12,7 @@ import pytest
 from edgedsl import api
 from edgedsl.recipe.synth.analyze import structure_of
 from edgedsl.recipe.synth.engine import Engine, emit_module
+from edgedsl.recipe.synth.literals import body_calls
 from edgedsl.recipe.synth.memo import MemoBackend
 from edgedsl.recipe.synth.plausible import implausible
 from edgedsl.recipe.synth.structures import GENERATORS, Built
@@ -413,24 +414,9 @@ def test_finished_drafts_read_every_call_whole(engine: Engine, kind: str) -> Non
         res = _check_runs(engine, b)
         steps = res.trace.steps  # type: ignore[attr-defined]
         assert all(st.complete is not False for st in steps)
-        calls = [c for s in b.body for c in _calls(s)]
+        calls = body_calls(b.body)
         assert calls and all(c.pages == "all" for c in calls
                              if c.qualname in engine.emitter.paged)
-
-
-def _calls(s: n.Stmt) -> list[n.Call]:
-    if isinstance(s, n.IfStmt):
-        return [c for t in (*s.then, *(s.orelse or ())) for c in _calls(t)]
-    if not isinstance(s, n.Binding):
-        return []
-    node = s.node
-    if isinstance(node, n.Call):
-        return [node]
-    if isinstance(node, n.Compare):
-        return [node.call]
-    if isinstance(node, n.Parallel):
-        return [b.call for b in node.branches]
-    return []
 
 
 def test_a_conditional_hands_on_one_value_when_drawn_single() -> None:
