@@ -43,8 +43,8 @@ SIDO_CENTRES: dict[str, tuple[float, float]] = {
     "11": (37.5665, 126.9780), "26": (35.1796, 129.0756), "27": (35.8714, 128.6014),
     "28": (37.4563, 126.7052), "29": (35.1595, 126.8526), "30": (36.3504, 127.3845),
     "31": (35.5384, 129.3114), "36": (36.4800, 127.2890), "41": (37.4138, 127.5183),
-    "42": (37.8228, 128.1555), "43": (36.6357, 127.4917), "44": (36.5184, 126.8000),
-    "45": (35.7175, 127.1530), "46": (34.8679, 126.9910), "47": (36.4919, 128.8889),
+    "51": (37.8228, 128.1555), "43": (36.6357, 127.4917), "44": (36.5184, 126.8000),
+    "52": (35.7175, 127.1530), "46": (34.8679, 126.9910), "47": (36.4919, 128.8889),
     "48": (35.4606, 128.2132), "50": (33.4996, 126.5312),
 }
 # how far (degrees of latitude) a 시군구 centre may lie from its 시도 centre
@@ -62,18 +62,22 @@ SEOUL_GU_CENTRES: dict[str, tuple[float, float]] = {
     "11650": (37.4837, 127.0324), "11680": (37.5172, 127.0473), "11710": (37.5145, 127.1066),
     "11740": (37.5301, 127.1238),
 }
+# 시군구 placed by hand: 군위군 joined 대구광역시 (2023-07-01) but lies 40 km north of its centre
+_SGG_CENTRES: dict[str, tuple[float, float]] = {**SEOUL_GU_CENTRES, "27720": (36.2428, 128.5728)}
 SIDO_ENGLISH: dict[str, str] = {
     "11": "Seoul", "26": "Busan", "27": "Daegu", "28": "Incheon", "29": "Gwangju",
-    "30": "Daejeon", "31": "Ulsan", "36": "Sejong-si", "41": "Gyeonggi-do", "42": "Gangwon-do",
-    "43": "Chungcheongbuk-do", "44": "Chungcheongnam-do", "45": "Jeollabuk-do",
+    "30": "Daejeon", "31": "Ulsan", "36": "Sejong-si", "41": "Gyeonggi-do",
+    "51": "Gangwon State", "43": "Chungcheongbuk-do", "44": "Chungcheongnam-do",
+    "52": "Jeonbuk State",
     "46": "Jeollanam-do", "47": "Gyeongsangbuk-do", "48": "Gyeongsangnam-do", "50": "Jeju-do",
 }
-# first two digits of the 5-digit postal code (국가기초구역번호) by 시도: (lowest, highest)
+# first two digits of the 5-digit postal code (국가기초구역번호) by 시도 — or by 시군구, where
+# a renumbered 시군구 kept its old ones (군위군: 391xx) — : (lowest, highest)
 _ZIP_RANGES: dict[str, tuple[int, int]] = {
-    "11": (1, 8), "41": (10, 18), "28": (21, 23), "42": (24, 26), "43": (27, 29), "36": (30, 30),
+    "11": (1, 8), "41": (10, 18), "28": (21, 23), "51": (24, 26), "43": (27, 29), "36": (30, 30),
     "44": (31, 33), "30": (34, 35), "47": (36, 40), "27": (41, 43), "31": (44, 45),
-    "26": (46, 49), "48": (50, 53), "45": (54, 56), "46": (57, 60), "29": (61, 62),
-    "50": (63, 63),
+    "26": (46, 49), "48": (50, 53), "52": (54, 56), "46": (57, 60), "29": (61, 62),
+    "50": (63, 63), "27720": (39, 39),
 }
 
 _ROAD_SUFFIX = ("로", "길", "대로")
@@ -185,8 +189,8 @@ def english_address(row: dict[str, Any]) -> dict[str, str]:
 
 @cache
 def _sgg_centre(seed: int, sgg_cd: str, sido_cd: str) -> tuple[float, float]:
-    if sgg_cd in SEOUL_GU_CENTRES:
-        return SEOUL_GU_CENTRES[sgg_cd]
+    if sgg_cd in _SGG_CENTRES:
+        return _SGG_CENTRES[sgg_cd]
     lat0, lon0 = SIDO_CENTRES.get(sido_cd, (36.5, 127.8))
     spread = _SGG_SPREAD.get(sido_cd, 0.35)
     dlat = (hash_unit(seed, "sgg-lat", sgg_cd) * 2 - 1) * spread
@@ -226,7 +230,7 @@ def _road_no(seed: int, sgg_cd: str, road: str) -> str:
 
 @cache
 def _zip_head(seed: int, sgg_cd: str) -> int:
-    lo, hi = _ZIP_RANGES.get(sgg_cd[:2], (10, 63))
+    lo, hi = _ZIP_RANGES.get(sgg_cd) or _ZIP_RANGES.get(sgg_cd[:2], (10, 63))
     return lo + int(hash_unit(seed, "zip", sgg_cd) * (hi - lo + 1))
 
 

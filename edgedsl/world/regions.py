@@ -1,16 +1,21 @@
-"""The real legal-district table (법정동코드), shipped in ``edgedsl/world/data`` with attribution.
+"""The real legal-district table (법정동코드), shipped in ``edgedsl/world/data`` with attribution,
+brought up to date with the changes since its last one (:mod:`edgedsl.world.successions`).
 
-Loaded once per process; only codes in force (no ``abolished_de``) are served by default.
+Loaded once per process; the codes in force now are served by default, the table of another
+day by ``on``. Rows keep the shipped table's order, a renumbered district in the place of the
+one it replaced, so the world generated from the table walks its districts in the same order
+before and after a renumbering.
 """
 
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 
 from .diskcache import disk_cached
+from .successions import SUCCESSIONS, Succession
 
 __all__ = ["LegalDong", "legal_dongs", "sido_list", "sigungu_list"]
 
@@ -40,6 +45,10 @@ class LegalDong:
             return "umd"
         return "ri"
 
+    def in_force(self, day: str) -> bool:
+        """Whether the code was in force on ``day`` (YYYYMMDD)."""
+        return self.created <= day and not (self.abolished and self.abolished <= day)
+
     @property
     def full_name(self) -> str:
         """``서울특별시 종로구 청운동`` — the ``locatadd_nm`` spelling."""
@@ -48,7 +57,25 @@ class LegalDong:
 
 @cache
 def _all() -> tuple[LegalDong, ...]:
-    return tuple(LegalDong(*row) for row in _rows())
+    """The shipped rows with every succession applied, each successor after the row it
+    replaces."""
+    rows = [LegalDong(*row) for row in _rows()]
+    for s in SUCCESSIONS:
+        out: list[LegalDong] = []
+        for d in rows:
+            if d.code.startswith(s.old) and d.in_force(s.date):
+                out += [replace(d, abolished=s.date), _successor(d, s)]
+            else:
+                out.append(d)
+        rows = out
+    return tuple(rows)
+
+
+def _successor(d: LegalDong, s: Succession) -> LegalDong:
+    """The row that replaces ``d`` under succession ``s``: the new code, the new 시도's name."""
+    code = s.new + d.code[len(s.old):]
+    return replace(d, code=code, sido_cd=code[:2], sido_nm=s.sido_nm, sgg_cd=code[:5],
+                   created=s.date, abolished="")
 
 
 @disk_cached
@@ -66,19 +93,23 @@ def _rows() -> tuple[tuple[str, ...], ...]:
 
 
 @cache
-def legal_dongs(active_only: bool = True) -> tuple[LegalDong, ...]:
-    """Every legal district (in force only, by default), in code order."""
+def legal_dongs(on: str | None = None) -> tuple[LegalDong, ...]:
+    """Every legal district in force now, or on day ``on`` (YYYYMMDD; the table is exact from
+    :data:`~edgedsl.world.successions.SNAPSHOT` on), in the table's order."""
     rows = _all()
-    return tuple(r for r in rows if not r.abolished) if active_only else rows
+    if on is None:
+        return tuple(r for r in rows if not r.abolished)
+    return tuple(r for r in rows if r.in_force(on))
 
 
 @cache
-def sido_list() -> tuple[LegalDong, ...]:
-    """The 17 시도 in force."""
-    return tuple(r for r in legal_dongs() if r.level == "sido")
+def sido_list(on: str | None = None) -> tuple[LegalDong, ...]:
+    """The 17 시도 in force now (or on day ``on``)."""
+    return tuple(r for r in legal_dongs(on) if r.level == "sido")
 
 
 @cache
-def sigungu_list() -> tuple[LegalDong, ...]:
-    """The 시군구-level codes in force (5-digit prefix + ``00000``), excluding 시도 rows."""
-    return tuple(r for r in legal_dongs() if r.level == "sgg")
+def sigungu_list(on: str | None = None) -> tuple[LegalDong, ...]:
+    """The 시군구-level codes in force now (or on day ``on``): 5-digit prefix + ``00000``,
+    excluding 시도 rows."""
+    return tuple(r for r in legal_dongs(on) if r.level == "sgg")

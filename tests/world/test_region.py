@@ -349,14 +349,53 @@ def test_each_period_is_answered_under_the_code_in_force_then(
 
 def test_the_successions_keep_each_districts_last_digits() -> None:
     from edgedsl.world.regions import sigungu_list
-    from edgedsl.world.successions import lawd_in_force
+    from edgedsl.world.successions import lawd_now
 
     known = {d.sgg_cd for d in sigungu_list()}
-    assert lawd_in_force("51110", 2024, 1) == "42110" in known
-    assert lawd_in_force("52111", 2024, 1) == "45111" in known
-    assert lawd_in_force("52111", 2023, 12) is None  # 전북특별자치도 from 2024-01-18
-    assert lawd_in_force("27720", 2023, 7) == "47720" in known
-    assert lawd_in_force("11680", 2024, 1) == "11680"  # untouched districts are themselves
+    assert lawd_now("42110", 2023, 5) == "51110" in known
+    assert lawd_now("45111", 2024, 1) is None  # retired on 2024-01-18
+    assert lawd_now("45111", 2023, 12) == "52111" in known
+    assert lawd_now("52111", 2023, 12) is None  # 전북특별자치도 from 2024-01-18
+    assert lawd_now("47720", 2023, 6) == "27720" in known
+    assert lawd_now("11680", 2024, 1) == "11680"  # untouched districts are themselves
+
+
+def test_the_table_is_the_one_in_force_now_and_on_any_day_since_its_snapshot() -> None:
+    """Issue 21 §5: the code table carries the changes since its 2022-09-01 snapshot, each
+    retired row abolished and its successor created on the change's day."""
+    from edgedsl.world.regions import legal_dongs, sido_list
+    from edgedsl.world.successions import SNAPSHOT
+
+    now = {d.code: d for d in legal_dongs()}
+    assert now["5111000000"].full_name == "강원특별자치도 춘천시"
+    assert now["5211100000"].full_name == "전북특별자치도 전주시 완산구"
+    assert now["2772025000"].full_name == "대구광역시 군위군 군위읍"
+    assert not any(c[:2] in ("42", "45") or c.startswith("47720") for c in now)
+    assert len(sido_list()) == 17 and "강원도" not in {d.sido_nm for d in sido_list()}
+    then = {d.code: d for d in legal_dongs(SNAPSHOT)}
+    assert len(then) == len(now)  # one successor for every retired row
+    assert then["4211000000"].full_name == "강원도 춘천시" and "5111000000" not in then
+    between = {d.code for d in legal_dongs("20231231")}  # 강원 and 군위 changed, 전북 not yet
+    assert {"5111000000", "2772000000", "4511100000"} <= between
+    assert not {"4211000000", "4772000000", "5211100000"} & between
+    assert now["5111010100"].created == "20230611"
+
+
+def test_stanregincd_and_juso_answer_the_current_codes_and_names(world: World) -> None:
+    """The 법정동코드 service lists 51110 as 강원특별자치도 춘천시 (in code order), and a juso
+    search in 춘천 finds addresses under the current code and 시도 name."""
+    from edgedsl.world.platforms.region import build_regions, keyword_matches
+
+    rows = build_regions(world)
+    codes = [r["region_cd"] for r in rows]
+    assert codes == sorted(codes)
+    by_code = {r["region_cd"]: r for r in rows}
+    assert by_code["5111000000"]["locatadd_nm"] == "강원특별자치도 춘천시"
+    assert "4211000000" not in by_code
+    found = keyword_matches(world.seed, "춘천시 봉의동")
+    assert found and all(a["admCd"].startswith("51110") for a in found)
+    assert {a["siNm"] for a in found} == {"강원특별자치도"}
+    assert all(a["engAddr"].endswith("Gangwon State") for a in found)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 5])

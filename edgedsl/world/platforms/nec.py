@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..decl import Dataset, Endpoint, Filter, Paging, Row
 from ..rand import hash_unit, rng
-from ..regions import sido_list
 from .nec_data import (
     EDU_CODES,
     ELECTIONS,
@@ -36,6 +35,7 @@ from .nec_data import (
     hanja_of,
     person_name,
     sd_name_at,
+    sido_list,
     sido_units,
 )
 

@@ -3,7 +3,10 @@
 Shared by :mod:`.nec` (중앙선거관리위원회) and :mod:`.assembly` (열린국회정보): the 총선 winners
 of 2016, 2020 and 2024 *are* the members of the 20th, 21st and 22nd National Assembly, so both
 platforms draw from one politics universe (built in :mod:`.nec`). Districts are built on the real
-시도 / 시군구 names of :mod:`edgedsl.world.regions`; seat counts per 시도 follow the real ones.
+시도 / 시군구 names of :mod:`edgedsl.world.regions` as of the shipped table's date
+(:data:`~edgedsl.world.successions.SNAPSHOT`, 2022-09-01), the 시도 renamed on each election day
+by :func:`sd_name_at`; seat counts per 시도 follow the real ones. Not modelled: 군위군's move to
+대구광역시 (2023-07-01) in the 2024 총선's district map, where it stays with 경상북도.
 """
 
 from __future__ import annotations
@@ -12,7 +15,11 @@ import random
 from functools import cache
 
 from ..rand import hash_unit
-from ..regions import legal_dongs, sido_list, sigungu_list
+from ..regions import LegalDong
+from ..regions import legal_dongs as _legal_dongs
+from ..regions import sido_list as _sido_list
+from ..regions import sigungu_list as _sigungu_list
+from ..successions import SNAPSHOT
 
 __all__ = [
     "EDU_CODES",
@@ -31,6 +38,7 @@ __all__ = [
     "person_name",
     "roman_of",
     "sd_name_at",
+    "sido_list",
     "sido_units",
 ]
 
@@ -107,6 +115,21 @@ def roman_of(name: str) -> str:
 
 
 # ------------------------------------------------------------------ regions
+
+
+def legal_dongs() -> tuple[LegalDong, ...]:
+    """The legal districts the district maps are made of (the table of :data:`SNAPSHOT`)."""
+    return _legal_dongs(SNAPSHOT)
+
+
+def sido_list() -> tuple[LegalDong, ...]:
+    """The 시도 of :func:`legal_dongs`."""
+    return _sido_list(SNAPSHOT)
+
+
+def sigungu_list() -> tuple[LegalDong, ...]:
+    """The 시군구 of :func:`legal_dongs`."""
+    return _sigungu_list(SNAPSHOT)
 
 SIDO_SHORT: dict[str, str] = {
     "서울특별시": "서울", "부산광역시": "부산", "대구광역시": "대구", "인천광역시": "인천",

@@ -27,7 +27,7 @@ from ..engine import WorldError
 from ..geo import wgs84_to_utmk
 from ..rand import hash_unit
 from ..regions import legal_dongs
-from ..successions import lawd_in_force
+from ..successions import lawd_now
 from .region_data import FIRST_YM, LAST_YM, Complex, apt_rents, apt_trades, complexes, jsonish
 
 if TYPE_CHECKING:
@@ -39,10 +39,10 @@ __all__ = ["DATASETS", "ENDPOINTS", "coord_row", "keyword_matches"]
 
 
 def build_regions(world: World) -> list[Row]:
-    """Every legal district in force as a ``getStanReginCdList`` row (code order)."""
+    """Every legal district in force now as a ``getStanReginCdList`` row (code order)."""
     rows: list[Row] = []
     order: dict[str, int] = {}
-    for d in legal_dongs():
+    for d in sorted(legal_dongs(), key=lambda d: d.code):
         level = d.level
         parent = {"sido": "0000000000", "sgg": d.code[:2] + "00000000",
                   "umd": d.code[:5] + "00000", "ri": d.code[:8] + "00"}[level]
@@ -133,9 +133,9 @@ _YM = re.compile(r"([0-9]{4})(0[1-9]|1[0-2])")
 
 
 def _lawd_month(params: Mapping[str, str]) -> tuple[str, str, int, int] | None:
-    """(the code asked, the table's code of its district then, year, month), or None when the
+    """(the code asked, the code in force now of its district, year, month), or None when the
     request names no district's month: a malformed code or month, a month outside the data, or
-    a code not in force that month (:func:`edgedsl.world.successions.lawd_in_force`)."""
+    a code not in force that month (:func:`edgedsl.world.successions.lawd_now`)."""
     lawd, ym = params.get("LAWD_CD", "").strip(), params.get("DEAL_YMD", "").strip()
     m = _YM.fullmatch(ym)
     if not re.fullmatch(r"[0-9]{5}", lawd) or m is None:
@@ -143,13 +143,14 @@ def _lawd_month(params: Mapping[str, str]) -> tuple[str, str, int, int] | None:
     y, mo = int(m.group(1)), int(m.group(2))
     if not FIRST_YM <= (y, mo) <= LAST_YM:
         return None
-    table = lawd_in_force(lawd, y, mo)
-    return None if table is None else (lawd, table, y, mo)
+    now = lawd_now(lawd, y, mo)
+    return None if now is None else (lawd, now, y, mo)
 
 
-def _as_asked(rows: tuple[Row, ...], asked: str, table: str) -> Iterable[Row]:
-    """The rows under the code asked (a renumbered district's rows carry its new code)."""
-    if asked == table:
+def _as_asked(rows: tuple[Row, ...], asked: str, now: str) -> Iterable[Row]:
+    """The rows under the code asked (the world makes a district's rows under its code in
+    force now; a month before a renumbering is asked under the code retired since)."""
+    if asked == now:
         return rows
     code = jsonish(asked)  # as the rows write a code (the JSON number the service sends)
     return tuple(r | {"sggCd": code, "roadNmSggCd": code} if "roadNmSggCd" in r
@@ -163,8 +164,8 @@ def _month_rows(gen: Callable[[int, str, int, int], tuple[Row, ...]], world: Wor
     key = _lawd_month(params)
     if key is None:
         return ()
-    asked, table, y, mo = key
-    return _as_asked(gen(world.seed, table, y, mo), asked, table)
+    asked, now, y, mo = key
+    return _as_asked(gen(world.seed, now, y, mo), asked, now)
 
 
 def _trade_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
