@@ -347,6 +347,19 @@ def test_each_period_is_answered_under_the_code_in_force_then(
         assert {r["aptSeq"] for r in rows} & {r["aptSeq"] for r in earlier}
 
 
+def test_a_month_is_answered_whole_at_any_size(world: World) -> None:
+    """Issue 21 §8: numOfRows=99999 was cut to 1,000. 실거래가 answers every row of a month
+    in one request and echoes the size asked, as PublicDataReader's single request relies on;
+    a size of 1,000 asks for page 2 the same way as before."""
+    whole = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="202105",
+                  numOfRows="99999")
+    total = int(whole["body"]["totalCount"])
+    assert len(items(whole)) == total > 10 and int(whole["body"]["numOfRows"]) == 99999
+    page = molit(world, "getRTMSDataSvcAptTrade", LAWD_CD="11680", DEAL_YMD="202105",
+                 numOfRows="10", pageNo="2")
+    assert items(page) == items(whole)[10:20]
+
+
 def test_the_successions_keep_each_districts_last_digits() -> None:
     from edgedsl.world.regions import sigungu_list
     from edgedsl.world.successions import lawd_now

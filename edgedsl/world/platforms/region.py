@@ -295,7 +295,10 @@ DATASETS: tuple[Dataset, ...] = (
 )
 
 _JUSO_PAGING = Paging(page="currentPage", size="countPerPage", default_size=10, max_size=100)
-_MOLIT_PAGING = Paging(page="pageNo", size="numOfRows", default_size=10, max_size=1000)
+# 실거래가 answers a month in one request of any size (issue 21 §8): PublicDataReader, the
+# most used client, asks numOfRows=99999 once and never pages, which holds only if the service
+# answers every row; a month is at most a few thousand trades, so the size costs nothing.
+_MOLIT_PAGING = Paging(page="pageNo", size="numOfRows", default_size=10, max_size=100_000)
 
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("mois", "getStanReginCdList", "/1741000/StanReginCd/getStanReginCdList", "hub",
