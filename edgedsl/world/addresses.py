@@ -32,10 +32,13 @@ __all__ = [
     "SEOUL_GU_CENTRES",
     "SIDO_CENTRES",
     "SIDO_ENGLISH",
+    "address_row",
     "addresses",
     "build_addresses",
+    "dong_centre",
     "english_address",
     "romanize",
+    "zip_head",
 ]
 
 # Approximate centres (lat, lon) of the 17 시도, by the 2-digit 법정동 prefix.
@@ -199,7 +202,8 @@ def _sgg_centre(seed: int, sgg_cd: str, sido_cd: str) -> tuple[float, float]:
 
 
 @cache
-def _dong_centre(seed: int, dong: LegalDong) -> tuple[float, float]:
+def dong_centre(seed: int, dong: LegalDong) -> tuple[float, float]:
+    """The (lat, lon) a 읍면동's buildings lie around."""
     lat, lon = _sgg_centre(seed, dong.sgg_cd, dong.sido_cd)
     spread = 0.018 if dong.sido_cd in ("11", "26", "27", "28", "29", "30", "31") else 0.06
     dlat = (hash_unit(seed, "dong-lat", dong.code) * 2 - 1) * spread
@@ -229,7 +233,8 @@ def _road_no(seed: int, sgg_cd: str, road: str) -> str:
 
 
 @cache
-def _zip_head(seed: int, sgg_cd: str) -> int:
+def zip_head(seed: int, sgg_cd: str) -> int:
+    """The first two digits of the postal codes of a 시군구."""
     lo, hi = _ZIP_RANGES.get(sgg_cd) or _ZIP_RANGES.get(sgg_cd[:2], (10, 63))
     return lo + int(hash_unit(seed, "zip", sgg_cd) * (hi - lo + 1))
 
@@ -238,52 +243,66 @@ def _row(seed: int, r: random.Random, dong: LegalDong, n: int) -> dict[str, Any]
     road = r.choice(_roads(r, dong))
     main = r.randint(1, 320)
     sub = r.choice((0, 0, 0, r.randint(1, 30)))
-    bno = f"{main}-{sub}" if sub else str(main)
     jibun_main, jibun_sub = r.randint(1, 900), r.choice((0, r.randint(1, 60)))
-    jibun = f"{jibun_main}-{jibun_sub}" if jibun_sub else str(jibun_main)
-    clat, clon = _dong_centre(seed, dong)
+    clat, clon = dong_centre(seed, dong)
     lat = clat + r.uniform(-0.004, 0.004)
     lon = clon + r.uniform(-0.005, 0.005)
-    sido_sgg = " ".join(p for p in (dong.sido_nm, dong.sgg_nm) if p)
-    emd_li = " ".join(p for p in (dong.umd_nm, dong.ri_nm) if p)
     underground = "1" if r.random() < 0.03 else "0"
     kind = r.choice(_BUILDING_KINDS)
     building = f"{_stem(dong.umd_nm)}{kind}"
     has_name = r.random() < 0.6
+    return address_row(
+        dong, road=road, road_no=_road_no(seed, dong.sgg_cd, road), main=main, sub=sub,
+        lot=(jibun_main, jibun_sub), underground=underground == "1",
+        name=building if has_name else "", apartment=kind in ("아파트", "빌라"),
+        zip_no=f"{zip_head(seed, dong.sgg_cd):02d}{r.randrange(1000):03d}",
+        serial=f"0{jibun_main:04d}{jibun_sub:04d}{n + 1:06d}", at=(lat, lon))
+
+
+def address_row(dong: LegalDong, *, road: str, road_no: str, main: int, sub: int,
+                lot: tuple[int, int], underground: bool, name: str, apartment: bool,
+                zip_no: str, serial: str, at: tuple[float, float]) -> dict[str, Any]:
+    """The juso row of the building at road ``road`` (road-name code ``road_no``) number
+    ``main``-``sub`` on lot ``lot`` of ``dong``, named ``name`` (may be empty); ``serial``
+    follows the 10-digit code in its ``bdMgtSn``; ``at`` is its (lat, lon)."""
+    bno = f"{main}-{sub}" if sub else str(main)
+    jibun = f"{lot[0]}-{lot[1]}" if lot[1] else str(lot[0])
+    sido_sgg = " ".join(p for p in (dong.sido_nm, dong.sgg_nm) if p)
+    emd_li = " ".join(p for p in (dong.umd_nm, dong.ri_nm) if p)
     # 동 addresses put the 동 in parentheses; 읍/면 addresses already name it before the road
     note = f" ({dong.umd_nm})" if dong.umd_nm.endswith("동") or dong.umd_nm.endswith("가") \
         else ""
-    if has_name and building and note:
-        note = f" ({dong.umd_nm}, {building})"
+    if name and note:
+        note = f" ({dong.umd_nm}, {name})"
     sgg_road = f"{sido_sgg} {dong.umd_nm} {road}" if not note else f"{sido_sgg} {road}"
-    part1 = f"{sgg_road} {'지하 ' if underground == '1' else ''}{bno}"
+    part1 = f"{sgg_road} {'지하 ' if underground else ''}{bno}"
     row = {
         "roadAddr": part1 + note,
         "roadAddrPart1": part1,
         "roadAddrPart2": note,
         "jibunAddr": f"{sido_sgg} {emd_li} {jibun}",
         "engAddr": "",
-        "zipNo": f"{_zip_head(seed, dong.sgg_cd):02d}{r.randrange(1000):03d}",
+        "zipNo": zip_no,
         "admCd": dong.code,
-        "rnMgtSn": _road_no(seed, dong.sgg_cd, road),
-        "bdMgtSn": f"{dong.code}0{jibun_main:04d}{jibun_sub:04d}{n + 1:06d}",
+        "rnMgtSn": road_no,
+        "bdMgtSn": f"{dong.code}{serial}",
         "detBdNmList": "",
-        "bdNm": building if has_name else "",
-        "bdKdcd": "1" if kind in ("아파트", "빌라") else "0",
+        "bdNm": name,
+        "bdKdcd": "1" if apartment else "0",
         "siNm": dong.sido_nm,
         "sggNm": dong.sgg_nm,
         "emdNm": dong.umd_nm,
         "liNm": dong.ri_nm,
         "rn": road,
-        "udrtYn": underground,
+        "udrtYn": "1" if underground else "0",
         "buldMnnm": str(main),
         "buldSlno": str(sub),
         "mtYn": "0",
-        "lnbrMnnm": str(jibun_main),
-        "lnbrSlno": str(jibun_sub),
+        "lnbrMnnm": str(lot[0]),
+        "lnbrSlno": str(lot[1]),
         "emdNo": f"{int(dong.code[5:8]) % 100:02d}",
-        "_lat": round(lat, 6),
-        "_lon": round(lon, 6),
+        "_lat": round(at[0], 6),
+        "_lon": round(at[1], 6),
     }
     row["engAddr"] = english_address(row)["roadAddr"]
     return row

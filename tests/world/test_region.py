@@ -452,3 +452,42 @@ def test_a_traded_complex_stands_in_the_building_register(seed: int) -> None:
                         numOfRows="1")["body"]["totalCount"])
               for d in ("10100", "10300", "10500", "10600", "10800")}
     assert len(counts) > 1
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_juso_finds_the_complexes_that_trades_and_the_register_name(seed: int) -> None:
+    """A complex of 실거래가 stands at an address juso knows: its register rows' road address
+    (``newPlatPlc``) finds exactly it — its name, its lot, its road code — and addrCoordApi
+    answers its entrance, so a chain goes on from a trade to the buildings around it."""
+    from edgedsl.world.platforms.region import _complex_titles, keyword_matches
+    from edgedsl.world.platforms.region_data import complexes
+
+    w = World(seed=seed)
+    checked = 0
+    for sgg in ("11710", "30200", "51110", "27720"):
+        for c in complexes(seed, sgg)[:6]:
+            place = _complex_titles(seed, c)[0]
+            found = keyword_matches(seed, place["newPlatPlc"].strip())
+            assert [a["bdNm"] for a in found] == [c.name], (sgg, c.name, place["newPlatPlc"])
+            a = found[0]
+            assert (a["admCd"], a["lnbrMnnm"], a["lnbrSlno"]) == \
+                (c.dong.code, str(c.bonbun), str(c.bubun))
+            assert a["rnMgtSn"] == str(place["naRoadCd"]) and a["bdKdcd"] == "1"
+            coord = juso(w, "addrCoordApi", **{k: a[k] for k in (
+                "admCd", "rnMgtSn", "udrtYn", "buldMnnm", "buldSlno")})
+            assert [j["bdNm"] for j in coord["juso"]] == [c.name]
+            checked += 1
+    assert checked >= 20
+
+
+def test_a_number_in_a_juso_keyword_names_a_whole_number(world: World) -> None:
+    """``중앙로 12`` is building 12 of 중앙로, not 120 or 312 (tokens of words match any part)."""
+    from edgedsl.world.platforms.region import keyword_matches
+
+    row = next(a for a in addresses(world.seed) if a["buldSlno"] == "0"
+               and len(a["buldMnnm"]) == 1)
+    keyword = f"{row['sggNm']} {row['rn']} {row['buldMnnm']}"
+    found = keyword_matches(world.seed, keyword)
+    assert row in found
+    assert all(a["buldMnnm"] == row["buldMnnm"] or row["buldMnnm"] in
+               (a["lnbrMnnm"], a["buldSlno"], a["lnbrSlno"]) for a in found)

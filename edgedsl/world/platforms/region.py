@@ -28,7 +28,16 @@ from ..geo import wgs84_to_utmk
 from ..rand import hash_unit
 from ..regions import legal_dongs
 from ..successions import lawd_now
-from .region_data import FIRST_YM, LAST_YM, Complex, apt_rents, apt_trades, complexes, jsonish
+from .region_data import (
+    FIRST_YM,
+    LAST_YM,
+    Complex,
+    apt_rents,
+    apt_trades,
+    complex_addresses,
+    complexes,
+    jsonish,
+)
 
 if TYPE_CHECKING:
     from ..engine import World
@@ -74,13 +83,36 @@ def _sido_only() -> frozenset[str]:
 
 
 @cache
-def _haystacks(seed: int) -> tuple[str, ...]:
-    return tuple(f"{a['roadAddr']}\x00{a['jibunAddr']}\x00{a['bdNm']}" for a in addresses(seed))
+def juso_rows(seed: int) -> tuple[Row, ...]:
+    """Every building juso knows: the address universe, then the apartment complexes."""
+    return addresses(seed) + complex_addresses(seed)
+
+
+_WORD = re.compile(r"[\s(),]+")
+
+
+@cache
+def _haystacks(seed: int) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Per building: its searchable text and the words of it (numbers are matched whole)."""
+    out = []
+    for a in juso_rows(seed):
+        text = f"{a['roadAddr']}\x00{a['jibunAddr']}\x00{a['bdNm']}"
+        out.append((text, frozenset(_WORD.split(text.replace("\x00", " ")))))
+    return tuple(out)
+
+
+def _finds(token: str, text: str, words: frozenset[str]) -> bool:
+    """Whether a keyword token finds a building: a number (``12``, ``159-5``) names a whole
+    building or lot number — ``중앙로 12`` is not ``중앙로 120`` — other tokens any part."""
+    if token.replace("-", "").isdigit():
+        return token in words
+    return token in text
 
 
 def keyword_matches(seed: int, keyword: str) -> list[Row]:
     """The addresses a juso keyword finds: every whitespace-separated token occurs in the road
-    address, the lot address or the building name. Raises the juso input errors."""
+    address, the lot address or the building name (a number as a whole word). Raises the juso
+    input errors."""
     text = keyword.strip()
     if not text:
         raise WorldError("missing_param", "keyword")
@@ -89,8 +121,9 @@ def keyword_matches(seed: int, keyword: str) -> list[Row]:
     if text in _sido_only():
         raise WorldError("bad_param", "시도명만 입력")
     tokens = text.split()
-    rows = addresses(seed)
-    return [rows[i] for i, h in enumerate(_haystacks(seed)) if all(t in h for t in tokens)]
+    rows = juso_rows(seed)
+    return [rows[i] for i, (h, words) in enumerate(_haystacks(seed))
+            if all(_finds(t, h, words) for t in tokens)]
 
 
 def _juso_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
@@ -107,12 +140,24 @@ _ENG_KEEP = ("zipNo", "admCd", "rnMgtSn", "bdMgtSn", "bdKdcd", "udrtYn", "buldMn
              "buldSlno", "mtYn", "lnbrMnnm", "lnbrSlno")
 
 
-@cache
-def _by_adm(seed: int) -> dict[str, list[Row]]:
+def _group_by_adm(rows: Iterable[Row]) -> dict[str, list[Row]]:
     out: dict[str, list[Row]] = {}
-    for a in addresses(seed):
+    for a in rows:
         out.setdefault(a["admCd"], []).append(a)
     return out
+
+
+@cache
+def _by_adm(seed: int) -> dict[str, list[Row]]:
+    """Every building juso knows, by its 10-digit 법정동 code."""
+    return _group_by_adm(juso_rows(seed))
+
+
+@cache
+def _addresses_by_adm(seed: int) -> dict[str, list[Row]]:
+    """The address universe's buildings (the complexes aside: their register rows are their
+    own), by 법정동 code."""
+    return _group_by_adm(addresses(seed))
 
 
 def coord_row(a: Row) -> Row:
@@ -266,7 +311,7 @@ def _title_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
     if params.get("platGbCd", "0").strip() not in ("", "0"):
         return
     bun, ji = params.get("bun", "").strip(), params.get("ji", "").strip()
-    for a in _by_adm(world.seed).get(sgg + bjd, []):
+    for a in _addresses_by_adm(world.seed).get(sgg + bjd, []):
         if _on_lot(bun, ji, int(a["lnbrMnnm"]), int(a["lnbrSlno"])):
             yield from _titles(world.seed, a)
     for c in complexes(world.seed, sgg):  # the district's apartment complexes on this 법정동

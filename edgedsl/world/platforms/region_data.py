@@ -22,8 +22,10 @@ from functools import cache, lru_cache
 from itertools import pairwise
 from typing import Any
 
+from ..addresses import address_row, dong_centre, zip_head
+from ..diskcache import disk_cached
 from ..rand import hash_unit
-from ..regions import LegalDong, legal_dongs
+from ..regions import LegalDong, legal_dongs, sigungu_list
 
 __all__ = [
     "FIRST_YM",
@@ -31,6 +33,7 @@ __all__ = [
     "Complex",
     "apt_rents",
     "apt_trades",
+    "complex_addresses",
     "complexes",
     "jsonish",
     "sgg_dongs",
@@ -98,9 +101,18 @@ def sgg_names() -> dict[str, tuple[str, str]]:
 
 
 @cache
+def _dongs_by_sgg() -> dict[str, tuple[LegalDong, ...]]:
+    out: dict[str, list[LegalDong]] = {}
+    for d in legal_dongs():
+        if d.level == "umd":
+            out.setdefault(d.sgg_cd, []).append(d)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def sgg_dongs(sgg_cd: str) -> tuple[LegalDong, ...]:
-    """The 읍면동 in force of one 시군구, in code order."""
-    return tuple(d for d in legal_dongs() if d.level == "umd" and d.sgg_cd == sgg_cd)
+    """The 읍면동 in force of one 시군구, in code order (one pass over the table for all of
+    them: a pass per 시군구 was 80% of making every complex of the world)."""
+    return _dongs_by_sgg().get(sgg_cd, ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +188,29 @@ def complexes(seed: int, sgg_cd: str) -> tuple[Complex, ...]:
             road=f"{stem}로{r.choice(('', str(r.randint(1, 40)) + '길'))}",
             road_no=r.randint(1, 300)))
     return tuple(out)
+
+
+def complex_address(seed: int, c: Complex) -> dict[str, Any]:
+    """The juso row of complex ``c``: the road address its register rows give
+    (``newPlatPlc``), its lot, its name, its road's code (the trades' ``roadNmCd``)."""
+    sgg = c.dong.code[:5]
+    lat, lon = dong_centre(seed, c.dong)
+    u, v = hash_unit(seed, "complex-at", c.seq), hash_unit(seed, "complex-lon", c.seq)
+    return address_row(
+        c.dong, road=c.road, road_no=f"{sgg}{c.road_cd:07d}", main=c.road_no, sub=0,
+        lot=(c.bonbun, c.bubun), underground=False, name=c.name, apartment=True,
+        zip_no=f"{zip_head(seed, sgg):02d}{int(u * 1000):03d}",
+        serial=f"1{c.bonbun:04d}{c.bubun:04d}{int(c.seq[6:]):06d}",
+        at=(lat + (u - 0.5) * 0.008, lon + (v - 0.5) * 0.01))
+
+
+@cache
+@disk_cached
+def complex_addresses(seed: int) -> tuple[dict[str, Any], ...]:
+    """The juso rows of every apartment complex of the world, 시군구 by 시군구: juso finds the
+    complexes that 실거래가 and the building register name, as it finds every building."""
+    return tuple(complex_address(seed, c) for d in sigungu_list()
+                 for c in complexes(seed, d.sgg_cd))
 
 
 def _month_count(seed: int, kind: str, sgg_cd: str, y: int, m: int, per: float) -> int:
