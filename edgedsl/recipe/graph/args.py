@@ -9,13 +9,28 @@ until the pool next changes.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ...core.types import CodeType
-from .model import GraphEdge, Scalar, ToolGraph, ToolNode
+from .model import GraphEdge, Port, Scalar, ToolGraph, ToolNode
 from .observe import ValuePool, keys_for_param, node_defaults, value_ok
 
-__all__ = ["ArgChooser", "pool_from_graph"]
+__all__ = ["ArgChooser", "Earlier", "carries", "pool_from_graph"]
+
+Earlier = Sequence[tuple[str, Sequence[tuple[str, Scalar]]]]
+"""The literal arguments of a path's earlier calls: ``(tool, ((parameter, value), …))``."""
+
+
+def carries(param: Port, source: Port, same_platform: bool) -> bool:
+    """Whether an argument an earlier call gave its parameter ``source`` is the context of a
+    later call's parameter ``param``: the same code type, or for a parameter of none, the same
+    name on the same platform. A chain keeps its context as an analyst does — the stops of a
+    route are asked in the city its routes were listed in (TAGO's ``cityCode``), a company's
+    reports for the year already asked — where a default drawn afresh named another city,
+    whose codes the route ids are not, and the call came back empty."""
+    if param.code is not None:
+        return param.code == source.code
+    return source.code is None and param.name == source.name and same_platform
 
 
 def pool_from_graph(graph: ToolGraph) -> ValuePool:
@@ -82,6 +97,30 @@ class ArgChooser:
                 raise KeyError(pname)
             args.append((pname, rng.choice(cands)))
         return tuple(args)
+
+    def context(self, earlier: Earlier, tool: str) -> dict[str, Scalar]:
+        """``tool``'s parameters that the path's ``earlier`` calls already gave a literal of the
+        same kind (:func:`carries`): the first such value each."""
+        ports = self.nodes[tool].params
+        platform = tool.partition(".")[0]
+        out: dict[str, Scalar] = {}
+        for qualname, args in earlier:
+            sources = {p.name: p for p in self.nodes[qualname].params}
+            same = qualname.partition(".")[0] == platform
+            for sname, value in args:
+                src = sources.get(sname)
+                if src is None:
+                    continue
+                for port in ports:
+                    if port.name not in out and carries(port, src, same):
+                        out[port.name] = value
+        return out
+
+    def path_args(self, edge: GraphEdge, rng: random.Random,
+                  earlier: Earlier) -> tuple[tuple[str, Scalar], ...]:
+        """:meth:`edge_args` of the next call of a path whose calls so far were ``earlier``:
+        its context first (:meth:`context`)."""
+        return self.edge_args(edge, rng, self.context(earlier, edge.target))
 
     def runnable(self, edge: GraphEdge) -> bool:
         """True when every required parameter of the edge's target can be filled."""

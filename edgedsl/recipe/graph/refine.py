@@ -59,7 +59,7 @@ from .args import ArgChooser
 from .beta import Evidence, PruneRule, prior
 from .model import GraphEdge, IterationStats, PrunedEdge, Scalar, ToolGraph, ToolNode
 from .observe import ObservingBackend, ValuePool
-from .rollout import Emitter, PathOutcome, PathSpec, Step, run_paths
+from .rollout import Emitter, PathOutcome, PathSpec, Step, calls_of, run_paths
 
 __all__ = ["Checkpoint", "RefineConfig", "Refiner", "emitter_for", "refine"]
 
@@ -229,7 +229,8 @@ class Refiner:
             seen.add(nxt.target)
             current = nxt.target
         for x in chain:
-            steps.append(Step(x.target, self.args.edge_args(x, rng), tuple(x.bindings)))
+            steps.append(Step(x.target, self.args.path_args(x, rng, calls_of(steps)),
+                              tuple(x.bindings)))
         return PathSpec(tuple(steps))
 
     # ---------------------------------------------------------------- sampling
@@ -255,7 +256,8 @@ class Refiner:
             else:
                 draws = [(rng.betavariate(e.alpha, e.beta), i) for i, e in enumerate(options)]
                 edge = options[max(draws)[1]]
-            steps.append(Step(edge.target, self.args.edge_args(edge, rng), tuple(edge.bindings)))
+            steps.append(Step(edge.target, self.args.path_args(edge, rng, calls_of(steps)),
+                              tuple(edge.bindings)))
             seen.add(edge.target)
             current = edge.target
         return PathSpec(tuple(steps)) if len(steps) > 1 else None

@@ -31,7 +31,7 @@ from ...runtime.backends import Backend
 from .model import GraphEdge, ToolGraph
 from .observe import ValuePool
 from .refine import RefineConfig, Refiner
-from .rollout import PathSpec, Step, run_paths
+from .rollout import PathSpec, Step, calls_of, run_paths
 
 __all__ = [
     "REFERENCE",
@@ -168,7 +168,8 @@ async def evaluate(graph: ToolGraph, catalog: Catalog, backend: Backend, edges:
                 steps = [Step(prefix[0].source if prefix else e.source,
                               r.args.root_args(prefix[0].source if prefix else e.source, rng))]
                 for x in [*prefix, e]:
-                    steps.append(Step(x.target, r.args.edge_args(x, rng), tuple(x.bindings)))
+                    steps.append(Step(x.target, r.args.path_args(x, rng, calls_of(steps)),
+                                      tuple(x.bindings)))
             except (KeyError, IndexError):
                 results[e.key].append("unreached")
                 continue

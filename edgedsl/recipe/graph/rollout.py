@@ -54,7 +54,7 @@ from .handoff import PHI, SOURCE_PAGES, fan_values
 from .model import Binding, Port, Scalar, ToolNode
 from .observe import value_ok
 
-__all__ = ["EdgeOutcome", "PathOutcome", "PathSpec", "Step", "judge", "path_module",
+__all__ = ["EdgeOutcome", "PathOutcome", "PathSpec", "Step", "calls_of", "judge", "path_module",
            "path_trajectory", "run_paths", "tied_failure"]
 
 Outcome = Literal["success", "structural", "environmental", "internal"]
@@ -68,6 +68,12 @@ class Step:
     tool: str
     args: tuple[tuple[str, Scalar], ...] = ()
     bindings: tuple[Binding, ...] = ()
+
+
+def calls_of(steps: Sequence[Step]) -> list[tuple[str, tuple[tuple[str, Scalar], ...]]]:
+    """The literal arguments of ``steps`` as the context of the next one
+    (:meth:`edgedsl.recipe.graph.args.ArgChooser.path_args`)."""
+    return [(s.tool, s.args) for s in steps]
 
 
 @dataclass(frozen=True)

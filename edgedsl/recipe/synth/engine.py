@@ -47,7 +47,7 @@ from ...runtime.executor import run_trajectory
 from ...runtime.result import RunResult
 from ...syntax import nodes as n
 from ...syntax.printer import format_module
-from ..graph.args import ArgChooser, pool_from_graph
+from ..graph.args import ArgChooser, carries, pool_from_graph
 from ..graph.model import GraphEdge, Port, Scalar, ToolGraph
 from ..graph.observe import tool_index
 from ..graph.refine import emitter_for
@@ -272,13 +272,10 @@ class Engine:
 
     def context(self, draft: Draft, tool: str) -> dict[str, n.ArgValue]:
         """Arguments for ``tool``'s parameters that the draft's calls were already given — a
-        literal, or a ``seq`` reference (one value): for a parameter of a code type, the first
-        an earlier call passed to a parameter of the same code type; for one without, the first
-        passed to a parameter of the same name on the same platform. A chain keeps its context
-        as an analyst does — the stops of a route are looked up in the city its routes were
-        listed in (TAGO's ``cityCode``), a company's reports for the year already asked —
-        where a default drawn afresh named another city, whose codes the route ids are not,
-        and the call came back empty (seed 1: 25 of 30 runs of ``tago.routes``' out-edges)."""
+        literal, or a ``seq`` reference (one value): the first an earlier call passed to a
+        parameter of the same kind (:func:`~edgedsl.recipe.graph.args.carries`; refinement's
+        paths keep their literal context the same way). Without it, seed 1: 25 of 30 runs of
+        ``tago.routes``' out-edges asked another city and came back empty."""
         ports = self.ports(tool)
         platform = tool.partition(".")[0]
         out: dict[str, n.ArgValue] = {}
@@ -294,9 +291,7 @@ class Engine:
                 continue
             same_platform = qualname.partition(".")[0] == platform
             for pname, port in ports.items():
-                if pname not in out and (
-                        port.code == src.code if port.code is not None
-                        else src.code is None and pname == arg.name and same_platform):
+                if pname not in out and carries(port, src, same_platform):
                     out[pname] = value
         return out
 
