@@ -19,7 +19,7 @@ __all__ = ["default_graph_path", "edge_evidence", "junction_warnings"]
 
 
 def default_graph_path() -> Path:
-    """The G* shipped with edgedsl: ``graph build`` then ``graph refine --iterations 100
+    """The G* shipped with edgedsl: ``graph build`` then ``graph refine --iterations 150
     --paths 32`` on the world (seed 0) over the ten-platform catalog (see docs/synth.md)."""
     return Path(__file__).resolve().parents[1] / "synth" / "data" / "gstar_world.json"
 

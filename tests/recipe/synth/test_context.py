@@ -80,3 +80,23 @@ def test_a_reference_is_carried_and_a_fan_is_not(eng: Engine) -> None:
     assert "cityCode" not in eng.context(by_fan, "tago.route_stops")
     # a node id is no route id: nothing of tago.arrivals' nodeId reaches routeId
     assert "routeId" not in eng.context(by_ref, "tago.route_stops")
+
+
+def test_refinement_paths_keep_their_context(eng: Engine) -> None:
+    """Refinement and the report fill a path's next call the way synthesis does
+    (:meth:`ArgChooser.path_args`): the city the routes were listed in reaches the route's
+    stops, a later literal does not replace the first, and a code of another type is no
+    context (before, a city drawn afresh left TAGO's route edges pruned)."""
+    earlier = [("tago.routes", (("cityCode", "31010"),)),
+               ("tago.stops_near", (("gpsLati", 36.6), ("gpsLong", 127.4)))]
+    assert eng.args.context(earlier, "tago.route_stops") == {"cityCode": "31010"}
+    later = [*earlier, ("tago.cities", (("cityCode", "22"),))]
+    assert eng.args.context(later, "tago.route_stops") == {"cityCode": "31010"}
+    assert eng.args.context([("nec.winners", (("sgId", "20240410"),))],
+                            "tago.route_stops") == {}
+    edge = next(e for e in [*eng.graph.edges, *eng.graph.pruned]
+                if e.key == ("tago.routes", "tago.route_stops"))
+    assert "cityCode" not in {b.param for b in edge.bindings}
+    for seed in range(3):
+        args = dict(eng.args.path_args(edge, random.Random(seed), earlier))
+        assert args["cityCode"] == "31010"
