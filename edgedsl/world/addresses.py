@@ -181,7 +181,9 @@ def english_address(row: dict[str, Any]) -> dict[str, str]:
     bno = row["buldMnnm"] + (f"-{row['buldSlno']}" if row["buldSlno"] != "0" else "")
     jno = row["lnbrMnnm"] + (f"-{row['lnbrSlno']}" if row["lnbrSlno"] != "0" else "")
     under = "Jiha " if row["udrtYn"] == "1" else ""
-    road = ", ".join(p for p in (f"{under}{bno}", rn, sgg, si) if p)
+    # a 읍/면 is part of the road address (군위군 군위읍 군위로 12), a 동 only of the lot address
+    town = emd if row["emdNm"].endswith(("읍", "면")) else ""
+    road = ", ".join(p for p in (f"{under}{bno}", rn, town, sgg, si) if p)
     jibun = ", ".join(p for p in (jno, li, emd, sgg, si) if p)
     return {"roadAddr": road, "jibunAddr": jibun, "siNm": si, "sggNm": sgg, "emdNm": emd,
             "liNm": li, "rn": rn}

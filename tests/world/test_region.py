@@ -123,6 +123,15 @@ def test_english_search(world: World) -> None:
     assert j["siNm"] == "Seoul" and j["sggNm"] == "Jongno-gu"
 
 
+def test_an_eup_or_myeon_is_part_of_the_english_road_address(world: World) -> None:
+    """As in Korean (군위군 군위읍 군위로1길 150-21), a 읍/면 names the road address in English
+    (…, Gunwi-ro 1-gil, Gunwi-eup, Gunwi-gun, Daegu); a 동 does not."""
+    eup = juso(world, "addrEngApi", keyword="군위군 군위읍")["juso"]
+    assert eup and all(", Gunwi-eup, Gunwi-gun, Daegu" in j["roadAddr"] for j in eup)
+    dong = juso(world, "addrEngApi", keyword="종로구 청운")["juso"]
+    assert dong and not any("-dong" in j["roadAddr"] for j in dong)
+
+
 @pytest.mark.parametrize(("hangul", "roman"), [
     ("종로", "jongno"), ("선릉", "seolleung"), ("청운", "cheongun"), ("왕십리", "wangsimni"),
     ("독립문", "dongnimmun"), ("신라", "silla"), ("압구정", "apgujeong"), ("역삼", "yeoksam")])
