@@ -249,13 +249,13 @@ def _row(seed: int, r: random.Random, dong: LegalDong, n: int) -> dict[str, Any]
     clat, clon = dong_centre(seed, dong)
     lat = clat + r.uniform(-0.004, 0.004)
     lon = clon + r.uniform(-0.005, 0.005)
-    underground = "1" if r.random() < 0.03 else "0"
+    underground = r.random() < 0.03
     kind = r.choice(_BUILDING_KINDS)
     building = f"{_stem(dong.umd_nm)}{kind}"
     has_name = r.random() < 0.6
     return address_row(
         dong, road=road, road_no=_road_no(seed, dong.sgg_cd, road), main=main, sub=sub,
-        lot=(jibun_main, jibun_sub), underground=underground == "1",
+        lot=(jibun_main, jibun_sub), underground=underground,
         name=building if has_name else "", apartment=kind in ("아파트", "빌라"),
         zip_no=f"{zip_head(seed, dong.sgg_cd):02d}{r.randrange(1000):03d}",
         serial=f"0{jibun_main:04d}{jibun_sub:04d}{n + 1:06d}", at=(lat, lon))

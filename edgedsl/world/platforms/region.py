@@ -88,7 +88,7 @@ def juso_rows(seed: int) -> tuple[Row, ...]:
     return addresses(seed) + complex_addresses(seed)
 
 
-_WORD = re.compile(r"[\s(),]+")
+_WORD = re.compile(r"[\s(),\x00]+")
 
 
 @cache
@@ -97,22 +97,15 @@ def _haystacks(seed: int) -> tuple[tuple[str, frozenset[str]], ...]:
     out = []
     for a in juso_rows(seed):
         text = f"{a['roadAddr']}\x00{a['jibunAddr']}\x00{a['bdNm']}"
-        out.append((text, frozenset(_WORD.split(text.replace("\x00", " ")))))
+        out.append((text, frozenset(_WORD.split(text))))
     return tuple(out)
-
-
-def _finds(token: str, text: str, words: frozenset[str]) -> bool:
-    """Whether a keyword token finds a building: a number (``12``, ``159-5``) names a whole
-    building or lot number — ``중앙로 12`` is not ``중앙로 120`` — other tokens any part."""
-    if token.replace("-", "").isdigit():
-        return token in words
-    return token in text
 
 
 def keyword_matches(seed: int, keyword: str) -> list[Row]:
     """The addresses a juso keyword finds: every whitespace-separated token occurs in the road
-    address, the lot address or the building name (a number as a whole word). Raises the juso
-    input errors."""
+    address, the lot address or the building name — a number (``12``, ``159-5``) as a whole
+    building or lot number (``중앙로 12`` is not ``중앙로 120``), other tokens as any part.
+    Raises the juso input errors."""
     text = keyword.strip()
     if not text:
         raise WorldError("missing_param", "keyword")
@@ -120,10 +113,11 @@ def keyword_matches(seed: int, keyword: str) -> list[Row]:
         raise WorldError("bad_number", "검색어는 두글자 이상")
     if text in _sido_only():
         raise WorldError("bad_param", "시도명만 입력")
-    tokens = text.split()
+    numbers = frozenset(t for t in text.split() if t.replace("-", "").isdigit())
+    parts = [t for t in text.split() if t not in numbers]
     rows = juso_rows(seed)
     return [rows[i] for i, (h, words) in enumerate(_haystacks(seed))
-            if all(_finds(t, h, words) for t in tokens)]
+            if numbers <= words and all(t in h for t in parts)]
 
 
 def _juso_rows(world: World, params: Mapping[str, str]) -> Iterable[Row]:
@@ -258,7 +252,7 @@ def _complex_titles(seed: int, c: Complex) -> list[Row]:
              + "번지", "sigunguCd": sgg, "bjdongCd": bjd, "bun": f"{c.bonbun:04d}",
              "ji": f"{c.bubun:04d}", "pk": c.seq, "newPlatPlc":
              f" {c.dong.sido_nm} {c.dong.sgg_nm} {c.road} {c.road_no}", "bldNm": c.name,
-             "naRoadCd": f"{sgg}{c.road_cd:07d}",
+             "naRoadCd": c.road_mgt_sn,
              "naBjdongCd": bjd[:3] + "01", "naUgrndCd": "0", "naMainBun": str(c.road_no),
              "naSubBun": "0"}
     return [_title(seed, r, i, place, apt=True, n_dong=n_dong, year=c.build_year,

@@ -138,6 +138,12 @@ class Complex:
         register's ``naRoadCd`` after the 시군구 code)."""
         return int(self.seq[6:]) * 7 % 9999
 
+    @property
+    def road_mgt_sn(self) -> str:
+        """Its 12-digit road-name code (도로명코드: the 시군구 code and :attr:`road_cd`), as juso's
+        ``rnMgtSn`` and the building register's ``naRoadCd`` write it."""
+        return f"{self.dong.sgg_cd}{self.road_cd:07d}"
+
 
 def _scale(sgg_cd: str) -> tuple[int, float]:
     """(number of complexes, monthly trades per complex at volume 1.0) of a 시군구."""
@@ -193,13 +199,12 @@ def complexes(seed: int, sgg_cd: str) -> tuple[Complex, ...]:
 def complex_address(seed: int, c: Complex) -> dict[str, Any]:
     """The juso row of complex ``c``: the road address its register rows give
     (``newPlatPlc``), its lot, its name, its road's code (the trades' ``roadNmCd``)."""
-    sgg = c.dong.code[:5]
     lat, lon = dong_centre(seed, c.dong)
     u, v = hash_unit(seed, "complex-at", c.seq), hash_unit(seed, "complex-lon", c.seq)
     return address_row(
-        c.dong, road=c.road, road_no=f"{sgg}{c.road_cd:07d}", main=c.road_no, sub=0,
+        c.dong, road=c.road, road_no=c.road_mgt_sn, main=c.road_no, sub=0,
         lot=(c.bonbun, c.bubun), underground=False, name=c.name, apartment=True,
-        zip_no=f"{zip_head(seed, sgg):02d}{int(u * 1000):03d}",
+        zip_no=f"{zip_head(seed, c.dong.sgg_cd):02d}{int(u * 1000):03d}",
         serial=f"1{c.bonbun:04d}{c.bubun:04d}{int(c.seq[6:]):06d}",
         at=(lat + (u - 0.5) * 0.008, lon + (v - 0.5) * 0.01))
 
