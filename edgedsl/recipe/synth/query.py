@@ -247,7 +247,7 @@ class _Builder:
         return {"kind": "call", "name": step, "tool": call.qualname, "title": tool["title"],
                 "doc": tool["doc"], "platform": tool["platform"], "args": args,
                 "inputs": inputs, "constraints": constraints,
-                "via": join_ko(list(dict.fromkeys(i["short"] for i in inputs))),
+                "via": _via(list(dict.fromkeys(i["short"] for i in inputs))),
                 "fan": any(i["kind"] == "fan" for i in inputs), "text": text,
                 "pages": call.pages}
 
@@ -471,6 +471,16 @@ class _Builder:
         return {"kind": "object" if stmt.fields is not None else "expr", "fields": fields,
                 "labels": [f["label"] for f in fields], "names": names,
                 "text": _group_answer(fields)}
+
+
+def _via(shorts: Sequence[str]) -> str:
+    """The inputs of a call as one Korean list, the shared ``그``/``각`` said once: "그
+    법정동코드, 도로명코드와 건물 본번" rather than "그 법정동코드, 그 도로명코드와 그 건물
+    본번"."""
+    for lead in ("그 ", "각 "):
+        if len(shorts) > 1 and all(s.startswith(lead) for s in shorts):
+            return lead + join_ko([s.removeprefix(lead) for s in shorts])
+    return join_ko(list(shorts))
 
 
 def _group_answer(fields: Sequence[dict[str, Any]]) -> str:

@@ -184,6 +184,15 @@ def test_join_ko_and_periods() -> None:
     assert period_text("2024-12-31", "2024-12-16") == "2024년 12월 16일부터 2024년 12월 31일까지"
 
 
+def test_a_call_s_inputs_say_their_shared_determiner_once() -> None:
+    from edgedsl.recipe.synth.query import _via
+
+    assert _via(["그 법정동코드", "그 도로명코드", "그 건물 본번"]) == "그 법정동코드, 도로명코드와 건물 본번"
+    assert _via(["각 의안ID", "각 의안번호"]) == "각 의안ID와 의안번호"
+    assert _via(["그 의안ID", "같은 대수"]) == "그 의안ID와 같은 대수"
+    assert _via(["그 주소"]) == "그 주소"
+
+
 def test_korean_forms_of_literals() -> None:
     assert korean_forms(dt.date(2024, 11, 1))[:4] == [
         "2024년 11월 1일", "2024-11-01", "20241101", "2024.11.01"]
