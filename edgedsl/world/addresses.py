@@ -241,10 +241,17 @@ def zip_head(seed: int, sgg_cd: str) -> int:
     return lo + int(hash_unit(seed, "zip", sgg_cd) * (hi - lo + 1))
 
 
-def _row(seed: int, r: random.Random, dong: LegalDong, n: int) -> dict[str, Any]:
+def _row(seed: int, r: random.Random, dong: LegalDong, n: int,
+         taken: set[tuple[str, str, int, int]]) -> dict[str, Any]:
     road = r.choice(_roads(r, dong))
     main = r.randint(1, 320)
     sub = r.choice((0, 0, 0, r.randint(1, 30)))
+    # a road address names one building in its 시군구 (a road runs through several 동): a
+    # number drawn twice on one road is moved up to the next free one, without a draw, so
+    # the other buildings keep theirs
+    while (dong.sgg_cd, road, main, sub) in taken:
+        main += 1
+    taken.add((dong.sgg_cd, road, main, sub))
     jibun_main, jibun_sub = r.randint(1, 900), r.choice((0, r.randint(1, 60)))
     clat, clon = dong_centre(seed, dong)
     lat = clat + r.uniform(-0.004, 0.004)
@@ -314,19 +321,21 @@ def address_row(dong: LegalDong, *, road: str, road_no: str, main: int, sub: int
 @disk_cached
 def addresses(seed: int) -> tuple[dict[str, Any], ...]:
     """Every address of the world with this seed: ``PER_DONG`` buildings per 읍면동 in force; in a
-    읍/면 that has 리, each building lies in one of its 리 (``jibunAddr`` names the 리)."""
+    읍/면 that has 리, each building lies in one of its 리 (``jibunAddr`` names the 리). No two
+    stand at one road address (road and building number) of a 시군구."""
     r = rng(seed, "addresses")
     ris: dict[str, list[LegalDong]] = {}
     for d in legal_dongs():
         if d.level == "ri":
             ris.setdefault(d.code[:8], []).append(d)
     out: list[dict[str, Any]] = []
+    taken: set[tuple[str, str, int, int]] = set()
     for dong in legal_dongs():
         if dong.level != "umd":
             continue
         children = ris.get(dong.code[:8])
         for n in range(PER_DONG):
-            out.append(_row(seed, r, r.choice(children) if children else dong, n))
+            out.append(_row(seed, r, r.choice(children) if children else dong, n, taken))
     return tuple(out)
 
 

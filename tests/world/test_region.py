@@ -482,6 +482,10 @@ def test_juso_finds_the_complexes_that_trades_and_the_register_name(seed: int) -
             assert (a["admCd"], a["lnbrMnnm"], a["lnbrSlno"]) == \
                 (c.dong.code, str(c.bonbun), str(c.bubun))
             assert a["rnMgtSn"] == str(place["naRoadCd"]) and a["bdKdcd"] == "1"
+            # the register's lot address (``장지동 985번지``) finds it too (beside another
+            # building standing on the same lot, now and then)
+            assert c.name in [b["bdNm"] for b in keyword_matches(seed, place["platPlc"])], \
+                place["platPlc"]
             coord = juso(w, "addrCoordApi", **{k: a[k] for k in (
                 "admCd", "rnMgtSn", "udrtYn", "buldMnnm", "buldSlno")})
             assert [j["bdNm"] for j in coord["juso"]] == [c.name]
@@ -500,3 +504,36 @@ def test_a_number_in_a_juso_keyword_names_a_whole_number(world: World) -> None:
     assert row in found
     assert all(a["buldMnnm"] == row["buldMnnm"] or row["buldMnnm"] in
                (a["lnbrMnnm"], a["buldSlno"], a["lnbrSlno"]) for a in found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+def test_juso_finds_the_addresses_other_services_give(seed: int) -> None:
+    """The catalog types a school's road address, a company's head office and juso's search
+    keyword alike (``codes.Address``), so a chain hands a place on to juso: the world's juso
+    finds them. Schools and companies: one row each, bar a few whose keyword juso's token
+    search also finds on a longer road (``시흥로 8`` and ``시흥로22길 8``); an expressway
+    station's lot address much less often (``경기 양평군 옥천면아신리 347-43``: 면 and 리 run
+    together as the service writes them)."""
+    from edgedsl.world.platforms import dart, ex, neis
+    from edgedsl.world.platforms.region import keyword_matches
+
+    w = World(seed=seed, modules=[neis, dart, ex, region])
+    schools = [r["ORG_RDNMA"] for r in w.rows("neis_schools")[::100]]
+    found = [len(keyword_matches(seed, a.strip())) for a in schools]
+    assert min(found) >= 1 and sum(k == 1 for k in found) >= 0.95 * len(found)
+    corps = [r["corp_code"] for r in w.rows("dart_corps") if r["stock_code"].strip()][::80][:25]
+    offices = [call(w, "/api/company.json", crtfc_key="k", corp_code=c)["adres"] for c in corps]
+    assert [len(keyword_matches(seed, a.strip())) for a in offices] == [1] * len(offices)
+    stations = [r["svarAddr"] for r in w.rows("ex_fuel_stations")]
+    hits = sum(bool(keyword_matches(seed, a.strip())) for a in stations)
+    assert 0 < hits < len(stations)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_no_two_buildings_share_a_road_address_in_a_district(seed: int) -> None:
+    """A road address (road and building number) names one building of its 시군구, though a
+    road runs through several 동: the address universe never draws one twice."""
+    seen = {(a["admCd"][:5], a["rn"], a["udrtYn"], a["buldMnnm"], a["buldSlno"])
+            for a in addresses(seed)}
+    assert len(seen) == len(addresses(seed))

@@ -101,11 +101,16 @@ def _haystacks(seed: int) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(out)
 
 
+_LOT = re.compile(r"[0-9]+(?:-[0-9]+)?번지")
+"""A lot number written with 번지 (``985번지``, ``123-4번지``)."""
+
+
 def keyword_matches(seed: int, keyword: str) -> list[Row]:
     """The addresses a juso keyword finds: every whitespace-separated token occurs in the road
     address, the lot address or the building name — a number (``12``, ``159-5``) as a whole
-    building or lot number (``중앙로 12`` is not ``중앙로 120``), other tokens as any part.
-    Raises the juso input errors."""
+    building or lot number (``중앙로 12`` is not ``중앙로 120``), also when written with
+    ``번지`` as the building register writes a lot (``장지동 985번지``), other tokens as any
+    part. Raises the juso input errors."""
     text = keyword.strip()
     if not text:
         raise WorldError("missing_param", "keyword")
@@ -113,8 +118,9 @@ def keyword_matches(seed: int, keyword: str) -> list[Row]:
         raise WorldError("bad_number", "검색어는 두글자 이상")
     if text in _sido_only():
         raise WorldError("bad_param", "시도명만 입력")
-    numbers = frozenset(t for t in text.split() if t.replace("-", "").isdigit())
-    parts = [t for t in text.split() if t not in numbers]
+    tokens = [t.removesuffix("번지") if _LOT.fullmatch(t) else t for t in text.split()]
+    numbers = frozenset(t for t in tokens if t.replace("-", "").isdigit())
+    parts = [t for t in tokens if t not in numbers]
     rows = juso_rows(seed)
     return [rows[i] for i, (h, words) in enumerate(_haystacks(seed))
             if numbers <= words and all(t in h for t in parts)]
