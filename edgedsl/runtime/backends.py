@@ -148,9 +148,21 @@ class Response:
     def head(self, n: int) -> list[dict[str, Any]]:
         """The first ``n`` records, without building the others when the page is held as
         columns."""
+        return self.at(range(min(n, len(self))))
+
+    def spread(self, n: int) -> list[dict[str, Any]]:
+        """``n`` records evenly spaced over the page, the first one included (all of them when
+        it holds no more than ``n``), without building the others when it is held as columns."""
+        k = len(self)
+        return self.at(range(k) if k <= n else [i * k // n for i in range(n)])
+
+    def at(self, idx: Iterable[int]) -> list[dict[str, Any]]:
+        """The records at positions ``idx``, without building the others when the page is held
+        as columns."""
         if self._records is None and self.columns is not None:
-            return [self.columns.record(i) for i in range(min(n, len(self.columns)))]
-        return self.records[:n]
+            return [self.columns.record(i) for i in idx]
+        records = self.records
+        return [records[i] for i in idx]
 
     def __len__(self) -> int:
         if self._records is None and self.stored is not None:

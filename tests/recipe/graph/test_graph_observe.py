@@ -186,3 +186,39 @@ def test_catalog_labels_reach_the_graph_nodes() -> None:
     bus = load_catalog(["bus"]).platforms["seoulbus"].tools["stations"]
     node = tool_node(bus, "bus")
     assert {p.name: p.label for p in node.params}["stSrch"] == "정류소명"
+
+
+def test_observing_reads_records_spread_over_a_response_not_its_head() -> None:
+    """A response in code order (법정동코드, 학교) starts with 서울: the pool looks at records
+    evenly spaced over it, so a long list feeds values from its whole length."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from edgedsl.plan.model import ToolSpec
+    from edgedsl.recipe.graph.observe import RECORDS_PER_RESPONSE, ObservingBackend
+    from edgedsl.runtime.backends import Response
+
+    rows = [{**ITEMS[0], "code": f"A{i:03d}"} for i in range(1, 1001)]
+
+    class Inner:
+        name = "fixed"
+
+        async def call(self, tool: ToolSpec, args: dict[str, object], *,
+                       page: int | None) -> Response:
+            return Response(rows)
+
+    pool = ValuePool(cap=1000)
+    spec = SimpleNamespace(qualname="tg.items")  # all the observer reads of a tool spec
+    asyncio.run(ObservingBackend(Inner(), pool, CAT).call(spec, {}, page=None))  # type: ignore[arg-type]
+    seen = sorted(pool.values("code:tg.Code"))
+    assert len(seen) == RECORDS_PER_RESPONSE
+    assert seen[0] == "A001" and seen[-1] >= "A950"  # the first record, and the last stretch
+
+
+def test_a_response_spreads_its_records_evenly() -> None:
+    from edgedsl.runtime.backends import Response
+
+    resp = Response([{"i": i} for i in range(10)])
+    assert [r["i"] for r in resp.spread(4)] == [0, 2, 5, 7]
+    assert [r["i"] for r in resp.spread(20)] == list(range(10))
+    assert [r["i"] for r in resp.head(3)] == [0, 1, 2]
