@@ -187,7 +187,8 @@ def test_join_ko_and_periods() -> None:
 def test_a_call_s_inputs_say_their_shared_determiner_once() -> None:
     from edgedsl.recipe.synth.query import _via
 
-    assert _via(["그 법정동코드", "그 도로명코드", "그 건물 본번"]) == "그 법정동코드, 도로명코드와 건물 본번"
+    assert _via(["그 법정동코드", "그 도로명코드", "그 건물 본번"]) == \
+        "그 법정동코드, 도로명코드와 건물 본번"
     assert _via(["각 의안ID", "각 의안번호"]) == "각 의안ID와 의안번호"
     assert _via(["그 의안ID", "같은 대수"]) == "그 의안ID와 같은 대수"
     assert _via(["그 주소"]) == "그 주소"
