@@ -85,14 +85,13 @@ def cmd_synth_run(args: argparse.Namespace) -> int:
                          "their priors\n")
     catalog = load_catalog_modules(graph.catalog.modules, graph.catalog.search_paths)
     knobs: dict[str, Any] = {"n": args.n, "seed": args.seed, "phi": args.phi,
-                             "width": args.width,
                              "batch": args.batch, "max_attempts": args.max_attempts,
                              "resolve": not args.no_resolve, "templates": args.templates}
     # the knobs given on the command line; the others keep SynthConfig's defaults
     given: dict[str, Any] = {
         "mix": _pairs(args.mix, "mix"), "lengths": _pairs(args.lengths, "lengths", int),
         "tail": _pairs(args.tail, "tail", int), "combos": _pairs(args.combos, "combos"),
-        **{k: getattr(args, k) for k in ("single", "narrow_fans", "restarts", "tries",
+        **{k: getattr(args, k) for k in ("width", "single", "narrow_fans", "restarts", "tries",
                                          "entity_weight", "read_pages")}}
     knobs.update({k: v for k, v in given.items() if v is not None})
     try:
@@ -202,9 +201,9 @@ def add_synth_parser(sub: Any) -> None:
     p.add_argument("--graph", metavar="GSTAR.json",
                    help="the refined graph (default: the G* shipped with edgedsl)")
     p.add_argument("--phi", type=int, default=5, help="fan-out budget φ (5)")
-    p.add_argument("--width", type=int, default=3,
+    p.add_argument("--width", type=int,
                    help="values a narrowing keeps, comparison arms, group branches: at most "
-                        "this many (≤ φ; 3)")
+                        "this many (≤ φ; 2)")
     p.add_argument("--mix", metavar="TYPE=SHARE,…",
                    help="structure mix, e.g. Seq=1,Sem=1 (default: the recipe's)")
     p.add_argument("--lengths", metavar="EDGES=WEIGHT,…",

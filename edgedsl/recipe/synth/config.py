@@ -10,7 +10,7 @@ from .memo import READ_PAGES
 from .structures import COMBOS
 
 __all__ = ["DEFAULT_LENGTHS", "DEFAULT_MIX", "DEFAULT_NARROW_FANS", "DEFAULT_RESTARTS",
-           "DEFAULT_SINGLE", "DEFAULT_TAIL", "SynthConfig"]
+           "DEFAULT_SINGLE", "DEFAULT_TAIL", "DEFAULT_WIDTH", "SynthConfig"]
 
 DEFAULT_MIX: dict[str, float] = {"Mixed": 0.367, "Drv": 0.197, "Sem": 0.170, "Seq": 0.121,
                                  "Cmp": 0.090, "Cond": 0.028, "Fan": 0.027}
@@ -19,6 +19,11 @@ DEFAULT_MIX: dict[str, float] = {"Mixed": 0.367, "Drv": 0.197, "Sem": 0.170, "Se
 DEFAULT_LENGTHS: dict[int, float] = {2: 0.20, 3: 0.35, 4: 0.30, 5: 0.15}
 """Edges per chain (before fan-outs), drawn with these weights (chains on G* often end
 earlier: no out-edge of the last tool works)."""
+
+DEFAULT_WIDTH = 2
+"""The most values a narrowing keeps, arms a comparison has and branches a group has (at most
+φ). It was 3; with 2, comparisons are of two, and a fan a narrowing leaves is of two: fewer
+parallel calls, the sequential share of the recipe (docs/synth.md)."""
 
 DEFAULT_TAIL: dict[int, float] = {1: 0.3, 2: 0.5, 3: 0.2}
 """Edges a chain grows after a ``parallel`` group or a comparison's winner, drawn with these
@@ -48,7 +53,7 @@ class SynthConfig(BaseModel):
     n: int = Field(default=100, ge=1)
     seed: int = 0
     phi: int = Field(default=5, ge=2)
-    width: int = Field(default=3, ge=2)
+    width: int = Field(default=DEFAULT_WIDTH, ge=2)
     mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX))
     lengths: dict[int, float] = Field(default_factory=lambda: dict(DEFAULT_LENGTHS))
     tail: dict[int, float] = Field(default_factory=lambda: dict(DEFAULT_TAIL))

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["ENTITY_CODES", "ENTITY_NAMES", "ENTITY_WEIGHT", "KNOWN_CODES", "entity_of",
-           "handoff_score", "name_fields"]
+__all__ = ["ENTITY_CODES", "ENTITY_NAMES", "ENTITY_WEIGHT", "KNOWN_CODES", "TEXT_CODES",
+           "entity_of", "handoff_score", "name_fields", "reads_as_text"]
 
 ENTITY_CODES: Mapping[str, str] = {
     # a company
@@ -42,6 +42,9 @@ ENTITY_CODES: Mapping[str, str] = {
     "ex.StdRestCd": "rest area", "ex.ServiceAreaCode": "rest area",
     # a filing
     "dart.RceptNo": "filing",
+    # a place: an address one service gives and juso's address search finds (a school's, a
+    # company's head office, a building's lot, a fuel station's)
+    "codes.Address": "place",
 }
 """Qualified code type name → the kind of entity it identifies. Generic codes — an education
 office (``codes.NeisOffice``), an election day (``codes.SgId``), a city (``tago.CityCode``), an
@@ -101,9 +104,24 @@ KNOWN_CODES = frozenset({
     "assembly.BillNo",   # 의안번호, the public number a bill is cited by (2208255)
     "juso.ZipNo",        # a postal code
     "seoulbus.ArsId",    # the five-digit number on every Seoul bus stop sign
+    "codes.Address",     # an address, as a person writes it
 })
 """Qualified code types whose values a person knows without calling any API (printed on a
 thing they hold or see, or a date). Every other code type is the service's internal id (a
 DART 고유번호, a 기관코드, a TAGO 노선ID): a query that shows one as the raw code asks for an
 input the user could not know without calling the service first (the ``internal_input``
 finding of :mod:`edgedsl.recipe.synth.plausible`)."""
+
+
+TEXT_CODES = frozenset({"codes.Address"})
+"""Qualified code types whose values are text a person reads and asks for, not codes: an
+address is typed so that it hands one place on from service to service (a school's road
+address into juso's address search), but an answer asks for it as it asks for any text, and a
+question narrows by it only with a value it states, as by any other text
+(:mod:`edgedsl.recipe.synth.wanted`)."""
+
+
+def reads_as_text(code: str | None) -> bool:
+    """True when values of the code type ``code`` (qualified name) are read as text
+    (:data:`TEXT_CODES`)."""
+    return code in TEXT_CODES

@@ -14,7 +14,8 @@ not a fact about the entity).
 * ``amount`` (1): a number with a unit (원, 만원, 주, %, 명, ㎡ …);
 * ``date`` (2): a date;
 * ``number`` (3): a number without a unit;
-* ``text`` (4): any other string (an address, a committee, a course);
+* ``text`` (4): any other string (an address — also when it is typed ``codes.Address`` to hand
+  a place on, :data:`~.entities.TEXT_CODES` —, a committee, a course);
 * ``category`` (6): an ``enum``, a ``bool``, a string labelled ``…구분``, ``…여부``,
   ``…유형``, ``…종류`` (also ``…구분명``);
 * ``code`` (7): a code type (``codes.CorpCode``), a string or number labelled ``…코드``,
@@ -69,7 +70,7 @@ from ...core.types import (
     is_date,
     is_numeric,
 )
-from .entities import ENTITY_NAMES, entity_of
+from .entities import ENTITY_NAMES, entity_of, reads_as_text
 
 __all__ = ["RECORD_KEEPING", "WANTED", "WANT_RANK", "Want", "answer_key", "category_label",
            "code_label", "column_ops", "field_want", "is_constant", "label_ends", "narrow_ops",
@@ -105,7 +106,7 @@ def field_want(name: str, ftype: FieldType | None, label: str | None = None,
                unit: str | None = None, *, constant: bool = False) -> Want:
     """The :data:`Want` of field ``name`` from its catalog type, label and unit; ``constant``
     when every record of a relation of several holds the same value (:func:`is_constant`)."""
-    if isinstance(ftype, CodeType):
+    if isinstance(ftype, CodeType) and not reads_as_text(ftype.name):
         return "code"
     if isinstance(ftype, EnumType) or (isinstance(ftype, ScalarType) and ftype.kind == "bool"):
         return "category"
@@ -189,7 +190,7 @@ def narrow_ops(platform: str, name: str, ftype: FieldType | None, label: str | N
     label = catalog_label(name, label)
     if f"{platform}.{name}" in ENTITY_NAMES:
         return CATEGORY_OPS
-    if isinstance(ftype, CodeType):
+    if isinstance(ftype, CodeType) and not reads_as_text(ftype.name):
         return frozenset({"most_frequent"}) if entity_of(ftype.name) else frozenset()
     if isinstance(ftype, EnumType) or (isinstance(ftype, ScalarType) and ftype.kind == "bool"):
         return CATEGORY_OPS

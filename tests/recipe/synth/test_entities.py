@@ -12,7 +12,13 @@ from edgedsl.check import load_catalog
 from edgedsl.recipe.graph.evidence import default_graph_path
 from edgedsl.recipe.graph.model import load_graph
 from edgedsl.recipe.synth.engine import Engine
-from edgedsl.recipe.synth.entities import ENTITY_CODES, entity_of, handoff_score
+from edgedsl.recipe.synth.entities import (
+    ENTITY_CODES,
+    KNOWN_CODES,
+    entity_of,
+    handoff_score,
+    reads_as_text,
+)
 from edgedsl.runtime.backends import make_backend
 from tests.synth_world import light_catalog, light_graph
 
@@ -25,6 +31,24 @@ def test_every_entity_code_is_a_code_type_of_the_catalog() -> None:
     # region and office codes are generic: they pick an arbitrary member downstream
     assert entity_of("codes.NeisOffice") is None and entity_of("tago.CityCode") is None
     assert entity_of("codes.CorpCode") == "company" and entity_of(None) is None
+
+
+def test_addresses_hand_a_place_on_into_the_address_search() -> None:
+    """The catalog's addresses of places (a school's, a head office's, a building's lot, a
+    fuel station's) share one type with juso's search keyword, so that a graph binds them: an
+    address is a place a person knows and reads (never a code in a query or an answer)."""
+    graph = load_graph(default_graph_path())
+    catalog = load_catalog(list(graph.catalog.modules), [])
+    address = catalog.code_types["codes.Address"]
+    fed = {(r, spec.name) for r, rec in catalog.records.items() for spec in rec.fields
+           if spec.type == address}
+    assert {("neis.School", "ORG_RDNMA"), ("dart.Company", "adres"),
+            ("fsc.CorpOutline", "enpBsadr"), ("molit.BrTitle", "newPlatPlc")} <= fed, fed
+    assert catalog.tool("juso.addrLinkApi").param("keyword").type == address
+    # the English search is looked up for its English address, not as a way to a code
+    assert catalog.tool("juso.addrEngApi").param("keyword").type != address
+    assert entity_of("codes.Address") == "place" and "codes.Address" in KNOWN_CODES
+    assert reads_as_text("codes.Address") and not reads_as_text("codes.CorpCode")
 
 
 def test_the_score_adds_the_weight_to_an_entity_hand_off_only() -> None:

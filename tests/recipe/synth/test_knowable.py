@@ -58,6 +58,8 @@ def _compile(body: str, use: str) -> tuple[n.Trajectory, Any]:
      {"eq", "most_frequent"}),
     ("assembly", "PPSR_KIND", STR, "제안자 구분", None, {"eq", "most_frequent"}),
     ("neis", "ORG_RDNMA", STR, "도로명주소", None, {"eq"}),    # "주소가 가장 많이 나온": no
+    ("neis", "ORG_RDNMA", CodeType("codes.Address", "^.+$"), "도로명주소", None,
+     {"eq"}),                                                  # typed to hand a place on: text
     ("neis", "SCHUL_NM", STR, "학교명", None, {"eq", "most_frequent"}),  # an entity's name
     ("assembly", "MONA_CD", CodeType("assembly.MonaCd", "^.+$"), "국회의원 코드", None,
      {"most_frequent"}),                                       # an entity: how often it appears

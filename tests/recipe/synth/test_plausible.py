@@ -44,6 +44,7 @@ STR, INT, FLOAT, DATE = (ScalarType("str"), ScalarType("int"), ScalarType("float
     ("lpgYn", ScalarType("bool"), "LPG 충전소 여부", None, "category"),
     ("PPSR_KIND", STR, "제안자 구분", None, "category"),
     ("corp_code", CodeType("codes.CorpCode", "^[0-9]{8}$"), "고유번호", None, "code"),
+    ("adres", CodeType("codes.Address", "^.+$"), "주소", None, "text"),  # a place, read as text
     ("PUBL_MONA_CD", STR, "공동발의자 코드", None, "code"),
     ("gpsLati", FLOAT, "위도", None, "code"),
     ("조문가지번호", STR, "조문가지번호", None, "code"),
