@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 
 import pytest
 
@@ -47,6 +48,9 @@ def test_addresses_hand_a_place_on_into_the_address_search() -> None:
     assert catalog.tool("juso.addrLinkApi").param("keyword").type == address
     # the English search is looked up for its English address, not as a way to a code
     assert catalog.tool("juso.addrEngApi").param("keyword").type != address
+    # the register writes its road address with a leading space: still an address
+    assert re.fullmatch(address.pattern, " 대전광역시 유성구 봉명로 214")
+    assert not re.fullmatch(address.pattern, "  ")
     assert entity_of("codes.Address") == "place" and "codes.Address" in KNOWN_CODES
     assert reads_as_text("codes.Address") and not reads_as_text("codes.CorpCode")
 
