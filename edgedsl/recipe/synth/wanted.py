@@ -21,7 +21,8 @@ not a fact about the entity).
 * ``code`` (7): a code type (``codes.CorpCode``), a string or number labelled ``…코드``,
   ``…ID``, ``…번호``, ``…순번``, ``…본번``/``…부번`` (an address's numbers), a link, a coordinate;
 * ``constant`` (8): a number or a date every record of a relation of several holds alike
-  (the index's base 100.0, the data's reference date 기준일자).
+  (the index's base 100.0, the data's reference date 기준일자), and a record-keeping field —
+  when and by whom the service wrote the record (자료 수정일, 최종 수정자; :func:`record_keeping`).
 
 :data:`WANTED` are the first five: an answer asks for them; the others only when nothing else
 is left (and a count is not possible). :func:`answer_key` makes an answer key from the field's
@@ -74,7 +75,7 @@ from .entities import ENTITY_NAMES, entity_of, reads_as_text
 
 __all__ = ["RECORD_KEEPING", "WANTED", "WANT_RANK", "Want", "answer_key", "category_label",
            "code_label", "column_ops", "field_want", "is_constant", "label_ends", "narrow_ops",
-           "secondary"]
+           "record_keeping", "secondary"]
 
 Want = Literal["name", "amount", "date", "number", "text", "category", "code", "constant"]
 
@@ -119,7 +120,9 @@ def field_want(name: str, ftype: FieldType | None, label: str | None = None,
             return "constant"
         return "amount" if unit else "number"
     if is_date(ftype):
-        return "constant" if constant else "date"
+        return "constant" if constant or record_keeping(label) else "date"
+    if record_keeping(label):
+        return "constant"
     if _label_ends(label, _CODE_ENDS):
         return "code"
     if _label_ends(label, _CATEGORY_ENDS):
@@ -178,9 +181,17 @@ WHEN_OPS = frozenset({"max", "min", "after"})
 CATEGORY_OPS = frozenset({"eq", "most_frequent"})
 STATED_OPS = frozenset({"eq"})  # other text: only a value the query states (소재지 서울특별시)
 
-RECORD_KEEPING = ("수정일", "생성일", "생성일자", "수정")
-"""Label endings of dates that say when the service wrote its record (NEIS' 자료 수정일, the
-region's 생성일), not when something happened: narrowing by them is not a question."""
+RECORD_KEEPING = ("수정일", "생성일", "생성일자", "수정", "수정일시", "수정자")
+"""Label endings (read without spaces) of fields that say when and by whom the service wrote
+its record (NEIS' 자료 수정일, the region's 생성일, an expressway station's 최종 수정 일시 and
+최종 수정자), not something about the thing itself: narrowing by them is not a question, and an
+answer asks for them only when nothing else is left (:func:`record_keeping`)."""
+
+
+def record_keeping(label: str | None) -> bool:
+    """True when ``label`` names a record-keeping field (:data:`RECORD_KEEPING`)."""
+    flat = "".join((label or "").split())
+    return bool(flat) and flat.endswith(RECORD_KEEPING)
 
 def narrow_ops(platform: str, name: str, ftype: FieldType | None, label: str | None,
                unit: str | None) -> frozenset[str]:
@@ -199,7 +210,7 @@ def narrow_ops(platform: str, name: str, ftype: FieldType | None, label: str | N
     if is_numeric(ftype):
         return MEASURE_OPS if unit and not code_label(label) else frozenset()
     if is_date(ftype):
-        return frozenset() if label_ends(label, RECORD_KEEPING) else WHEN_OPS
+        return frozenset() if record_keeping(label) else WHEN_OPS
     if code_label(label):
         return frozenset()
     return CATEGORY_OPS if category_label(label) else STATED_OPS

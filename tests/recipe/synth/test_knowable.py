@@ -52,6 +52,7 @@ def _compile(body: str, use: str) -> tuple[n.Trajectory, Any]:
     ("nec", "num", INT, "결과 순번", None, set()),              # an order
     ("neis", "MLSV_YMD", DATE, "급식일자", None, {"max", "min", "after"}),
     ("neis", "LOAD_DTM", DATE, "자료 수정일", None, set()),     # record-keeping
+    ("ex", "lsttmAltrDttm", DATE, "최종 수정 일시", None, set()),  # record-keeping, spaced
     ("law", "생성일자", DATE, None, None, set()),               # named in Korean: its own label
     ("law", "시행일자", DATE, None, None, {"max", "min", "after"}),
     ("neis", "FOND_SC_NM", EnumType(("공립", "사립")), "설립구분", None,

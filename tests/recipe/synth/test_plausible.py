@@ -45,6 +45,9 @@ STR, INT, FLOAT, DATE = (ScalarType("str"), ScalarType("int"), ScalarType("float
     ("PPSR_KIND", STR, "제안자 구분", None, "category"),
     ("corp_code", CodeType("codes.CorpCode", "^[0-9]{8}$"), "고유번호", None, "code"),
     ("adres", CodeType("codes.Address", "^.+$"), "주소", None, "text"),  # a place, read as text
+    ("lsttmAltrUser", STR, "최종 수정자", None, "constant"),        # who wrote the record
+    ("lsttmAltrDttm", DATE, "최종 수정 일시", None, "constant"),    # when (spaces in the label)
+    ("LOAD_DTM", DATE, "자료 수정일", None, "constant"),
     ("PUBL_MONA_CD", STR, "공동발의자 코드", None, "code"),
     ("gpsLati", FLOAT, "위도", None, "code"),
     ("조문가지번호", STR, "조문가지번호", None, "code"),
