@@ -119,10 +119,10 @@ def field_want(name: str, ftype: FieldType | None, label: str | None = None,
         if constant:
             return "constant"
         return "amount" if unit else "number"
-    if is_date(ftype):
-        return "constant" if constant or record_keeping(label) else "date"
-    if record_keeping(label):
+    if record_keeping(label):  # when and by whom the service wrote the record (a date or a name)
         return "constant"
+    if is_date(ftype):
+        return "constant" if constant else "date"
     if _label_ends(label, _CODE_ENDS):
         return "code"
     if _label_ends(label, _CATEGORY_ENDS):
