@@ -102,13 +102,18 @@ def final_sound(word: Any) -> int:
 
 
 def _strip_parenthetical(text: str) -> str:
-    """``text`` without a closing bracketed part (``X(…)`` → ``X``) when something precedes it."""
+    """``text`` without a closing bracketed part (``X(…)`` → ``X``) when something precedes it;
+    brackets nest (``기업개요(법인명 (주)세아메디칼)`` → ``기업개요``)."""
     t = text.rstrip()
-    for close, open_ in _OPENING.items():
-        if t.endswith(close) and open_ in t:
-            head = t[:t.rindex(open_)].rstrip()
-            if head:
-                return head
+    open_ = _OPENING.get(t[-1:]) if t else None
+    if open_ is None:
+        return text
+    close, depth = t[-1], 0
+    for i in range(len(t) - 1, -1, -1):
+        depth += (t[i] == close) - (t[i] == open_)
+        if depth == 0:
+            head = t[:i].rstrip()
+            return head or text
     return text
 
 
