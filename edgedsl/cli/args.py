@@ -7,17 +7,30 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["non_negative", "positive", "positive_int", "probability", "seconds"]
+__all__ = ["non_negative", "non_negative_int", "positive", "positive_int", "probability",
+           "seconds"]
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    n = _whole(text)
     if n < 1:
         raise argparse.ArgumentTypeError(f"{n} is not positive (at least 1)")
+    return n
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    n = _whole(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{n} is negative")
     return n
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from ..core.resources import stdlib_modules
-from .args import non_negative, positive, positive_int, probability
+from .args import non_negative, non_negative_int, positive, positive_int, probability
 from .common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -66,7 +66,7 @@ def _progress(label: str) -> Callable[..., None]:
 
 def cmd_graph_build(args: argparse.Namespace) -> int:
     """``graph build``: candidate edges with priors (and observed defaults) → G."""
-    from ..recipe.graph.build import build_candidates
+    from ..recipe.graph.build import K_CODE, build_candidates
     from ..recipe.graph.model import CatalogRef, save_graph
     from ..recipe.graph.observe import ValuePool, node_defaults
     from ..recipe.graph.probe import probe
@@ -76,8 +76,9 @@ def cmd_graph_build(args: argparse.Namespace) -> int:
     ref = CatalogRef(modules=modules, search_paths=[str(Path(p).resolve())
                                                     for p in args.search_path])
     scorer = _scorer(args)
+    k_code = K_CODE if args.k_code is None else args.k_code
     graph = build_candidates(catalog, catalog_ref=ref, k_same=args.k_same,
-                             k_cross=args.k_cross, scorer=scorer)
+                             k_cross=args.k_cross, k_code=k_code, scorer=scorer)
     summary: dict[str, Any] = {"tools": len(graph.tools), "edges": len(graph.edges)}
     if not args.no_probe:
         backend = open_backend(args)
@@ -234,8 +235,13 @@ def add_graph_parser(sub: Any) -> None:
                    help="catalog modules (default: the ten platforms of stdlib/)")
     p.add_argument("--search-path", metavar="DIR", action="append", default=[],
                    help="also look for modules here (repeatable)")
-    p.add_argument("--k-same", type=int, default=15, help="targets per tool, same domain (15)")
-    p.add_argument("--k-cross", type=int, default=10, help="targets per tool, other domains (10)")
+    p.add_argument("--k-same", type=non_negative_int, default=15,
+                   help="targets per tool, same domain (15)")
+    p.add_argument("--k-cross", type=non_negative_int, default=10,
+                   help="targets per tool, other domains (10)")
+    p.add_argument("--k-code", type=non_negative_int, default=None,
+                   help="more targets per tool, other domains, taking a code type its fields "
+                        "carry (default: the build's K_CODE; docs/graph.md, \"Code joins\")")
     p.add_argument("--no-probe", action="store_true",
                    help="do not call tools to observe default values")
     add_llm_args(p, "score candidates with a chat model")

@@ -11,7 +11,9 @@ Steps, each timed in the :class:`BuildReport`:
    one call so that a corpus-level weighting sees the whole catalog.
 3. ``retrieve`` — per source, the ``k_same`` most similar targets of its domain and the
    ``k_cross`` most similar of other domains (:func:`~edgedsl.recipe.graph.retrieve.top_k`: one
-   matrix product, numpy).
+   matrix product, numpy), and up to ``k_code`` (:data:`K_CODE`) more of other domains taking a
+   code type the source's fields carry: platforms that share a code system connect whatever
+   their descriptions say (a code join).
 4. ``bind`` — the field bindings of each retrieved pair
    (:func:`~edgedsl.recipe.graph.bindings.propose`); a pair without any is rejected, counted by
    reason.
@@ -47,6 +49,7 @@ from .retrieve import top_k
 from .signature import signature_text, tool_nodes
 
 __all__ = [
+    "K_CODE",
     "REJECT_SCORER",
     "BuildReport",
     "CandidateBuild",
@@ -58,6 +61,12 @@ __all__ = [
 ]
 
 Progress = Callable[[str, int, int], None]
+
+K_CODE = 20
+"""Code joins per source (:func:`~edgedsl.recipe.graph.retrieve.top_k`): on the ten platforms a
+source has at most 16 (DART's company outline, whose 고유번호 every DART report takes), so
+every one is a candidate; on the 2,318-tool benchmark, whose platforms share ten code systems,
+the bound keeps the candidates per source at ``k_same + k_cross + 20``."""
 """A progress callback: ``(stage, done, total)``, called when a stage starts and as it goes."""
 
 REJECT_SCORER = "scorer_no_valid_binding"
@@ -181,6 +190,7 @@ async def build_candidates_async(
     scorer: Scorer | None = None,
     k_same: int = 15,
     k_cross: int = 10,
+    k_code: int = K_CODE,
     include_writes: bool = False,
     domain_of: Callable[[Platform], str] | None = None,
     batch: int = 512,
@@ -198,7 +208,7 @@ async def build_candidates_async(
     gc.disable()
     try:
         return await _build(catalog, catalog_ref=catalog_ref, embedder=embedder,
-                            scorer=scorer, k_same=k_same, k_cross=k_cross,
+                            scorer=scorer, k_same=k_same, k_cross=k_cross, k_code=k_code,
                             include_writes=include_writes, domain_of=domain_of, batch=batch,
                             progress=progress)
     finally:
@@ -214,6 +224,7 @@ async def _build(
     scorer: Scorer | None,
     k_same: int,
     k_cross: int,
+    k_code: int,
     include_writes: bool,
     domain_of: Callable[[Platform], str] | None,
     batch: int,
@@ -248,7 +259,9 @@ async def _build(
     _tick(progress, "retrieve", 0, sum(sources))
     found = top_k([n.name for n in nodes], [n.domain for n in nodes], vectors[:len(nodes)],
                   vectors[len(nodes):], k_same=k_same, k_cross=k_cross, sources=sources,
-                  targets=targets)
+                  targets=targets, k_code=k_code,
+                  codes_out=[frozenset(f.code for f in n.fields if f.code) for n in nodes],
+                  codes_in=[frozenset(p.code for p in n.params if p.code) for n in nodes])
     lap("retrieve")
 
     _tick(progress, "bind", 0, len(found))
@@ -294,6 +307,7 @@ async def _build(
     config: dict[str, Scalar | None] = {
         "k_same": k_same,
         "k_cross": k_cross,
+        "k_code": k_code,
         "include_writes": include_writes,
         "embedder": embedder.name,
         "dim": embedder.dim,
@@ -328,6 +342,7 @@ def build_candidates_report(
     scorer: Scorer | None = None,
     k_same: int = 15,
     k_cross: int = 10,
+    k_code: int = K_CODE,
     include_writes: bool = False,
     domain_of: Callable[[Platform], str] | None = None,
     batch: int = 512,
@@ -336,8 +351,8 @@ def build_candidates_report(
     """:func:`build_candidates_async` run to completion (not from inside a running loop)."""
     return asyncio.run(build_candidates_async(
         catalog, catalog_ref=catalog_ref, embedder=embedder, scorer=scorer, k_same=k_same,
-        k_cross=k_cross, include_writes=include_writes, domain_of=domain_of, batch=batch,
-        progress=progress,
+        k_cross=k_cross, k_code=k_code, include_writes=include_writes, domain_of=domain_of,
+        batch=batch, progress=progress,
     ))
 
 
@@ -349,6 +364,7 @@ def build_candidates(
     scorer: Scorer | None = None,
     k_same: int = 15,
     k_cross: int = 10,
+    k_code: int = K_CODE,
     include_writes: bool = False,
     domain_of: Callable[[Platform], str] | None = None,
     batch: int = 512,
@@ -357,6 +373,6 @@ def build_candidates(
     """G of ``catalog`` (stage ``candidates``); see :func:`build_candidates_async`."""
     return build_candidates_report(
         catalog, catalog_ref=catalog_ref, embedder=embedder, scorer=scorer, k_same=k_same,
-        k_cross=k_cross, include_writes=include_writes, domain_of=domain_of, batch=batch,
-        progress=progress,
+        k_cross=k_cross, k_code=k_code, include_writes=include_writes, domain_of=domain_of,
+        batch=batch, progress=progress,
     ).graph

@@ -11,7 +11,12 @@ import pytest
 from edgedsl.check import load_catalog
 from edgedsl.core.catalog import Catalog
 from edgedsl.recipe.graph.bindings import port_fit
-from edgedsl.recipe.graph.build import REJECT_SCORER, CandidateBuild, build_candidates_report
+from edgedsl.recipe.graph.build import (
+    K_CODE,
+    REJECT_SCORER,
+    CandidateBuild,
+    build_candidates_report,
+)
 from edgedsl.recipe.graph.candidate import Candidate, Prior
 from edgedsl.recipe.graph.model import Binding, graph_to_json, load_graph
 from edgedsl.world.synth import synthetic_catalog
@@ -34,6 +39,7 @@ def test_ten_platform_graph(built: CandidateBuild) -> None:
     assert g.stage == "candidates" and len(g.tools) == 116
     assert g.catalog.modules == MODULES
     assert g.config["k_same"] == 15 and g.config["k_cross"] == 10
+    assert g.config["k_code"] == K_CODE
     assert g.config["scorer"] == "heuristic" and "hashed-ngram" in str(g.config["embedder"])
     assert {t.domain for t in g.tools} == set(MODULES)
     assert g.tool("tago.stops").domain == g.tool("seoulbus.routes").domain == "bus"
@@ -67,7 +73,26 @@ def test_edges_are_well_formed(built: CandidateBuild) -> None:
         for b in e.bindings:
             assert port_fit(fields[b.field], params[b.param]) is not None
         assert set(e.defaults) <= set(dst.required) - {b.param for b in e.bindings}
-    assert all(n <= (15 if same else 10) for (_, same), n in per_group.items())
+    assert all(n <= (15 if same else 10 + K_CODE) for (_, same), n in per_group.items())
+
+
+# pairs that share a code system and that no similarity ranking finds: a company's address
+# handed to the road-address search, the company outline's 고유번호 to DART's reports
+JOINED = [("fsc.corp_outline", "juso.addrLinkApi"), ("dart.company", "juso.addrLinkApi"),
+          ("fsc.corp_outline", "dart.dividends"), ("dart.company", "fsc.balance_sheet")]
+
+
+def test_code_joins_connect_platforms_sharing_a_code(catalog: Catalog,
+                                                      built: CandidateBuild) -> None:
+    keys = {e.key for e in built.graph.edges}
+    assert all(pair in keys for pair in JOINED)
+    edge = next(e for e in built.graph.edges if e.key == JOINED[0])
+    assert [(b.field, b.param) for b in edge.bindings] == [("enpBsadr", "keyword")]
+    assert not edge.same_domain
+    plain = build_candidates_report(catalog, k_code=0).graph
+    assert plain.config["k_code"] == 0
+    assert not any(pair in {e.key for e in plain.edges} for pair in JOINED)
+    assert {e.key for e in plain.edges} < keys
 
 
 def test_graph_file_round_trip(built: CandidateBuild) -> None:
@@ -146,7 +171,7 @@ class _Mangler:
 
 def test_plugged_embedder_and_scorer(catalog: Catalog) -> None:
     got = build_candidates_report(catalog, embedder=_Tiny(), scorer=_Mangler(), k_same=3,
-                                  k_cross=2, batch=7)
+                                  k_cross=2, k_code=0, batch=7)
     g, rep = got.graph, got.report
     assert g.config["embedder"] == "tiny" and g.config["scorer"] == "mangler"
     assert rep.rejected[REJECT_SCORER] > 0

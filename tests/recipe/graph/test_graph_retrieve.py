@@ -30,7 +30,22 @@ def _reference(names: list[str], domains: list[str], src_v: list[list[float]],
 
 
 def _key(rows: list[Neighbour]) -> list[tuple[str, str, bool, int]]:
-    return [(n.source, n.target, n.same_domain, n.rank) for n in rows]
+    return [(n.source, n.target, n.same_domain, n.rank) for n in rows if not n.joined]
+
+
+def _reference_joins(names: list[str], domains: list[str], src_v: list[list[float]],
+                     dst_v: list[list[float]], k_cross: int, k_code: int,
+                     codes_out: list[frozenset[str]], codes_in: list[frozenset[str]],
+                     ) -> list[tuple[str, str, int]]:
+    """Per source: among the other-domain targets sharing a code type and not among the
+    ``k_cross`` most similar, the ``k_code`` most similar (ties by name)."""
+    out = []
+    for s in sorted(range(len(names)), key=lambda i: names[i]):
+        pool = sorted((-sum(a * b for a, b in zip(src_v[s], dst_v[t], strict=True)), names[t],
+                       t) for t in range(len(names)) if domains[t] != domains[s])
+        rest = [(name, t) for _, name, t in pool[k_cross:] if codes_out[s] & codes_in[t]]
+        out += [(names[s], name, r) for r, (name, _) in enumerate(rest[:k_code], 1)]
+    return out
 
 
 @settings(max_examples=examples(40))
@@ -108,3 +123,33 @@ def test_blocks_of_sources_give_the_same_neighbours(monkeypatch: pytest.MonkeyPa
     assert top_k(names, domains, vec, vin, k_same=4, k_cross=6) == whole
     reference = _reference(names, domains, vec, vin, 4, 6, [True] * n, [True] * n)
     assert _key(whole) == reference
+
+
+@settings(max_examples=examples(40))
+@given(st.integers(2, 14), st.integers(0, 4), st.integers(0, 4), st.integers(0, 10_000))
+def test_code_joins_match_reference(n: int, k_cross: int, k_code: int, seed: int) -> None:
+    # code joins: other-domain targets taking a code type the source's fields carry, beyond the
+    # k_cross most similar, up to k_code per source; the similarity picks are left as they were
+    rng = random.Random(seed)
+    names = [f"t{rng.randrange(1000):03d}_{i}" for i in range(n)]
+    domains = [rng.choice("abc") for _ in range(n)]
+    vec = [[float(rng.randint(-2, 2)) for _ in range(6)] for _ in range(n)]
+    codes_out = [frozenset(rng.sample("xyz", rng.randint(0, 2))) for _ in range(n)]
+    codes_in = [frozenset(rng.sample("xyz", rng.randint(0, 2))) for _ in range(n)]
+    got = top_k(names, domains, vec, k_same=2, k_cross=k_cross, k_code=k_code,
+                codes_out=codes_out, codes_in=codes_in)
+    plain = top_k(names, domains, vec, k_same=2, k_cross=k_cross)
+    assert [h for h in got if not h.joined] == plain
+    joined = [(h.source, h.target, h.rank) for h in got if h.joined]
+    assert joined == _reference_joins(names, domains, vec, vec, k_cross, k_code, codes_out,
+                                      codes_in)
+    assert all(not h.same_domain for h in got if h.joined)
+
+
+def test_code_joins_need_both_code_lists() -> None:
+    with pytest.raises(ValueError, match="codes_out and codes_in"):
+        top_k(["a", "b"], ["x", "y"], [[1.0], [1.0]], k_code=3,
+              codes_out=[frozenset("c"), frozenset()])
+    with pytest.raises(ValueError, match="per tool"):
+        top_k(["a", "b"], ["x", "y"], [[1.0], [1.0]], k_code=3,
+              codes_out=[frozenset("c")], codes_in=[frozenset("c")])
