@@ -333,7 +333,7 @@ class _Builder:
         self.noun[name] = join_ko(titles)
         self.last = name
         return {"kind": "parallel", "name": name, "shared": list(shared.values()),
-                "via": join_ko(list(dict.fromkeys(s["short"] for s in shared.values()))),
+                "via": _via(list(dict.fromkeys(s["short"] for s in shared.values()))),
                 "branches": branches, "titles": titles,
                 "texts": [b["text"] for b in branches],
                 "text": join_ko([b["text"] for b in branches])}

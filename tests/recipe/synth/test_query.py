@@ -317,6 +317,13 @@ def test_queries_name_fields_by_their_catalog_labels(cases: dict[str, Case]) -> 
             assert fallbacks_in(q) == [], (case.key, q)
 
 
+def test_a_group_header_of_references_says_its_determiner_once(cases: dict[str, Case]) -> None:
+    # session 35 read "그 법정동코드, 그 도로명코드, 그 지하 여부, 그 건물 본번과 그 건물
+    # 부번으로" before a group: the header goes through the same `_via` as a call's inputs
+    ctx = query_context(cases["Sem"].traj, cases["Sem"].plan, None)
+    assert ctx["parallels"][0]["via"].count("그 ") == 1, ctx["parallels"][0]["via"]
+
+
 def test_a_group_header_value_is_named_by_the_parameter_it_feeds() -> None:
     text = """use ex
 trajectory t "q" {
