@@ -106,7 +106,10 @@ def _label_ends(label: str | None, ends: Sequence[str]) -> bool:
 def field_want(name: str, ftype: FieldType | None, label: str | None = None,
                unit: str | None = None, *, constant: bool = False) -> Want:
     """The :data:`Want` of field ``name`` from its catalog type, label and unit; ``constant``
-    when every record of a relation of several holds the same value (:func:`is_constant`)."""
+    when every record of a relation of several holds the same value (:func:`is_constant`). A
+    field named in Korean (the law service's ``생성일자``) is its own label, as in
+    :func:`narrow_ops`."""
+    label = catalog_label(name, label)
     if isinstance(ftype, CodeType) and not reads_as_text(ftype.name):
         return "code"
     if isinstance(ftype, EnumType) or (isinstance(ftype, ScalarType) and ftype.kind == "bool"):

@@ -53,6 +53,11 @@ STR, INT, FLOAT, DATE = (ScalarType("str"), ScalarType("int"), ScalarType("float
     ("조문가지번호", STR, "조문가지번호", None, "code"),
     ("roadNmBubun", STR, "도로명 건물 부번", None, "code"),
     ("buldMnnm", INT, "건물 본번", None, "code"),
+    # a field named in Korean is its own label (the law service's; session 35 read "행정규칙
+    # 목록의 발령일자와 생성일자를 알려 주세요")
+    ("생성일자", DATE, None, None, "constant"),
+    ("발령일자", DATE, None, None, "date"),
+    ("조문가지번호", STR, None, None, "code"),
 ])
 def test_a_field_is_wanted_by_its_catalog_type_label_and_unit(
         name: str, ftype: object, label: str, unit: str | None, want: str) -> None:
