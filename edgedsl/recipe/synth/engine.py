@@ -82,6 +82,9 @@ class Draft:
     received: frozenset[str] = frozenset()
     #: the draft's records with their columns coerced (:meth:`Engine.columns`), made once
     memo: list[Columns] = field(default_factory=list, init=False, compare=False, repr=False)
+    #: junction kinds → whether an edge could go on from the draft (:meth:`Engine.can_grow`)
+    grows: dict[frozenset[str] | None, bool] = field(default_factory=dict, init=False,
+                                                     compare=False, repr=False)
 
     def fresh(self, base: str) -> str:
         """A binding name derived from ``base`` not used yet in the draft."""
@@ -219,6 +222,11 @@ class Engine:
     #: (question, root body, kinds) → what the root can build (:meth:`fits`)
     fitted: dict[tuple[str, tuple[n.Stmt, ...], frozenset[str] | None],
                  asyncio.Future[bool]] = field(default_factory=dict, init=False, repr=False)
+    #: (root tool, probed tuple) → its draft, run (:meth:`root`): one draft object per root,
+    #: so that its coerced columns, narrowings and :meth:`can_grow` are worked out once, not
+    #: at every attempt that draws it (as many entries as :attr:`probed` holds tuples)
+    rooted: dict[tuple[str, Probed], asyncio.Future[Draft | None]] = field(
+        default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.memo = self.backend if isinstance(self.backend, MemoBackend) \
@@ -369,6 +377,15 @@ class Engine:
         drawn = await root_args(self, tool, rng, few=few)
         if drawn is None:
             return None
+        key = (tool, drawn)
+        fut = self.rooted.get(key)
+        if fut is None:
+            fut = self.rooted[key] = asyncio.ensure_future(self.root_draft(tool, drawn))
+        return await fut
+
+    async def root_draft(self, tool: str, drawn: Probed) -> Draft | None:
+        """A new draft of one call of ``tool`` with the probed arguments ``drawn``, run; None
+        when it returns nothing (:meth:`root` keeps one per probed tuple)."""
         try:
             call = root_call(self, tool, drawn)
         except (KeyError, ValueError):
@@ -531,9 +548,13 @@ class Engine:
         """True when some out-edge of the draft's last tool has a junction of ``kinds`` that
         would not make the draft's last call decorative, judged from its records (nothing is
         run; narrowings are drawn from a fixed generator, so the draft's own is untouched)."""
-        probe = random.Random(0)
-        return any(usable(self.junction(draft, edge, probe, kinds=kinds), draft, kinds)
-                   for edge in self.open_edges(draft))
+        got = draft.grows.get(kinds)
+        if got is None:
+            probe = random.Random(0)
+            got = draft.grows[kinds] = any(
+                usable(self.junction(draft, edge, probe, kinds=kinds), draft, kinds)
+                for edge in self.open_edges(draft))
+        return got
 
     async def successors(self, draft: Draft, *,
                          kinds: frozenset[str] | None = None) -> list[Draft]:

@@ -16,6 +16,7 @@ from edgedsl.recipe.synth.roots import (
     Probed,
     _default_args,
     _run,
+    internal_args,
     probe,
     root_args,
 )
@@ -133,3 +134,35 @@ def test_a_chain_that_needs_a_fan_starts_from_a_small_read() -> None:
     drawn = {asyncio.run(root_args(eng, "ex.fuel_prices", random.Random(s))).args  # type: ignore[union-attr]
              for s in range(24)}
     assert drawn - small  # without `few`, any whole read
+
+
+def test_a_root_stating_an_internal_code_is_never_drawn() -> None:
+    """A draft whose first call states a school code or a bill id is rejected as
+    ``internal_input`` whatever it grows into (plausible.py), so such a root is not drawn: a
+    NEIS class list is called with a school's codes only, and is no root at all; of the
+    expressway's congestion roots, only those stating no route number are drawn."""
+    eng = _engine()
+    classes = asyncio.run(probe(eng, "neis.classes"))
+    assert classes and all(internal_args(eng, "neis.classes", p.args) for p in classes)
+    assert all(asyncio.run(root_args(eng, "neis.classes", random.Random(s))) is None
+               for s in range(4))
+    assert asyncio.run(eng.root("neis.classes", random.Random(0))) is None
+    congestion = asyncio.run(probe(eng, "ex.congestion"))
+    plain = {p.args for p in congestion if not internal_args(eng, "ex.congestion", p.args)}
+    assert plain and len(plain) < len(congestion)
+    drawn = {asyncio.run(root_args(eng, "ex.congestion", random.Random(s))).args  # type: ignore[union-attr]
+             for s in range(12)}
+    assert drawn <= plain
+    assert not internal_args(eng, "neis.schools", (("SCHUL_KND_SC_NM", "중학교"),))
+
+
+def test_a_root_is_one_draft_judged_once() -> None:
+    """Every attempt drawing the same probed tuple gets the same draft object, so its coerced
+    columns and whether it can grow are worked out once (``Engine.rooted``, ``Draft.grows``)."""
+    eng = _engine()
+    a = asyncio.run(eng.root("neis.schools", random.Random(3)))
+    b = asyncio.run(eng.root("neis.schools", random.Random(3)))
+    assert a is not None and a is b
+    grows = eng.can_grow(a)
+    assert a.grows == {None: grows}
+    assert eng.can_grow(a, kinds=frozenset({"seq"})) == a.grows[frozenset({"seq"})]
