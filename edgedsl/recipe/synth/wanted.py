@@ -160,7 +160,9 @@ def secondary(label: str | None) -> bool:
 def is_constant(values: Sequence[Any], rows: int) -> bool:
     """True when a relation of several records (``rows`` ≥ 2) holds one value in every record
     (``values``: the field of each record, coerced; a missing value is None)."""
-    return rows >= 2 and None not in values and len({repr(v) for v in values}) == 1
+    return rows >= 2 and None not in values and len(
+        {repr(v) if isinstance(v, list | dict) else v for v in values}) == 1  # as distinct():
+    # equal values are one value (0.0 and -0.0: an insider report's "0.00" and "-0.00")
 
 
 def answer_key(label: str) -> str:

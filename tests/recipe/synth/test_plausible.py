@@ -72,6 +72,10 @@ def test_a_number_every_record_holds_alike_is_a_constant_not_an_amount() -> None
     assert is_constant([100.0, 100.0, 100.0], 3)
     assert not is_constant([100.0], 1) and not is_constant([100.0, None], 2)
     assert not is_constant([100.0, 99.5], 2)
+    # equal values are one value, as junction typing counts them: "0.00" and "-0.00" of every
+    # record of an insider report (session 35 answered it)
+    assert is_constant([0.0, -0.0, 0.0], 3)
+    assert is_constant([[1], [1]], 2) and not is_constant([[1], [2]], 2)
     # a date every record holds alike is the data's reference date (기준일자 of every item)
     assert field_want("basDt", DATE, "기준일자", None, constant=True) == "constant"
     assert {"code", "category", "constant"}.isdisjoint(WANTED)
