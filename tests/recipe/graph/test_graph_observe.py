@@ -130,7 +130,9 @@ def test_years_and_dates_stay_in_the_live_window() -> None:
 
 
 def test_shipped_gstar_gives_dart_periodic_reports_valid_years() -> None:
-    """On the shipped G*, the DART periodic-report tools are roots whose defaults run."""
+    """On the shipped G*, the defaults of DART's periodic-report tools run: their probed
+    argument tuples return records. (They are no roots of synthesis: each states a 고유번호,
+    which a question cannot — ``roots.internal_args``; chains reach them by edges.)"""
     import asyncio
 
     from edgedsl.check import load_catalog
@@ -144,11 +146,14 @@ def test_shipped_gstar_gives_dart_periodic_reports_valid_years() -> None:
     years = eng.args.defaults("dart.single_accounts")["bsns_year"]
     assert years and all(2015 <= y <= 2026 for y in years)  # type: ignore[operator]
 
-    async def any_root(tool: str) -> bool:
-        return any([await eng.root(tool, random.Random(i)) is not None for i in range(6)])
+    from edgedsl.recipe.synth.roots import internal_args, probe
 
-    assert asyncio.run(any_root("dart.single_accounts"))
-    assert asyncio.run(any_root("dart.dividends"))
+    for tool in ("dart.single_accounts", "dart.dividends"):
+        probed = asyncio.run(probe(eng, tool))
+        assert probed and all(p.rows > 0 for p in probed)
+        assert all(2015 <= int(dict(p.args)["bsns_year"]) <= 2026 for p in probed)
+        assert all(internal_args(eng, tool, p.args) for p in probed)
+        assert asyncio.run(eng.root(tool, random.Random(0))) is None
 
 
 def _stops_tool() -> Tool:
