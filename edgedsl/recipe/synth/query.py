@@ -22,6 +22,7 @@ the template directories and the glossary in :mod:`.templates`, the chat-model p
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from ...plan.model import Plan
 from ...reduce.registry import synth_words
+from ...runtime.builtins import is_builtin
 from ...syntax import nodes as n
 from .analyze import structure_of
 from .korean import join_ko, josa, korean_forms, period_text, tidy, with_unit
@@ -164,6 +166,8 @@ class _Builder:
         self.comparisons: list[dict[str, Any]] = []  # the `if` comparisons: {op, count}
         self.last = ""                    # the relation bound last
         self.handed: set[tuple[str, str]] = set()  # (relation, field) a seq hand-off read
+        self.readers = _readers(traj.body)  # relation -> how each statement reading it does
+        self.folded: dict[str, dict[str, Any]] = {}  # conversion relation -> its step
 
     # -- tools, labels, literals ----------------------------------------------------------
 
@@ -259,6 +263,8 @@ class _Builder:
         each = "각 " if kind == "fan" else ""
         text = f"{of}의 {each}{field_label}"
         short = f"{each or '그 '}{field_label}" if rel == self.last else text
+        if rel in self.folded:  # the conversion is said inside the hand-off it feeds
+            short = text = f"{self.folded[rel]['via']}의 {field_label}"
         if kind == "seq" and (rel, v.ref.field) in self.handed:
             # the context a chain keeps (the city its routes were listed in): named once
             short = f"같은 {field_label}"
@@ -362,7 +368,10 @@ class _Builder:
                 if isinstance(node, n.Call):
                     step = self.call(s.name, node)
                     self.bind(s.name, node, step)
-                    out.append(step)
+                    if self.foldable(s.name, node, step):
+                        self.folded[s.name] = step
+                    else:
+                        out.append(step)
                 elif isinstance(node, n.Drv):
                     out.append(self.drv(s.name, node))
                 elif isinstance(node, n.Parallel):
@@ -370,6 +379,16 @@ class _Builder:
                 elif isinstance(node, n.Compare):
                     out.append(self.compare(s.name, node))
         return out
+
+    def foldable(self, name: str, call: n.Call, step: dict[str, Any]) -> bool:
+        """True for an in-process conversion (``std``: a 법정동코드's 시군구 code, UTM-K to
+        WGS84 coordinates) that states nothing and whose records one later call reads, by
+        single-value hand-offs only: no person asks for the conversion as a step ("그
+        법정동코드로 법정동코드의 앞 5자리 시군구 코드를 조회하고, 그 지역코드로 …"); the call
+        it feeds says it ("그 법정동코드의 지역코드로 …")."""
+        return (is_builtin(call.qualname) and not step["args"] and bool(step["inputs"])
+                and all(i["kind"] == "seq" for i in step["inputs"])
+                and self.readers.get(name) == ["call"])
 
     # -- expressions and predicates -------------------------------------------------------
 
@@ -517,6 +536,53 @@ def _plain(label: str, name: str, text: str, kind: str) -> bool:
     """True when a literal's text reads without its label before it: no label, the label is
     in the text already (``2024학년도``), or a date."""
     return not label or label == name or label in text or kind == "date"
+
+
+def _readers(body: Sequence[n.Stmt]) -> dict[str, list[str]]:
+    """Relation → one entry per statement reading it: ``call`` for a call reading it only by
+    single-value hand-offs (``seq``), ``other`` for anything else (a fan, a ``drv``, a group,
+    a comparison, a condition, the answer)."""
+    out: dict[str, list[str]] = {}
+
+    def read(node: object, kind: str, seen: set[str]) -> None:
+        if isinstance(node, n.Ref):
+            rel = ".".join(node.parts[:-1])
+            if rel not in seen:
+                seen.add(rel)
+                out.setdefault(rel, []).append(kind)
+            return
+        if isinstance(node, n.NameExpr):
+            if node.name not in seen:
+                seen.add(node.name)
+                out.setdefault(node.name, []).append("other")
+            return
+        if isinstance(node, n.Drv):
+            rel = ".".join(node.source)
+            if rel not in seen:
+                seen.add(rel)
+                out.setdefault(rel, []).append("other")
+        if isinstance(node, n.FanArg):
+            kind = "other"
+        if dataclasses.is_dataclass(node):
+            for f in dataclasses.fields(node):
+                read(getattr(node, f.name), kind, seen)
+        elif isinstance(node, tuple | list):
+            for x in node:
+                read(x, kind, seen)
+
+    def stmts(ss: Sequence[n.Stmt]) -> None:
+        for st in ss:
+            if isinstance(st, n.IfStmt):
+                read(st.cond, "other", set())
+                stmts(st.then)
+                stmts(st.orelse or ())
+            elif isinstance(st, n.Binding) and isinstance(st.node, n.Call):
+                read(st.node, "call", set())
+            else:
+                read(st, "other", set())
+
+    stmts(body)
+    return out
 
 
 def _flatten(steps: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -317,6 +317,38 @@ def test_queries_name_fields_by_their_catalog_labels(cases: dict[str, Case]) -> 
             assert fallbacks_in(q) == [], (case.key, q)
 
 
+CONVERSION = """use region, std
+trajectory t "q" {
+  found = juso.addrLinkApi(keyword: "서울특별시 종로구 효자로14길 261") pages all
+  lawd = std.lawd_cd(admCd: seq found.admCd)
+  trades = molit.getRTMSDataSvcAptTrade(LAWD_CD: seq lawd.LAWD_CD, DEAL_YMD: "202307") pages all
+  answer { n: count(trades)ANSWER }
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_conversion_is_said_inside_the_hand_off_it_feeds(seed: int) -> None:
+    # session 35 read "그 법정동코드로 법정동코드의 앞 5자리 시군구 코드를 조회하고, 그
+    # 지역코드로 …" in 46 of 200 queries: an in-process conversion is no step a person asks for
+    text = CONVERSION.replace("ANSWER", "")
+    plan, traj = api.compile(text, "c.edge"), api.parse(text, "c.edge").trajectories[0]
+    ctx = query_context(traj, plan, None)
+    assert [s["tool"] for s in ctx["steps"]] == ["juso.addrLinkApi",
+                                                 "molit.getRTMSDataSvcAptTrade"]
+    assert ctx["steps"][1]["via"] == "그 법정동코드의 지역코드"
+    q = render_query(traj, plan, None, rng_seed=seed)
+    assert "그 법정동코드의 지역코드로 " in q and "앞 5자리" not in q, q
+
+
+def test_a_conversion_the_answer_reads_stays_a_step() -> None:
+    text = CONVERSION.replace("ANSWER", ", code: lawd.LAWD_CD")
+    plan, traj = api.compile(text, "c.edge"), api.parse(text, "c.edge").trajectories[0]
+    ctx = query_context(traj, plan, None)
+    assert "std.lawd_cd" in [s["tool"] for s in ctx["steps"]]
+    assert ctx["steps"][2]["via"] == "그 지역코드"
+
+
 def test_a_group_header_of_references_says_its_determiner_once(cases: dict[str, Case]) -> None:
     # session 35 read "그 법정동코드, 그 도로명코드, 그 지하 여부, 그 건물 본번과 그 건물
     # 부번으로" before a group: the header goes through the same `_via` as a call's inputs
