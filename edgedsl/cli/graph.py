@@ -241,7 +241,7 @@ def add_graph_parser(sub: Any) -> None:
                    help="targets per tool, other domains (10)")
     p.add_argument("--k-code", type=non_negative_int, default=None,
                    help="more targets per tool, other domains, taking a code type its fields "
-                        "carry (default: the build's K_CODE; docs/graph.md, \"Code joins\")")
+                        "carry (default 20; docs/graph.md, \"Code joins\")")
     p.add_argument("--no-probe", action="store_true",
                    help="do not call tools to observe default values")
     add_llm_args(p, "score candidates with a chat model")

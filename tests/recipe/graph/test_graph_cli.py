@@ -126,3 +126,18 @@ def test_refine_refuses_knobs_out_of_range(knob: list[str], g_file: Path, tmp_pa
     assert main(["graph", "refine", str(g_file), "-o", str(out), "--tools", TOOLS,
                  *knob]) == 2
     assert knob[0] in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("knob", [["--k-code", "-1"], ["--k-cross", "x"], ["--k-same", "-2"]])
+def test_build_refuses_negative_retrieval_sizes(knob: list[str], tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "G.json"
+    assert main(["graph", "build", "--no-probe", "-o", str(out), *knob]) == 2
+    assert knob[0] in capsys.readouterr().err and not out.exists()
+
+
+def test_build_help_states_the_code_join_default(capsys: pytest.CaptureFixture[str]) -> None:
+    from edgedsl.recipe.graph.build import K_CODE
+
+    assert main(["graph", "build", "--help"]) == 0
+    assert f"(default {K_CODE};" in " ".join(capsys.readouterr().out.split())
