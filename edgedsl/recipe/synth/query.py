@@ -406,14 +406,9 @@ class _Builder:
                 return self.expr(inner)
             if e.name == "count":
                 return f"{self.expr(inner)} 건수"
-            if isinstance(inner, n.Ref):
-                rel = ".".join(inner.parts[:-1])
-                lab = self.flabel(rel, inner.field)
-                word = {"sum": f"{lab} 합계", "avg": f"평균 {lab}", "min": f"최소 {lab}",
-                        "max": f"최대 {lab}"}.get(e.name, lab)
-                if self.ftype(rel, inner.field) == "date" and e.name in ("max", "min"):
-                    word = f"가장 {'최근' if e.name == 'max' else '이른'} {lab}"
-                return f"{self.noun.get(rel, rel)}의 {word}"
+            part = self.aggregate(e)
+            if part is not None:
+                return f"{part[0]}의 {part[1]}"
             return self.expr(inner)
         if isinstance(e, n.BinOp):
             a, b = self.operand_label(e.left), self.operand_label(e.right)
@@ -425,6 +420,25 @@ class _Builder:
             return self.expr(e.operand)
         forms = korean_forms(python_value(e), None, self.gl) if e is not None else []
         return forms[0] if forms else ""
+
+    def aggregate(self, e: n.FuncCall) -> tuple[str, str] | None:
+        """An aggregate of one relation's field as (the relation's noun, what is asked of it):
+        ``(건축물대장 표제부, 가장 최근 사용승인일)``, ``(주식시세, 최대 거래량)``; a count as
+        ``(…, 건수)``; None for anything else."""
+        inner = e.args[0] if e.args else None
+        if e.name == "count" and isinstance(inner, n.NameExpr):
+            return self.noun.get(inner.name, inner.name), "건수"
+        if not isinstance(inner, n.Ref) or ".".join(inner.parts) in self.noun:
+            return None
+        rel = ".".join(inner.parts[:-1])
+        lab = self.flabel(rel, inner.field)
+        word = {"sum": f"{lab} 합계", "avg": f"평균 {lab}", "min": f"최소 {lab}",
+                "max": f"최대 {lab}"}.get(e.name)
+        if word is None:
+            return None
+        if self.ftype(rel, inner.field) == "date" and e.name in ("max", "min"):
+            word = f"가장 {'최근' if e.name == 'max' else '이른'} {lab}"
+        return self.noun.get(rel, rel), word
 
     def operand_label(self, e: n.Expr) -> str:
         """An arithmetic operand, briefly: a field's label, a count's noun."""
@@ -480,10 +494,13 @@ class _Builder:
         for name, e in pairs:
             text = self.expr(e)
             of, label = None, text
+            part = self.aggregate(e) if isinstance(e, n.FuncCall) else None
             if isinstance(e, n.Ref):
                 rel = ".".join(e.parts[:-1])
                 of, label = self.noun.get(rel, rel), self.flabel(rel, e.field)
+                part = (of, label)
             fields.append({"name": name, "label": label, "of": of, "text": text,
+                           "part": list(part) if part is not None else None,
                            "count": isinstance(e, n.FuncCall) and e.name == "count"})
         names = list(answer) if isinstance(answer, dict) else [f["name"] for f in fields
                                                                 if f["name"]]
@@ -503,15 +520,21 @@ def _via(shorts: Sequence[str]) -> str:
 
 
 def _group_answer(fields: Sequence[dict[str, Any]]) -> str:
-    """``X의 a와 b, 그리고 Y의 c``: answer fields grouped by the relation they read."""
-    groups: list[tuple[str | None, list[str]]] = []
+    """``X의 a와 b, 그리고 Y의 c``: answer fields grouped by the relation they read — a count or
+    an aggregate of it too (``법령 본문의 가장 최근 조문시행일자와 건수``, not ``… 조문시행일자와
+    법령 본문 건수``); a field alone in its group is said whole (``법령 본문 건수``)."""
+    groups: list[tuple[str | None, list[dict[str, Any]]]] = []
     for f in fields:
-        if f["of"] is not None and groups and groups[-1][0] == f["of"]:
-            groups[-1][1].append(f["label"])
+        of = f["part"][0] if f.get("part") else None
+        if of is not None and groups and groups[-1][0] == of:
+            groups[-1][1].append(f)
         else:
-            groups.append((f["of"], [f["label"] if f["of"] is not None else f["text"]]))
-    parts = [f"{of}의 {join_ko(labels)}" if of else labels[0] for of, labels in groups]
-    return join_ko(parts, "와", ", ") if len(parts) < 3 else ", ".join(parts)
+            groups.append((of, [f]))
+    parts = [f"{of}의 {join_ko([f['part'][1] for f in fs])}" if of and len(fs) > 1
+             else fs[0]["text"] for of, fs in groups]
+    if len(parts) == 2 and all(len(fs) == 1 for _, fs in groups):
+        return join_ko(parts, "와", ", ")
+    return ", ".join(parts)  # "A의 x, B의 y와 건수": one 와 inside a group, not two in a row
 
 
 def _constraints(args: Sequence[dict[str, Any]]) -> list[dict[str, str]]:

@@ -349,6 +349,23 @@ def test_a_conversion_the_answer_reads_stays_a_step() -> None:
     assert ctx["steps"][2]["via"] == "그 지역코드"
 
 
+def test_a_count_and_an_aggregate_are_asked_of_their_relation_once() -> None:
+    # session 35: 63 of 200 queries asked "법령 본문의 가장 최근 조문시행일자와 법령 본문 건수"
+    text = CONVERSION.replace("n: count(trades)ANSWER",
+                              "top: max(trades.dealAmount), n: count(trades)")
+    plan, traj = api.compile(text, "c.edge"), api.parse(text, "c.edge").trajectories[0]
+    got = query_context(traj, plan, None)["answer"]["text"]
+    assert got == "아파트 매매 실거래가의 최대 거래금액과 건수", got
+    alone = CONVERSION.replace("ANSWER", "")
+    plan, traj = api.compile(alone, "c.edge"), api.parse(alone, "c.edge").trajectories[0]
+    assert query_context(traj, plan, None)["answer"]["text"] == "아파트 매매 실거래가 건수"
+    two = CONVERSION.replace("n: count(trades)ANSWER",
+                             "code: lawd.LAWD_CD, top: max(trades.dealAmount), n: count(trades)")
+    plan, traj = api.compile(two, "c.edge"), api.parse(two, "c.edge").trajectories[0]
+    got = query_context(traj, plan, None)["answer"]["text"]
+    assert got.endswith("의 지역코드, 아파트 매매 실거래가의 최대 거래금액과 건수"), got
+
+
 def test_a_group_header_of_references_says_its_determiner_once(cases: dict[str, Case]) -> None:
     # session 35 read "그 법정동코드, 그 도로명코드, 그 지하 여부, 그 건물 본번과 그 건물
     # 부번으로" before a group: the header goes through the same `_via` as a call's inputs
