@@ -61,13 +61,13 @@ __all__ = [
 ]
 
 Progress = Callable[[str, int, int], None]
+"""A progress callback: ``(stage, done, total)``, called when a stage starts and as it goes."""
 
 K_CODE = 20
 """Code joins per source (:func:`~edgedsl.recipe.graph.retrieve.top_k`): on the ten platforms a
 source has at most 16 (DART's company outline, whose 고유번호 every DART report takes), so
 every one is a candidate; on the 2,318-tool benchmark, whose platforms share ten code systems,
 the bound keeps the candidates per source at ``k_same + k_cross + 20``."""
-"""A progress callback: ``(stage, done, total)``, called when a stage starts and as it goes."""
 
 REJECT_SCORER = "scorer_no_valid_binding"
 """Rejection reason of a candidate whose scorer left it no binding that type-checks."""

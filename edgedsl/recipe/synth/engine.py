@@ -57,7 +57,7 @@ from .junction import Columns, JunctionPlan, Prefer, ReduceChoice, type_junction
 from .literals import body_call_args, python_value
 from .memo import READ_PAGES, MemoBackend
 from .plausible import catalog_view, dead_end
-from .roots import Probed, root_args, root_call
+from .roots import Probed, once, root_args, root_call
 from .wanted import column_ops
 
 __all__ = ["Draft", "Engine", "Executed", "decorative", "emit_module", "literal_texts",
@@ -377,11 +377,7 @@ class Engine:
         drawn = await root_args(self, tool, rng, few=few)
         if drawn is None:
             return None
-        key = (tool, drawn)
-        fut = self.rooted.get(key)
-        if fut is None:
-            fut = self.rooted[key] = asyncio.ensure_future(self.root_draft(tool, drawn))
-        return await fut
+        return await once(self.rooted, (tool, drawn), lambda: self.root_draft(tool, drawn))
 
     async def root_draft(self, tool: str, drawn: Probed) -> Draft | None:
         """A new draft of one call of ``tool`` with the probed arguments ``drawn``, run; None
@@ -584,11 +580,7 @@ class Engine:
         roots are drawn among a few probed argument tuples per tool
         (:mod:`~edgedsl.recipe.synth.roots`), so the same root is judged again and again.
         Concurrent attempts of a batch wait for one judgement."""
-        key = (question, draft.body, kinds)
-        fut = self.fitted.get(key)
-        if fut is None:
-            fut = self.fitted[key] = asyncio.ensure_future(judge())
-        return await fut
+        return await once(self.fitted, (question, draft.body, kinds), judge)
 
     async def follow(self, draft: Draft, edge: GraphEdge, jp: JunctionPlan,
                      rng: random.Random) -> Draft | None:

@@ -45,7 +45,7 @@ from ...reduce.pivot import choose_pivot_on_columns
 from ...reduce.registry import REDUCERS, SYNTH_OPS, coerced_column, synth_words
 
 __all__ = ["Columns", "JunctionPlan", "Prefer", "ReduceChoice", "distinct", "mf_tie",
-           "narrowings", "reducer_ops", "type_junction"]
+           "narrowings", "reducer_ops", "type_junction", "value_key"]
 
 Prefer = Literal["any", "seq", "fan"]
 """The hand-off kind a narrowing is drawn toward when both would work."""
@@ -88,7 +88,7 @@ def mf_tie(values: Sequence[Any]) -> str | None:
     """``"distinct"`` when the non-null ``values`` are several and all distinct, ``"tie"`` when
     two or more share the top count, else None (``most_frequent`` picks by the data, not by
     its tie-break)."""
-    counts = Counter(_key(v) for v in values if v is not None)
+    counts = Counter(value_key(v) for v in values if v is not None)
     if len(counts) < 2:
         return None
     top = counts.most_common(2)
@@ -97,7 +97,9 @@ def mf_tie(values: Sequence[Any]) -> str | None:
     return "tie" if top[0][1] == top[1][1] else None
 
 
-def _key(v: object) -> object:
+def value_key(v: object) -> object:
+    """A coerced value as a set member: equal values are one value (``0.0`` and ``-0.0``), a
+    list or a mapping by its text (:func:`distinct`, :func:`~.wanted.is_constant`)."""
     return repr(v) if isinstance(v, list | dict) else v
 
 
@@ -105,7 +107,7 @@ def _distinct_of(values: Sequence[Any]) -> list[Any]:
     seen: dict[object, Any] = {}
     for v in values:
         if v is not None:
-            seen.setdefault(_key(v), v)
+            seen.setdefault(value_key(v), v)
     return list(seen.values())
 
 
@@ -290,7 +292,7 @@ def _stated_names(cols: Columns, field: str, primary: str, most: int,
     by_name: dict[object, set[object]] = {}
     for v, h in zip(cols.col(field), cols.col(primary), strict=True):
         if v is not None and h is not None:
-            by_name.setdefault(v, set()).add(_key(h))
+            by_name.setdefault(v, set()).add(value_key(h))
     ok = sorted((v for v, hs in by_name.items() if 1 <= len(hs) <= most), key=str)
     return sampler.sample(ok, min(NAMES, len(ok)))
 

@@ -567,23 +567,20 @@ def _readers(body: Sequence[n.Stmt]) -> dict[str, list[str]]:
     a comparison, a condition, the answer)."""
     out: dict[str, list[str]] = {}
 
+    def note(rel: str, kind: str, seen: set[str]) -> None:
+        if rel not in seen:  # one entry per statement
+            seen.add(rel)
+            out.setdefault(rel, []).append(kind)
+
     def read(node: object, kind: str, seen: set[str]) -> None:
         if isinstance(node, n.Ref):
-            rel = ".".join(node.parts[:-1])
-            if rel not in seen:
-                seen.add(rel)
-                out.setdefault(rel, []).append(kind)
+            note(".".join(node.parts[:-1]), kind, seen)
             return
         if isinstance(node, n.NameExpr):
-            if node.name not in seen:
-                seen.add(node.name)
-                out.setdefault(node.name, []).append("other")
+            note(node.name, "other", seen)
             return
         if isinstance(node, n.Drv):
-            rel = ".".join(node.source)
-            if rel not in seen:
-                seen.add(rel)
-                out.setdefault(rel, []).append("other")
+            note(".".join(node.source), "other", seen)
         if isinstance(node, n.FanArg):
             kind = "other"
         if dataclasses.is_dataclass(node):

@@ -48,7 +48,7 @@ import datetime as _dt
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ...syntax import nodes as n
 from ..graph.model import Port, Scalar
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 __all__ = ["ALL_PAGES", "ENOUGH", "FEW_ROWS", "FILTERS", "NARROWER_ARGS", "NARROWER_ROWS",
-           "PROBES", "Probed", "internal_args", "probe", "root_args", "root_call"]
+           "PROBES", "Probed", "internal_args", "once", "probe", "root_args", "root_call"]
 
 PROBES = 24
 """Argument tuples probed per root tool at most (per step)."""
@@ -99,6 +99,8 @@ CATEGORIES = 30
 (and at most one per ten records) — 학교종류, 시도교육청, 자치구명, not a lot number or a name."""
 
 Args = tuple[tuple[str, Scalar], ...]
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -152,14 +154,17 @@ def internal_args(eng: Engine, tool: str, args: Args) -> bool:
 async def probe(eng: Engine, tool: str) -> list[Probed]:
     """The probed argument tuples of ``tool`` that returned records (see the module doc),
     memoised per engine: concurrent attempts of a batch wait for the same probe."""
-    return await _once(eng, ("all", tool), lambda: _probe(eng, tool))
+    return await once(eng.probed, ("all", tool), lambda: _probe(eng, tool))
 
 
-async def _once(eng: Engine, key: tuple[str, str],
-                make: Callable[[], Awaitable[list[Probed]]]) -> list[Probed]:
-    fut = eng.probed.get(key)
+async def once(table: dict[K, asyncio.Future[V]], key: K,
+               make: Callable[[], Awaitable[V]]) -> V:
+    """``make()`` run once per ``key`` of ``table`` and kept there: the concurrent attempts of
+    a batch asking for the same key wait for the one run (probes, root drafts, judgements of
+    a root: :class:`~edgedsl.recipe.synth.engine.Engine`)."""
+    fut = table.get(key)
     if fut is None:
-        fut = eng.probed[key] = asyncio.ensure_future(make())
+        fut = table[key] = asyncio.ensure_future(make())
     return await fut
 
 
@@ -193,7 +198,7 @@ async def _own(eng: Engine, tool: str) -> list[Probed]:
     """Steps 1 … 3 of the module doc: the tool's own defaults and stated filters (what an edge
     into another tool reads in step 4: no probe waits on another's edge-fed step, so edge
     cycles cannot wait on each other)."""
-    return await _once(eng, ("own", tool), lambda: _probe_own(eng, tool))
+    return await once(eng.probed, ("own", tool), lambda: _probe_own(eng, tool))
 
 
 async def _probe_own(eng: Engine, tool: str) -> list[Probed]:

@@ -72,6 +72,7 @@ from ...core.types import (
     is_numeric,
 )
 from .entities import ENTITY_NAMES, entity_of, reads_as_text
+from .junction import value_key
 
 __all__ = ["RECORD_KEEPING", "WANTED", "WANT_RANK", "Want", "answer_key", "category_label",
            "code_label", "column_ops", "field_want", "is_constant", "label_ends", "narrow_ops",
@@ -159,10 +160,10 @@ def secondary(label: str | None) -> bool:
 
 def is_constant(values: Sequence[Any], rows: int) -> bool:
     """True when a relation of several records (``rows`` ≥ 2) holds one value in every record
-    (``values``: the field of each record, coerced; a missing value is None)."""
-    return rows >= 2 and None not in values and len(
-        {repr(v) if isinstance(v, list | dict) else v for v in values}) == 1  # as distinct():
-    # equal values are one value (0.0 and -0.0: an insider report's "0.00" and "-0.00")
+    (``values``: the field of each record, coerced; a missing value is None). Values are
+    compared as junction typing counts them (:func:`~.junction.value_key`: an insider
+    report's "0.00" and "-0.00" are one value)."""
+    return rows >= 2 and None not in values and len(set(map(value_key, values))) == 1
 
 
 def answer_key(label: str) -> str:
@@ -197,6 +198,7 @@ def record_keeping(label: str | None) -> bool:
     """True when ``label`` names a record-keeping field (:data:`RECORD_KEEPING`)."""
     flat = "".join((label or "").split())
     return bool(flat) and flat.endswith(RECORD_KEEPING)
+
 
 def narrow_ops(platform: str, name: str, ftype: FieldType | None, label: str | None,
                unit: str | None) -> frozenset[str]:
