@@ -45,7 +45,7 @@ from ...reduce.pivot import choose_pivot_on_columns
 from ...reduce.registry import REDUCERS, SYNTH_OPS, coerced_column, synth_words
 
 __all__ = ["Columns", "JunctionPlan", "Prefer", "ReduceChoice", "distinct", "mf_tie",
-           "narrowings", "reducer_ops", "type_junction", "value_key"]
+           "narrowings", "reducer_ops", "stated", "type_junction", "value_key"]
 
 Prefer = Literal["any", "seq", "fan"]
 """The hand-off kind a narrowing is drawn toward when both would work."""
@@ -188,10 +188,17 @@ class Columns:
 
     def pivot(self, op: str, field: str, primary: str, idx: Sequence[int],
               phi: int) -> object | None:
-        """:func:`~edgedsl.reduce.pivot.choose_pivot` over the rows ``idx``."""
+        """:func:`~edgedsl.reduce.pivot.choose_pivot` over the rows ``idx``, among the values a
+        question can state (:func:`stated`: never a blank text)."""
         c, h = self.col(field), self.col(primary)
-        return choose_pivot_on_columns([c[i] for i in idx], [h[i] for i in idx], op,
-                                       self.types[field], phi)
+        return choose_pivot_on_columns([c[i] if stated(c[i]) else None for i in idx],
+                                       [h[i] for i in idx], op, self.types[field], phi)
+
+
+def stated(v: object) -> bool:
+    """True when a question can state ``v`` as a value to narrow by: not missing and not a blank
+    text (session 35 read "그중 건물명이 인 것으로 좁힌 뒤": ``where bdNm == ""``)."""
+    return v is not None and not (isinstance(v, str) and not v.strip())
 
 
 def _narrow_secondaries(cols: Columns, idx: list[int], fields: Sequence[str],
@@ -291,7 +298,7 @@ def _stated_names(cols: Columns, field: str, primary: str, most: int,
     with ``sampler``: several, so that drafts from the same records state different names."""
     by_name: dict[object, set[object]] = {}
     for v, h in zip(cols.col(field), cols.col(primary), strict=True):
-        if v is not None and h is not None:
+        if stated(v) and h is not None:
             by_name.setdefault(v, set()).add(value_key(h))
     ok = sorted((v for v, hs in by_name.items() if 1 <= len(hs) <= most), key=str)
     return sampler.sample(ok, min(NAMES, len(ok)))

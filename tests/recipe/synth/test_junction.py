@@ -15,6 +15,7 @@ from edgedsl.recipe.synth.junction import (
     distinct,
     narrowings,
     reducer_ops,
+    stated,
     type_junction,
 )
 from edgedsl.reduce.registry import REDUCERS
@@ -183,3 +184,15 @@ def test_narrowings_all_leave_one_to_phi_values(rows, phi) -> None:
         kept = _apply(rows, jp.steps)
         assert 1 <= len(distinct(kept, "h", STR)) <= phi
         assert jp.passed == len(distinct(kept, "h", STR))
+
+
+def test_a_blank_text_is_never_a_stated_pivot() -> None:
+    # session 35 read "그중 건물명이 인 것으로 좁힌 뒤" (`where bdNm == ""`): only the record
+    # with a blank name was handed on; a question cannot state a blank value
+    rows = [{"h": f"x{i}", "s": "" if i == 0 else "같은이름"} for i in range(8)]
+    cols = Columns(rows, TYPES)
+    assert cols.pivot("eq", "s", "h", list(range(8)), 5) is None
+    rows[1]["s"] = "매탄센터"
+    assert Columns(rows, TYPES).pivot("eq", "s", "h", list(range(8)), 5) == "매탄센터"
+    assert not stated("") and not stated("  ") and not stated(None)
+    assert stated("매탄센터") and stated(0)
