@@ -104,12 +104,34 @@ def phrasing_of(rng_seed: int) -> int:
     return random.Random(f"{rng_seed}:phrasing").randrange(PHRASINGS)
 
 
+REGISTERS = ("polite", "plain")
+"""The speech levels of a shape-0 question (``register``): 해요체 (``polite``: "…알려 주세요.")
+or 반말 (``plain``: "…알려줘."); shapes 1 and 2 are always polite. An opening and its question
+keep one register (``_macros.j2``: ``reg``, ``ask``)."""
+
+
+def register_of(rng_seed: int, phrasing: int) -> str:
+    """The ``register`` a render with ``rng_seed`` in shape ``phrasing`` uses (a draw of its
+    own, like :func:`phrasing_of`)."""
+    if phrasing != 0:
+        return "polite"
+    return random.Random(f"{rng_seed}:register").choice(REGISTERS)
+
+
 def _picker(rng: random.Random) -> Callable[[Sequence[Any]], Any]:
+    """``pick(options)``: one option drawn from ``rng``, never the one the same list gave last
+    time (so that consecutive clauses do not all end "…조회한 뒤, …조회한 뒤")."""
+    last: dict[tuple[str, ...], int] = {}
+
     def pick(options: Sequence[Any]) -> Any:
         items = list(options)
         if not items:
             raise ValueError("pick() needs at least one option")
-        return items[rng.randrange(len(items))]
+        key = tuple(repr(x) for x in items)
+        free = [i for i in range(len(items)) if i != last.get(key)] or [0]
+        i = free[rng.randrange(len(free))]
+        last[key] = i
+        return items[i]
     return pick
 
 
@@ -261,7 +283,7 @@ class _Builder:
         kind = "fan" if isinstance(v, n.FanArg) else "seq"
         of = self.noun.get(rel, rel)
         each = "각 " if kind == "fan" else ""
-        text = f"{of}의 {each}{field_label}"
+        text = _of(of, f"{each}{field_label}")
         short = f"{each or '그 '}{field_label}" if rel == self.last else text
         if rel in self.folded:  # the conversion is said inside the hand-off it feeds
             short = text = f"{self.folded[rel]['via']}의 {field_label}"
@@ -362,7 +384,7 @@ class _Builder:
                 cond = _say(self.pred(s.cond), "면")
                 then, orelse = self.stmts(s.then), self.stmts(s.orelse or ())
                 out.append({"kind": "if", "name": "if", "condition": cond, "then": then,
-                            "else": orelse, "text": cond})
+                            "else": orelse, "text": cond, "choice": _choice(then, orelse)})
             elif isinstance(s, n.Binding):
                 node = s.node
                 if isinstance(node, n.Call):
@@ -382,10 +404,10 @@ class _Builder:
 
     def foldable(self, name: str, call: n.Call, step: dict[str, Any]) -> bool:
         """True for an in-process conversion (``std``: a 법정동코드's 시군구 code, UTM-K to
-        WGS84 coordinates) that states nothing and whose records one later call reads, by
-        single-value hand-offs only: no person asks for the conversion as a step ("그
-        법정동코드로 법정동코드의 앞 5자리 시군구 코드를 조회하고, 그 지역코드로 …"); the call
-        it feeds says it ("그 법정동코드의 지역코드로 …")."""
+        WGS84 coordinates) that states nothing and whose records one later call or
+        ``parallel`` group reads, by single-value hand-offs only: no person asks for the
+        conversion as a step ("그 법정동코드로 시군구 코드를 조회하고, 그 시군구 코드로 …");
+        the call it feeds says it ("그 법정동코드의 시군구 코드로 …")."""
         return (is_builtin(call.qualname) and not step["args"] and bool(step["inputs"])
                 and all(i["kind"] == "seq" for i in step["inputs"])
                 and self.readers.get(name) == ["call"])
@@ -397,7 +419,7 @@ class _Builder:
             return self.noun[".".join(e.parts)]
         if isinstance(e, n.Ref):
             rel = ".".join(e.parts[:-1])
-            return f"{self.noun.get(rel, rel)}의 {self.flabel(rel, e.field)}"
+            return _of(self.noun.get(rel, rel), self.flabel(rel, e.field))
         if isinstance(e, n.NameExpr):
             return self.noun.get(e.name, e.name)
         if isinstance(e, n.FuncCall):
@@ -509,6 +531,23 @@ class _Builder:
                 "text": _group_answer(fields)}
 
 
+def _choice(then: Sequence[dict[str, Any]],
+            orelse: Sequence[dict[str, Any]]) -> dict[str, str] | None:
+    """An ``if`` whose branches are one ``drv`` each over the same records, as the two things
+    chosen (``{then: "그중 설립일이 가장 최근인 것", else: "설립일이 가장 이른 것"}``), so that
+    a query says one verb for both; None for any other ``if``."""
+    if (len(then) == 1 and len(orelse) == 1 and then[0]["kind"] == orelse[0]["kind"] == "drv"
+            and then[0]["source"] == orelse[0]["source"]):
+        return {"then": then[0]["short"], "else": f"{orelse[0]['phrase']} 것"}
+    return None
+
+
+def _of(noun: str, label: str) -> str:
+    """``noun의 label``, or the label alone when the noun is it: a conversion titled by what
+    it gives (``시군구 코드``) is not read "시군구 코드의 시군구 코드"."""
+    return label if noun == label else f"{noun}의 {label}"
+
+
 def _via(shorts: Sequence[str]) -> str:
     """The inputs of a call as one Korean list, the shared ``그``/``각`` said once: "그
     법정동코드, 도로명코드와 건물 본번" rather than "그 법정동코드, 그 도로명코드와 그 건물
@@ -562,9 +601,9 @@ def _plain(label: str, name: str, text: str, kind: str) -> bool:
 
 
 def _readers(body: Sequence[n.Stmt]) -> dict[str, list[str]]:
-    """Relation → one entry per statement reading it: ``call`` for a call reading it only by
-    single-value hand-offs (``seq``), ``other`` for anything else (a fan, a ``drv``, a group,
-    a comparison, a condition, the answer)."""
+    """Relation → one entry per statement reading it: ``call`` for a call or a ``parallel``
+    group reading it only by single-value hand-offs (``seq``), ``other`` for anything else (a
+    fan, a ``drv``, a comparison, a condition, the answer)."""
     out: dict[str, list[str]] = {}
 
     def note(rel: str, kind: str, seen: set[str]) -> None:
@@ -596,8 +635,8 @@ def _readers(body: Sequence[n.Stmt]) -> dict[str, list[str]]:
                 read(st.cond, "other", set())
                 stmts(st.then)
                 stmts(st.orelse or ())
-            elif isinstance(st, n.Binding) and isinstance(st.node, n.Call):
-                read(st.node, "call", set())
+            elif isinstance(st, n.Binding) and isinstance(st.node, n.Call | n.Parallel):
+                read(st.node, "call", set())  # a group's header hands on like a call
             else:
                 read(st, "other", set())
 
@@ -667,8 +706,9 @@ def render_query(traj: n.Trajectory, plan: Plan, answer: Any, *, rng_seed: int,
     try:
         listing = tuple(sorted(p.name for p in user.iterdir())) if user is not None else ()
         tpl = _query_env(user, listing).select_template(names)
+        phrasing = phrasing_of(rng_seed)
         text = tpl.render({**ctx, "pick": _picker(random.Random(rng_seed)),
-                           "phrasing": phrasing_of(rng_seed)})
+                           "phrasing": phrasing, "register": register_of(rng_seed, phrasing)})
     except jinja2.TemplateNotFound:
         raise QueryTemplateError(f"no query template found (tried {', '.join(names)})") from None
     except (jinja2.TemplateError, ValueError) as exc:

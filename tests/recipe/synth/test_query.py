@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import importlib.resources
+import itertools
+import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +41,10 @@ from edgedsl.recipe.synth.paraphrase import (
 )
 from edgedsl.recipe.synth.query import (
     PHRASINGS,
+    _picker,
     phrasing_of,
     query_context,
+    register_of,
     render_query,
     template_names,
 )
@@ -336,9 +341,9 @@ def test_a_conversion_is_said_inside_the_hand_off_it_feeds(seed: int) -> None:
     ctx = query_context(traj, plan, None)
     assert [s["tool"] for s in ctx["steps"]] == ["juso.addrLinkApi",
                                                  "molit.getRTMSDataSvcAptTrade"]
-    assert ctx["steps"][1]["via"] == "그 법정동코드의 지역코드"
+    assert ctx["steps"][1]["via"] == "그 법정동코드의 시군구 코드"
     q = render_query(traj, plan, None, rng_seed=seed)
-    assert "그 법정동코드의 지역코드로 " in q and "앞 5자리" not in q, q
+    assert "그 법정동코드의 시군구 코드로 " in q and "앞 5자리" not in q, q
 
 
 def test_a_conversion_the_answer_reads_stays_a_step() -> None:
@@ -346,7 +351,34 @@ def test_a_conversion_the_answer_reads_stays_a_step() -> None:
     plan, traj = api.compile(text, "c.edge"), api.parse(text, "c.edge").trajectories[0]
     ctx = query_context(traj, plan, None)
     assert "std.lawd_cd" in [s["tool"] for s in ctx["steps"]]
-    assert ctx["steps"][2]["via"] == "그 지역코드"
+    assert ctx["steps"][1]["text"] == "시군구 코드"
+    assert ctx["steps"][2]["via"] == "그 시군구 코드"
+    # session 36 asked "법정동코드의 앞 5자리 시군구 코드의 지역코드": a conversion is titled
+    # by what it gives, and its field of the same label is not said twice
+    assert ctx["answer"]["fields"][1]["text"] == "시군구 코드"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_conversion_a_group_reads_is_said_inside_the_group(seed: int) -> None:
+    # session 36: "그 법정동코드로 시군구 코드를 찾아 주세요. 이어서 그 시군구 코드로 A와 B를
+    # 동시에 조회해 주세요." — the group's header says the conversion instead
+    text = """use region, std
+trajectory t "q" {
+  found = juso.addrLinkApi(keyword: "서울특별시 종로구 효자로14길 261") pages all
+  lawd = std.lawd_cd(admCd: seq found.admCd)
+  both = parallel (code: seq lawd.LAWD_CD) {
+    sales = molit.getRTMSDataSvcAptTrade(LAWD_CD: code, DEAL_YMD: "202307") pages all
+    rents = molit.getRTMSDataSvcAptRent(LAWD_CD: code, DEAL_YMD: "202307") pages all
+  }
+  answer { a: count(both.sales), b: count(both.rents) }
+}
+"""
+    plan, traj = api.compile(text, "c.edge"), api.parse(text, "c.edge").trajectories[0]
+    ctx = query_context(traj, plan, None)
+    assert [s["kind"] for s in ctx["steps"]] == ["call", "parallel"]
+    assert ctx["steps"][1]["via"] == "그 법정동코드의 시군구 코드"
+    q = render_query(traj, plan, None, rng_seed=seed)
+    assert "그 법정동코드의 시군구 코드로 " in q and "시군구 코드를 " not in q, q
 
 
 def test_a_count_and_an_aggregate_are_asked_of_their_relation_once() -> None:
@@ -363,7 +395,7 @@ def test_a_count_and_an_aggregate_are_asked_of_their_relation_once() -> None:
                              "code: lawd.LAWD_CD, top: max(trades.dealAmount), n: count(trades)")
     plan, traj = api.compile(two, "c.edge"), api.parse(two, "c.edge").trajectories[0]
     got = query_context(traj, plan, None)["answer"]["text"]
-    assert got.endswith("의 지역코드, 아파트 매매 실거래가의 최대 거래금액과 건수"), got
+    assert got == "시군구 코드, 아파트 매매 실거래가의 최대 거래금액과 건수", got
 
 
 def test_a_group_header_of_references_says_its_determiner_once(cases: dict[str, Case]) -> None:
@@ -628,6 +660,62 @@ def test_every_template_query_keeps_its_own_constraints(cases: dict[str, Case]) 
         for seed in range(12):
             q = render_query(case.traj, case.plan, case.answer, rng_seed=seed)
             assert constraint_problems(q, ctx) == [], (case.key, q)
+
+
+_PLAIN = re.compile(r"(해|줘|궁금해)\. |알려줘\.|뭐야\?|궁금해\.$")
+_POLITE = re.compile(r"요[.?]|주세요|인가요\?")
+
+
+def test_an_opening_and_its_question_keep_one_register(cases: dict[str, Case]) -> None:
+    # session 36: 8 of 200 queries mixed 반말 and 해요체 ("여러 단계를 거쳐야 해. … 궁금해요.")
+    registers = set()
+    for case in cases.values():
+        for seed in range(40):
+            q = render_query(case.traj, case.plan, case.answer, rng_seed=seed)
+            plain, polite = bool(_PLAIN.search(q)), bool(_POLITE.search(q))
+            assert not (plain and polite), (case.key, seed, q)
+            assert plain == (register_of(seed, phrasing_of(seed)) == "plain"), (case.key, q)
+            registers.add(plain)
+    assert registers == {True, False}
+
+
+CHOICE = """use fsc
+trajectory t "q" {
+  prices = fsc.stock_prices(basDt: 2024-12-27, mrktCls: "KOSPI") pages all
+  if count(prices) > 100 {
+    pick = drv prices | max fltRt
+  } else {
+    pick = drv prices | min trqu
+  }
+  answer { name: pick.itmsNm }
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_if_between_two_narrowings_is_one_clause(seed: int) -> None:
+    # session 36 read "…많으면 그중 A인 것으로 좁힌 뒤, 그렇지 않으면 … B인 것으로 좁힌 뒤,"
+    plan, traj = api.compile(CHOICE, "c.edge"), api.parse(CHOICE, "c.edge").trajectories[0]
+    ctx = query_context(traj, plan, None)
+    assert ctx["steps"][1]["choice"] == {"then": "그중 등락률이 가장 큰 것",
+                                         "else": "거래량이 가장 작은 것"}
+    q = render_query(traj, plan, None, rng_seed=seed)
+    assert re.search(r"많으면 그중 등락률이 가장 큰 것(을|으로), (그렇지 않으면|아니면) "
+                     r"거래량이 가장 작은 것(을|으로) (골라|고르고|좁힌 뒤|남겨 주세요)", q), q
+    assert constraint_problems(q, ctx) == [], q
+    calls = CHOICE.replace("drv prices | min trqu",
+                           'fsc.stock_prices(basDt: 2024-12-26, mrktCls: "KOSPI") pages all')
+    plan, traj = api.compile(calls, "c.edge"), api.parse(calls, "c.edge").trajectories[0]
+    assert query_context(traj, plan, None)["steps"][1]["choice"] is None
+
+
+def test_pick_never_repeats_the_last_choice_of_a_list() -> None:
+    # session 36: 53 of 200 queries ended two clauses in a row alike ("…조회한 뒤, …조회한 뒤")
+    pick = _picker(random.Random(3))
+    got = [pick(["a", "b", "c"]) for _ in range(200)]
+    assert all(a != b for a, b in itertools.pairwise(got))
+    assert set(got) == {"a", "b", "c"}
+    assert [pick(["only"]) for _ in range(3)] == ["only"] * 3
 
 
 def test_a_paraphrase_must_keep_the_condition_of_an_if(cases: dict[str, Case]) -> None:
