@@ -48,9 +48,13 @@ def label_of(name: str, type_: Any, glossary: Glossary, declared: str | None = N
 
 
 def tool_title(doc: str, name: str) -> str:
-    """A tool's short Korean name: its doc up to ``: `` without parentheses (``공시검색: …`` →
-    ``공시검색``); the tool's name when that is empty or longer than 40 characters."""
+    """A tool's short Korean name, a noun for what it returns: its doc up to ``: `` without
+    parentheses and without a closing 검색 / 조회 / 제공, which name the act rather than the
+    records (``공시검색: …`` → ``공시``, ``도로명주소 검색`` → ``도로명주소``: a query says
+    "공시를 조회하고", "공시의 회사명", not "공시검색을 조회하고"); the tool's name when that is
+    empty or longer than 40 characters."""
     head = re.sub(r"\s*\([^()]*\)", "", doc.split(": ")[0]).strip()
+    head = re.sub(r"(?<=\S)\s*(검색|조회|제공)$", "", head)
     return head if head and len(head) <= 40 else name
 
 

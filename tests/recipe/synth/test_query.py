@@ -223,7 +223,13 @@ def test_mentioned_respects_boundaries() -> None:
 
 
 def test_tool_titles() -> None:
-    assert tool_title("공시검색: 회사·기간별 공시 목록", "disclosures") == "공시검색"
+    # a closing 검색 / 조회 / 제공 names the act, not the records (session 36 read "도로명주소
+    # 검색을 조회하고" and "좌표제공의 건물명")
+    assert tool_title("공시검색: 회사·기간별 공시 목록", "disclosures") == "공시"
+    assert tool_title("도로명주소 검색: 검색어(도로명) …", "addrLinkApi") == "도로명주소"
+    assert tool_title("법정동코드 목록 조회: 지역주소명", "x") == "법정동코드 목록"
+    assert tool_title("좌표제공: 건물 출입구 좌표", "addrCoordApi") == "좌표"
+    assert tool_title("검색: 무엇이든", "search") == "검색"  # never empty
     assert tool_title("법정동코드(10자리)의 앞 5자리 시군구 코드: 국토부", "x") == \
         "법정동코드의 앞 5자리 시군구 코드"
     assert tool_title("", "corp_codes") == "corp_codes"
