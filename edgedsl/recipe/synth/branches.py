@@ -30,7 +30,7 @@ from .engine import Draft, Engine, decorative, literal_texts, reducer_node, valu
 from .entities import entity_of
 from .junction import Columns, JunctionPlan, ReduceChoice, distinct, narrowings
 from .knowable import statement_texts
-from .literals import tool_title
+from .literals import of_title, tool_title
 from .plausible import implausible, internal_code, related_targets
 from .wanted import column_ops
 
@@ -229,7 +229,8 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
         if one:
             expr: n.Expr = n.Ref(parts=(group, b.name, one[0]))
             fields_out.append(n.AnswerField(
-                name=answer_name(f"{title} {field_label(specs, one[0])}", taken), expr=expr))
+                name=answer_name(of_title(title, field_label(specs, one[0]), " "), taken),
+                expr=expr))
         else:
             fields_out.append(n.AnswerField(name=answer_name(f"{title} 건수", taken),
                                             expr=n.FuncCall(name="count", args=(

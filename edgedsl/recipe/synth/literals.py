@@ -18,6 +18,7 @@ __all__ = [
     "items_of",
     "label_of",
     "literal_uses",
+    "of_title",
     "pred_name",
     "python_value",
     "shared_param",
@@ -56,6 +57,13 @@ def tool_title(doc: str, name: str) -> str:
     head = re.sub(r"\s*\([^()]*\)", "", doc.split(": ")[0]).strip()
     head = re.sub(r"(?<=\S)\s*(검색|조회|제공)$", "", head)
     return head if head and len(head) <= 40 else name
+
+
+def of_title(title: str, label: str, glue: str = "의 ") -> str:
+    """``title의 label`` (or ``title`` + ``glue`` + ``label``), the label alone when the title
+    is it: a conversion titled by what it gives (``시군구 코드``) is not read "시군구 코드의
+    시군구 코드" in a query or named ``시군구_코드_시군구_코드`` in an answer."""
+    return label if title == label else f"{title}{glue}{label}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,10 @@ tested against); nothing is read back from generated text.
   or that earlier call, when it fed this one directly — give the answer nothing: the chain
   carried an identifier away and back (``corp_outline(crno: …)`` → its 고유번호 →
   ``dart.company`` → its 법인등록번호 → ``listed_items(crno: …)``, the same 법인등록번호), so
-  the calls between only relay it;
+  the calls between only relay it; and an answer field (``answer.name``) whose value is
+  exactly what a junction of its lineage was handed — the chain came back to a value it had
+  before it set out (용산구's 자치구코드 handed on at the second call and asked for as "시군구
+  코드" after five more);
 * ``partial_reads`` — every call step that stopped short of its whole result (the trace's
   ``complete`` fact).
 
@@ -263,7 +266,8 @@ def program_facts(traj: n.Trajectory, plan: Plan, result: RunResult) -> ProgramF
             x = _count_of(s.expr)
             if x is not None and x in partial:
                 facts.page_answer.append("answer")
-    facts.round_trip = _round_trips(traj.body, steps)
+    facts.round_trip = _round_trips(traj.body, steps) + _answer_trips(traj.body, steps,
+                                                                     result.answer)
     counts = {st.relation or st.id: st.records for st in steps if st.records is not None}
     found, wants = judge(traj.body, plan_view(plan), counts)
     facts.implausible, facts.answer_wants = list(found), wants
@@ -330,6 +334,36 @@ def _round_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace]) -> list[str
                 out.append(rel)
                 break
     return sorted(out)
+
+
+def _answer_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace],
+                  answer: Any) -> list[str]:
+    """The answer fields (``answer.name``) whose value is exactly what a junction of their own
+    lineage was handed: the chain came back to a value it had before it set out (seed 1 of
+    session 36: 용산구's 자치구코드 11170 handed to the rent records, and five calls later
+    "시군구 코드를 찾으려고 해요" answers 11170)."""
+    stmt = next((s for s in body if isinstance(s, n.AnswerStmt)), None)
+    if stmt is None or stmt.fields is None or not isinstance(answer, dict):
+        return []
+    handed: dict[str, list[frozenset[str]]] = {}
+    for st in steps:
+        for j in st.junctions:
+            if j.values and len(j.values) == j.cardinality:
+                handed.setdefault(st.relation or st.id, []).append(
+                    frozenset(str(v).strip() for v in j.values))
+    sources = _sources(body)
+    out = []
+    for f in stmt.fields:
+        if not isinstance(f.expr, n.Ref) or f.name not in answer:
+            continue
+        value = answer[f.name]
+        got = frozenset(str(v).strip() for v in (value if isinstance(value, list) else [value])
+                        if v is not None)
+        rel = ".".join(f.expr.parts[:-1])
+        lineage = _ancestors(rel, sources) | {rel}
+        if got and any(got == h for a in lineage for h in handed.get(a, ())):
+            out.append(f"answer.{f.name}")
+    return out
 
 
 def _same_handoff(s: n.IfStmt, ev: _Eval, fields: Mapping[str, set[str]],

@@ -43,6 +43,7 @@ from .literals import (
     LiteralUse,
     items_of,
     label_of,
+    of_title,
     pred_name,
     python_value,
     shared_param,
@@ -283,7 +284,7 @@ class _Builder:
         kind = "fan" if isinstance(v, n.FanArg) else "seq"
         of = self.noun.get(rel, rel)
         each = "각 " if kind == "fan" else ""
-        text = _of(of, f"{each}{field_label}")
+        text = of_title(of, f"{each}{field_label}")
         short = f"{each or '그 '}{field_label}" if rel == self.last else text
         if rel in self.folded:  # the conversion is said inside the hand-off it feeds
             short = text = f"{self.folded[rel]['via']}의 {field_label}"
@@ -419,7 +420,7 @@ class _Builder:
             return self.noun[".".join(e.parts)]
         if isinstance(e, n.Ref):
             rel = ".".join(e.parts[:-1])
-            return _of(self.noun.get(rel, rel), self.flabel(rel, e.field))
+            return of_title(self.noun.get(rel, rel), self.flabel(rel, e.field))
         if isinstance(e, n.NameExpr):
             return self.noun.get(e.name, e.name)
         if isinstance(e, n.FuncCall):
@@ -540,12 +541,6 @@ def _choice(then: Sequence[dict[str, Any]],
             and then[0]["source"] == orelse[0]["source"]):
         return {"then": then[0]["short"], "else": f"{orelse[0]['phrase']} 것"}
     return None
-
-
-def _of(noun: str, label: str) -> str:
-    """``noun의 label``, or the label alone when the noun is it: a conversion titled by what
-    it gives (``시군구 코드``) is not read "시군구 코드의 시군구 코드"."""
-    return label if noun == label else f"{noun}의 {label}"
 
 
 def _via(shorts: Sequence[str]) -> str:

@@ -172,6 +172,27 @@ def test_a_chain_that_hands_back_the_identifier_it_carried_is_a_round_trip(world
     assert direct.round_trip == []
 
 
+BACK = """\
+  deals = seoul.tbLnOpendataRtmsV(BLDG_USG: "오피스텔", CGG_NM: "용산구") pages all
+  rents = molit.getRTMSDataSvcAptRent(LAWD_CD: seq deals.CGG_CD, DEAL_YMD: "202109") pages all
+  one = drv rents | where aptNm == "신창더샵"
+  titles = molit.getBrTitleInfo(sigunguCd: seq one.sggCd, bjdongCd: seq one.umdCd) pages all
+  oldest = drv titles | min useAprDay
+  found = juso.addrLinkApi(keyword: seq oldest.platPlc) pages all
+  lawd = std.lawd_cd(admCd: seq found.admCd)
+  answer {{ {answer} }}
+"""
+
+
+def test_an_answer_that_is_a_value_its_chain_was_handed_is_a_round_trip(world) -> None:  # type: ignore[no-untyped-def]
+    # t00016 of seed 1 (session 36): 용산구's 자치구코드 goes to the rent records, and five
+    # calls later the question asks for the 시군구 코드 of the building found — 용산구's again
+    bad = _facts(_program(BACK.format(answer="code: lawd.LAWD_CD"), "region, seoul, std"), world)
+    assert bad.round_trip == ["answer.code"] and meaning_rejections(bad) == ["round_trip"]
+    good = _facts(_program(BACK.format(answer="dong: found.emdNm"), "region, seoul, std"), world)
+    assert good.round_trip == [] and meaning_rejections(good) == []
+
+
 def test_the_duplicate_key_ignores_names_queries_and_comments_only() -> None:
     one = api.parse(_prices("answer { n: count(prices) }")).trajectories[0]
     text = _prices("answer { n: count(prices) }").replace(

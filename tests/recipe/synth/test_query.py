@@ -32,7 +32,7 @@ from edgedsl.recipe.synth.korean import (
     mentioned,
     period_text,
 )
-from edgedsl.recipe.synth.literals import literal_uses, tool_title
+from edgedsl.recipe.synth.literals import literal_uses, of_title, tool_title
 from edgedsl.recipe.synth.paraphrase import (
     ParaphraseReport,
     constraint_problems,
@@ -230,6 +230,12 @@ def test_tool_titles() -> None:
     assert tool_title("법정동코드 목록 조회: 지역주소명", "x") == "법정동코드 목록"
     assert tool_title("좌표제공: 건물 출입구 좌표", "addrCoordApi") == "좌표"
     assert tool_title("검색: 무엇이든", "search") == "검색"  # never empty
+
+
+def test_a_label_like_its_title_is_said_once() -> None:
+    assert of_title("기업개황", "대표자") == "기업개황의 대표자"
+    assert of_title("시군구 코드", "시군구 코드") == "시군구 코드"
+    assert of_title("좌표", "건물명", " ") == "좌표 건물명"  # an answer's name
     assert tool_title("법정동코드(10자리)의 앞 5자리 시군구 코드: 국토부", "x") == \
         "법정동코드의 앞 5자리 시군구 코드"
     assert tool_title("", "corp_codes") == "corp_codes"
