@@ -143,6 +143,10 @@ def test_every_known_code_is_a_code_type_of_the_catalog() -> None:
     ("codes.StockCode", "stock_code", "005930", False),   # a ticker a person knows
     ("codes.SgId", "sgId", "20240410", False),            # an election day
     (None, "search", "민법", False),                       # not a code
+    # a plain parameter whose values the glossary names holds codes too: DART's
+    # multi_accounts takes its 고유번호 as text (session 36: 6 of 200 queries of seed 1)
+    (None, "corp_code", "01135544", True),
+    (None, "corp_code", "00126380", False),
 ])
 def test_an_internal_code_is_not_a_query_input(code: str | None, param: str, value: str,
                                                internal: bool) -> None:
@@ -164,6 +168,10 @@ def test_a_task_asking_with_an_internal_code_is_rejected() -> None:
     named, plan = _compile('  filings = dart.disclosures(corp_code: "00126380") pages all\n'
                            "  answer { 건수: count(filings) }", "dart")
     assert "internal_input" not in implausible(named.body, plan_view(plan))
+    plain, plan = _compile('  accounts = dart.multi_accounts(corp_code: "01135544", '
+                           'bsns_year: 2018, reprt_code: 11012)\n'
+                           "  answer { 건수: count(accounts) }", "dart")
+    assert "internal_input" in implausible(plain.body, plan_view(plan))
 
 
 # ----------------------------------------------------------------------------- answers
