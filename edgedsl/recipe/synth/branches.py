@@ -220,10 +220,13 @@ async def _group(eng: Engine, d: Draft, draft: Draft, stmts: list[n.Stmt],
         specs = field_specs(eng, e.target)
         cols = Columns(rows, eng.types(e.target))
         echoed = others | frozenset(eng.types(draft.last_tool))
+        # never what the records the group was handed from had answered (juso's 건물명 in
+        # the coordinate service's records; see chains.answer_of)
+        skip = cols.echoes(eng.columns(draft))
         one = fresh_label(single_fields(cols, 3, jp.handed | said, echoed, specs,
-                                        wanted_only=True), specs, asked)
+                                        wanted_only=True, skip=skip), specs, asked)
         if not one and len(rows) == 1:  # a code or a category, when it is all there is
-            one = single_fields(cols, 1, jp.handed | said, echoed, specs)
+            one = single_fields(cols, 1, jp.handed | said, echoed, specs, skip=skip)
         asked |= {field_label(specs, f) for f in one}
         title = tool_title(eng.decls[e.target].doc, b.name)
         if one:

@@ -84,7 +84,8 @@ def answer_name(label: str, taken: set[str]) -> str:
 
 def ranked_fields(cols: Columns, specs: Mapping[str, FieldSpec] | None = None,
                   echo: frozenset[str] = frozenset(),
-                  avoid: frozenset[str] = frozenset()) -> list[tuple[str, Want]]:
+                  avoid: frozenset[str] = frozenset(), *,
+                  skip: frozenset[str] = frozenset()) -> list[tuple[str, Want]]:
     """The fields holding exactly one value in the records of ``cols`` — in every record when
     there are several: a value most records lack is not "the" value of the relation — with their
     :data:`~.wanted.Want`, best first: the wanted ones (:data:`~.wanted.WANTED`) before the
@@ -92,11 +93,12 @@ def ranked_fields(cols: Columns, specs: Mapping[str, FieldSpec] | None = None,
     fresh ones of their class, then by :data:`~.wanted.WANT_RANK`, a primary form before a
     secondary one (:func:`~.wanted.secondary`: 의원 이름 before 영문 이름). Lists, blank text
     (an empty answer is ungradable), text longer than 60 characters and values in ``echo``
-    (the values the call was handed: answering them would answer nothing) are skipped."""
+    (the values the call was handed: answering them would answer nothing) are skipped, and so
+    are the fields named in ``skip``."""
     specs = specs or {}
     out: list[tuple[tuple[bool, bool, int, bool, str], str, Want]] = []
     for f, t in cols.types.items():
-        if isinstance(t, ListType) or f.startswith("__"):
+        if isinstance(t, ListType) or f.startswith("__") or f in skip:
             continue
         vals = cols.distinct(f)
         if len(vals) != 1 or str(vals[0]) in echo or (isinstance(vals[0], str) and (
@@ -116,11 +118,12 @@ def ranked_fields(cols: Columns, specs: Mapping[str, FieldSpec] | None = None,
 def single_fields(cols: Columns, limit: int = 2, echo: frozenset[str] = frozenset(),
                   avoid: frozenset[str] = frozenset(),
                   specs: Mapping[str, FieldSpec] | None = None, *,
-                  wanted_only: bool = False) -> list[str]:
+                  wanted_only: bool = False, skip: frozenset[str] = frozenset()) -> list[str]:
     """Up to ``limit`` single-valued fields of ``cols`` ranked by what a person wants
-    (:func:`ranked_fields`); with ``wanted_only``, only those of :data:`~.wanted.WANTED`
-    (names, amounts, dates, numbers, text — not codes, categories or constants)."""
-    got = ranked_fields(cols, specs, echo, avoid)
+    (:func:`ranked_fields`, never a field in ``skip``); with ``wanted_only``, only those of
+    :data:`~.wanted.WANTED` (names, amounts, dates, numbers, text — not codes, categories or
+    constants)."""
+    got = ranked_fields(cols, specs, echo, avoid, skip=skip)
     return [f for f, w in got if w in WANTED or not wanted_only][:limit]
 
 
@@ -140,13 +143,17 @@ def answer_of(eng: Engine, draft: Draft, rng: random.Random, *,
     avoid = frozenset(eng.types(before)) if before else frozenset()
     specs = field_specs(eng, draft.last_tool)
     cols = eng.columns(draft)
+    # never what the call before had answered: juso's 건물명, repeated by the coordinate
+    # service (session 36: 18 of 200 tasks of seed 0 ended "…좌표를 조회하고, 좌표의
+    # 건물명은?", a last call that added nothing)
+    skip = cols.echoes(draft.upstream) if draft.upstream is not None else frozenset()
     limit = rng.choice((1, 2, 2))
     # every draft reads each call whole (Engine.execute grows nothing from a partial read),
     # so the count of its last relation is the service's count, never a page size
     counted = len(draft.rows) > 1
-    chosen = single_fields(cols, limit, echo, avoid, specs, wanted_only=True)
+    chosen = single_fields(cols, limit, echo, avoid, specs, wanted_only=True, skip=skip)
     if not chosen and not counted:  # a code or a category, when it is all there is
-        chosen = single_fields(cols, 1, echo, avoid, specs)
+        chosen = single_fields(cols, 1, echo, avoid, specs, skip=skip)
     fields = [n.AnswerField(name=answer_name(field_label(specs, f), taken),
                             expr=n.Ref(parts=(draft.last, f))) for f in chosen]
     if counted and not fields:  # not a count alone: the latest date or the largest amount too

@@ -85,6 +85,9 @@ class Draft:
     #: junction kinds → whether an edge could go on from the draft (:meth:`Engine.can_grow`)
     grows: dict[frozenset[str] | None, bool] = field(default_factory=dict, init=False,
                                                      compare=False, repr=False)
+    #: the coerced records the last call was handed from (None for a root): what the call
+    #: before had answered, which the answer does not ask again (``Columns.echoes``)
+    upstream: Columns | None = field(default=None, compare=False, repr=False)
 
     def fresh(self, base: str) -> str:
         """A binding name derived from ``base`` not used yet in the draft."""
@@ -603,7 +606,8 @@ class Engine:
         return draft.with_(stmts, names=taken, last=name, last_tool=edge.target,
                            rows=tuple(rows), tools=(*draft.tools, edge.target),
                            edges=(*draft.edges, edge), junctions=(*draft.junctions, jp),
-                           received=jp.handed | literal_texts(lits))
+                           received=jp.handed | literal_texts(lits),
+                           upstream=self.columns(draft))
 
 
 def usable(jp: JunctionPlan | None, draft: Draft,

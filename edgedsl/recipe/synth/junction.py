@@ -162,6 +162,19 @@ class Columns:
         col = self.col(field)
         return _distinct_of([col[i] for i in idx])
 
+    def echoes(self, upstream: Columns) -> frozenset[str]:
+        """The fields holding one value here that ``upstream`` (the relation these records were
+        handed from) already returned in its field of the same name: asking for one would ask
+        for what the call before had answered (the 건물명 juso's record held, repeated by the
+        coordinate service)."""
+        out = set()
+        for f in self.types:
+            if f in upstream.types:
+                mine = self.distinct(f)
+                if len(mine) == 1 and str(mine[0]) in {str(v) for v in upstream.distinct(f)}:
+                    out.add(f)
+        return frozenset(out)
+
     def apply(self, step: ReduceChoice, idx: Sequence[int]) -> list[int]:
         """The rows of ``idx`` that ``step`` keeps (the reducer's reference semantics)."""
         col = self.col(step.field)

@@ -543,3 +543,37 @@ def test_a_comparison_is_decided_on_a_field_a_person_wants() -> None:
     assert _comparable(eng, "nec.gusigun") == []
     assert {"dugsu", "dugyul", "age", "birthday"} <= set(_comparable(eng, "nec.winners"))
     assert "num" not in _comparable(eng, "nec.winners")
+
+
+def test_a_chain_answer_never_repeats_what_the_call_before_answered() -> None:
+    """Session 36: 18 of 200 tasks of seed 0 ended "…좌표를 조회하고, 좌표의 건물명은?" — the
+    coordinate service repeats the 건물명 juso's record already held, so the last call added
+    nothing. A field whose one value the records handed on already held under the same name is
+    never the answer; a value of its own stays askable."""
+    from edgedsl.check import load_catalog
+    from edgedsl.recipe.graph.evidence import default_graph_path
+    from edgedsl.recipe.graph.model import load_graph
+    from edgedsl.recipe.synth.chains import answer_of
+    from edgedsl.recipe.synth.engine import Draft
+    from edgedsl.recipe.synth.junction import Columns, JunctionPlan
+
+    graph = load_graph(default_graph_path())
+    eng = Engine(graph, load_catalog(graph.catalog.modules, []), _world())
+    row = {"admCd": "1111010100", "rnMgtSn": "111104100289", "bdMgtSn": "1111010100100010000",
+           "udrtYn": "0", "buldMnnm": 1, "buldSlno": 0, "entX": 953000.5, "entY": 1954000.5,
+           "bdNm": "청와대"}
+    jp = JunctionPlan("seq", "seq", (), 1, 1, ("1111010100",),
+                      frozenset({"1111010100", "111104100289", "0", "1"}))
+
+    def asked(juso_building: str) -> set[str]:
+        juso = Columns([{"admCd": "1111010100", "roadAddr": "서울특별시 종로구 청와대로 1",
+                         "bdNm": juso_building}], eng.types("juso.addrLinkApi"))
+        draft = Draft(body=(), last="coord", last_tool="juso.addrCoordApi", rows=(row,),
+                      tools=("juso.addrLinkApi", "juso.addrCoordApi"), junctions=(jp,),
+                      upstream=juso)
+        got = answer_of(eng, draft, random.Random(0))
+        return {f.expr.field for f in got.fields or () if isinstance(f.expr, n.Ref)}
+
+    echoed = asked("청와대")
+    assert "bdNm" not in echoed and echoed, echoed  # something else is asked of it
+    assert "bdNm" in asked("춘추관")
