@@ -691,6 +691,16 @@ def test_an_opening_and_its_question_keep_one_register(cases: dict[str, Case]) -
     assert registers == {True, False}
 
 
+def test_a_comparison_lead_does_not_repeat_the_label_its_step_starts_with(
+        cases: dict[str, Case]) -> None:
+    # session 36: "법인등록번호를 바꿔 가며 법인등록번호 1611…과 1101… 각각의 기업개요를"
+    case = cases["Cmp"]
+    label = query_context(case.traj, case.plan, case.answer)["compares"][0]["label"]
+    for seed in range(40):
+        q = render_query(case.traj, case.plan, case.answer, rng_seed=seed)
+        assert f"{josa(label, '을')} 바꿔 가며 {label} " not in q, q
+
+
 CHOICE = """use fsc
 trajectory t "q" {
   prices = fsc.stock_prices(basDt: 2024-12-27, mrktCls: "KOSPI") pages all
