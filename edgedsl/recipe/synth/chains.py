@@ -172,7 +172,8 @@ def aggregate_field(eng: Engine, draft: Draft, cols: Columns) -> str | None:
     """The field whose largest value a count-only answer also asks for: a date a question
     narrows by (the latest 접수일자), else an amount, a count or a size with a unit (the
     largest 거래금액) — :func:`~.wanted.column_ops` — holding two values or more across
-    the records (one value everywhere is a constant of the service); None when none does."""
+    the records (one value everywhere is a constant of the service), the one holding the most
+    distinct values among them; None when none does."""
     ops = column_ops(draft.last_tool.partition(".")[0], eng.decls[draft.last_tool].record.fields)
     dates: list[str] = []
     measures: list[str] = []
@@ -181,7 +182,10 @@ def aggregate_field(eng: Engine, draft: Draft, cols: Columns) -> str | None:
             continue
         (dates if is_date(t) else measures).append(f)
     got = dates or measures
-    return got[0] if got else None
+    # the field of most distinct values: its largest says most about these records (seed 0
+    # of session 36 answered "최대 전용면적 164.3" in 18 of 200 tasks — the largest of a dozen
+    # standard sizes, the same in every district — where 거래금액 differs everywhere)
+    return max(got, key=lambda f: len(cols.distinct(f))) if got else None
 
 
 def aggregate_label(specs: Mapping[str, FieldSpec], field: str) -> str:

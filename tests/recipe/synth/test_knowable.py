@@ -232,6 +232,22 @@ def test_a_count_alone_also_asks_for_the_latest_date() -> None:
     assert "가장 최근 접수일자" in ctx["answer"]["text"]
 
 
+def test_a_count_alone_asks_the_largest_of_the_measure_that_varies_most() -> None:
+    """Session 36: "최대 전용면적 164.3" answered 18 of 200 tasks of seed 0 — the largest of
+    a dozen standard sizes, in every district alike; the deal amounts differ everywhere."""
+    cat = full_catalog()
+    tool = cat.tool("molit.getRTMSDataSvcAptTrade")
+    assert tool is not None
+    rows = [{"excluUseAr": a, "dealAmount": p} for a, p in
+            ((84.99, "82,500"), (164.3, "131,000"), (84.99, "79,800"), (164.3, "127,500"))]
+    types = {f.name: f.type for f in tool.record.fields}
+    eng: Any = SimpleNamespace(decls={"molit.getRTMSDataSvcAptTrade": tool})
+    draft: Any = SimpleNamespace(last_tool="molit.getRTMSDataSvcAptTrade")
+    assert aggregate_field(eng, draft, Columns(rows, types)) == "dealAmount"
+    same = [{**r, "dealAmount": "82,500"} for r in rows[:2]]
+    assert aggregate_field(eng, draft, Columns(same, types)) == "excluUseAr"
+
+
 def test_a_relation_with_one_value_everywhere_gets_no_aggregate() -> None:
     cat = full_catalog()
     tool = cat.tool("dart.disclosures")
