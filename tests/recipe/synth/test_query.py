@@ -701,6 +701,25 @@ def test_a_comparison_lead_does_not_repeat_the_label_its_step_starts_with(
         assert f"{josa(label, '을')} 바꿔 가며 {label} " not in q, q
 
 
+SEARCHED = """use neis, region
+trajectory t "q" {
+  schools = neis.schools(SCHUL_NM: "한빛고등학교", ATPT_OFCDC_SC_CODE: "B10") pages all
+  found = juso.addrLinkApi(keyword: seq schools.ORG_RDNMA) pages all
+  answer { dong: found.emdNm }
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_search_by_what_its_title_names_says_so(seed: int) -> None:
+    # session 36: "그 도로명주소로 도로명주소를 찾아서" in 13 of 200 queries of seed 0
+    plan, traj = api.compile(SEARCHED, "c.edge"), api.parse(SEARCHED, "c.edge").trajectories[0]
+    ctx = query_context(traj, plan, None)
+    assert ctx["steps"][1]["searched"] and not ctx["steps"][0]["searched"]
+    q = render_query(traj, plan, None, rng_seed=seed)
+    assert "그 도로명주소를 " in q and "도로명주소로 도로명주소" not in q, q
+
+
 CHOICE = """use fsc
 trajectory t "q" {
   prices = fsc.stock_prices(basDt: 2024-12-27, mrktCls: "KOSPI") pages all
