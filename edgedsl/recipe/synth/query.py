@@ -272,7 +272,7 @@ class _Builder:
         text = tool["title"] + (f"({', '.join(c['phrase'] for c in constraints)})"
                                 if constraints else "")
         # "그 도로명주소로 도로명주소를 조회하고": a search by the very thing it is named for
-        searched = (not constraints and len(inputs) == 1 and inputs[0]["kind"] == "seq"
+        searched = (not constraints and len(inputs) == 1 and inputs[0]["kind"] in ("seq", "fan")
                     and inputs[0]["field_label"] == tool["title"])
         return {"kind": "call", "name": step, "tool": call.qualname, "title": tool["title"],
                 "doc": tool["doc"], "platform": tool["platform"], "args": args,

@@ -718,6 +718,10 @@ def test_a_search_by_what_its_title_names_says_so(seed: int) -> None:
     assert ctx["steps"][1]["searched"] and not ctx["steps"][0]["searched"]
     q = render_query(traj, plan, None, rng_seed=seed)
     assert "그 도로명주소를 " in q and "도로명주소로 도로명주소" not in q, q
+    fan = SEARCHED.replace('SCHUL_NM: "한빛고등학교", ', "").replace("seq schools", "fan schools")
+    plan, traj = api.compile(fan, "c.edge"), api.parse(fan, "c.edge").trajectories[0]
+    q = render_query(traj, plan, None, rng_seed=seed)
+    assert "각 도로명주소를 " in q and "도로명주소로 도로명주소" not in q, q
 
 
 CHOICE = """use fsc
