@@ -309,16 +309,23 @@ def _ancestors(rel: str, sources: Mapping[str, set[str]]) -> set[str]:
     return seen
 
 
-def _round_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace]) -> list[str]:
-    """The ``round_trip`` relations (module doc): handed by every junction values an ancestor
-    was handed (every junction value recorded, none capped), through relays the answer does
-    not read."""
+def _handed(steps: Sequence[StepTrace]) -> dict[str, set[frozenset[str]]]:
+    """Relation → the value sets its junctions were handed (as text; every value recorded,
+    none capped)."""
     handed: dict[str, set[frozenset[str]]] = {}
     for st in steps:
         for j in st.junctions:
             if j.values and len(j.values) == j.cardinality:
                 handed.setdefault(st.relation or st.id, set()).add(
                     frozenset(str(v).strip() for v in j.values))
+    return handed
+
+
+def _round_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace]) -> list[str]:
+    """The ``round_trip`` relations (module doc): handed by every junction values an ancestor
+    was handed (every junction value recorded, none capped), through relays the answer does
+    not read."""
+    handed = _handed(steps)
     sources = _sources(body)
     answer = next((s for s in body if isinstance(s, n.AnswerStmt)), None)
     fields, whole = _reads([answer]) if answer is not None else ({}, set())
@@ -345,12 +352,7 @@ def _answer_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace],
     stmt = next((s for s in body if isinstance(s, n.AnswerStmt)), None)
     if stmt is None or stmt.fields is None or not isinstance(answer, dict):
         return []
-    handed: dict[str, list[frozenset[str]]] = {}
-    for st in steps:
-        for j in st.junctions:
-            if j.values and len(j.values) == j.cardinality:
-                handed.setdefault(st.relation or st.id, []).append(
-                    frozenset(str(v).strip() for v in j.values))
+    handed = _handed(steps)
     sources = _sources(body)
     out = []
     for f in stmt.fields:
@@ -361,7 +363,7 @@ def _answer_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace],
                         if v is not None)
         rel = ".".join(f.expr.parts[:-1])
         lineage = _ancestors(rel, sources) | {rel}
-        if got and any(got == h for a in lineage for h in handed.get(a, ())):
+        if got and any(got in handed.get(a, ()) for a in lineage):
             out.append(f"answer.{f.name}")
     return out
 
