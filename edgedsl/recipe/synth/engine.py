@@ -215,7 +215,8 @@ class Engine:
     entity_weight: float = ENTITY_WEIGHT
     read_pages: int = READ_PAGES
     memo: MemoBackend = field(init=False)
-    #: (step, root tool) → its probed argument tuples (:func:`~edgedsl.recipe.synth.roots.probe`)
+    #: (step, root tool) → its probed argument tuples (:func:`~edgedsl.recipe.synth.roots.probe`;
+    #: step ``drawable``: those a root may be drawn from)
     probed: dict[tuple[str, str], asyncio.Future[list[Probed]]] = field(
         default_factory=dict, init=False, repr=False)
     #: (root tool, probe, loose) → the stated filters its records offer

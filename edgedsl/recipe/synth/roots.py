@@ -132,12 +132,18 @@ async def root_args(eng: Engine, tool: str, rng: random.Random, *,
     fan hands on 2 … φ values without a ``drv``, which a read of hundreds rarely has (the
     members of one small party, the rest areas of one direction of a route). A tuple stating an
     internal code (:func:`internal_args`) is never drawn."""
-    got = [p for p in await probe(eng, tool) if not internal_args(eng, tool, p.args)]
+    got = await once(eng.probed, ("drawable", tool), lambda: _drawable(eng, tool))
     whole = [p for p in got if p.whole]
     if few:
         whole = [p for p in whole if 2 <= p.rows <= FEW_ROWS] or whole
     pool = whole or got
     return rng.choice(pool) if pool else None
+
+
+async def _drawable(eng: Engine, tool: str) -> list[Probed]:
+    """The probed tuples of ``tool`` a root may be drawn from: those stating no internal code
+    (worked out once per tool, not at every draw)."""
+    return [p for p in await probe(eng, tool) if not internal_args(eng, tool, p.args)]
 
 
 def internal_args(eng: Engine, tool: str, args: Args) -> bool:
