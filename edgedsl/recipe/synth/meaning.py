@@ -266,8 +266,9 @@ def program_facts(traj: n.Trajectory, plan: Plan, result: RunResult) -> ProgramF
             x = _count_of(s.expr)
             if x is not None and x in partial:
                 facts.page_answer.append("answer")
-    facts.round_trip = _round_trips(traj.body, steps) + _answer_trips(traj.body, steps,
-                                                                     result.answer)
+    handed, sources = _handed(steps), _sources(traj.body)
+    facts.round_trip = (_round_trips(traj.body, handed, sources)
+                        + _answer_trips(traj.body, handed, sources, result.answer))
     counts = {st.relation or st.id: st.records for st in steps if st.records is not None}
     found, wants = judge(traj.body, plan_view(plan), counts)
     facts.implausible, facts.answer_wants = list(found), wants
@@ -321,12 +322,10 @@ def _handed(steps: Sequence[StepTrace]) -> dict[str, set[frozenset[str]]]:
     return handed
 
 
-def _round_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace]) -> list[str]:
+def _round_trips(body: Sequence[n.Stmt], handed: Mapping[str, set[frozenset[str]]],
+                 sources: Mapping[str, set[str]]) -> list[str]:
     """The ``round_trip`` relations (module doc): handed by every junction values an ancestor
-    was handed (every junction value recorded, none capped), through relays the answer does
-    not read."""
-    handed = _handed(steps)
-    sources = _sources(body)
+    was handed (:func:`_handed`), through relays the answer does not read."""
     answer = next((s for s in body if isinstance(s, n.AnswerStmt)), None)
     fields, whole = _reads([answer]) if answer is not None else ({}, set())
     read = set(fields) | whole
@@ -343,8 +342,8 @@ def _round_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace]) -> list[str
     return sorted(out)
 
 
-def _answer_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace],
-                  answer: Any) -> list[str]:
+def _answer_trips(body: Sequence[n.Stmt], handed: Mapping[str, set[frozenset[str]]],
+                  sources: Mapping[str, set[str]], answer: Any) -> list[str]:
     """The answer fields (``answer.name``) whose value is exactly what a junction of their own
     lineage was handed: the chain came back to a value it had before it set out (seed 1 of
     session 36: 용산구's 자치구코드 11170 handed to the rent records, and five calls later
@@ -352,8 +351,6 @@ def _answer_trips(body: Sequence[n.Stmt], steps: Sequence[StepTrace],
     stmt = next((s for s in body if isinstance(s, n.AnswerStmt)), None)
     if stmt is None or stmt.fields is None or not isinstance(answer, dict):
         return []
-    handed = _handed(steps)
-    sources = _sources(body)
     out = []
     for f in stmt.fields:
         if not isinstance(f.expr, n.Ref) or f.name not in answer:
