@@ -214,18 +214,24 @@ preds: st.SearchStrategy[n.Pred] = st.recursive(
 
 # ---------------------------------------------------------------- nodes and statements
 
+seq_args = refs.map(lambda r: n.SeqArg(ref=r))
 arg_values = st.one_of(
     literals,
-    refs.map(lambda r: n.SeqArg(ref=r)),
+    seq_args,
     st.builds(lambda r, k: n.FanArg(ref=r, bound=k), refs, st.none() | st.integers(0, 9)),
     names().map(lambda s: n.SharedArg(name=s)),
 )
+#: A list holding references (at least one) among literals: a call's argument only.
+list_args = st.lists(st.one_of(literals, seq_args), min_size=1, max_size=3).flatmap(
+    lambda xs: seq_args.map(lambda r: n.ListArg(items=(*xs, r)) if not any(
+        isinstance(x, n.SeqArg) for x in xs) else n.ListArg(items=tuple(xs))))
 args = st.builds(lambda k, v: n.Arg(name=k, value=v), names("arg"), arg_values)
+call_args = st.builds(lambda k, v: n.Arg(name=k, value=v), names("arg"), arg_values | list_args)
 calls = st.builds(
     lambda p, t, a, pg: n.Call(platform=p, tool=t, args=tuple(a), pages=pg),
     names(),
     names("attr"),
-    st.lists(args, max_size=4),
+    st.lists(call_args, max_size=4),
     st.none() | st.just("all") | st.integers(0, 500),
 )
 reducers = st.one_of(  # every reducer of the registry, by how it is written

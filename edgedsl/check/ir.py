@@ -45,8 +45,10 @@ class Junction:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArgIR:
-    """One argument of a call: exactly one of ``literal``, ``junction`` or ``shared`` is set
-    (``literal`` may legitimately be None only when ``is_literal`` is False)."""
+    """One argument of a call: exactly one of ``literal``, ``junction``, ``shared`` or
+    ``items`` is set (``literal`` may legitimately be None only when ``is_literal`` is False).
+    ``items`` is a list argument holding references: each item an ``ArgIR`` that is a literal
+    or a Seq junction, named after the argument."""
 
     name: str
     type: FieldType
@@ -54,7 +56,15 @@ class ArgIR:
     is_literal: bool = False
     junction: Junction | None = None
     shared: str | None = None
+    items: tuple[ArgIR, ...] | None = None
     span: Span = _span()
+
+    @property
+    def junctions(self) -> tuple[Junction, ...]:
+        """Every junction the argument reads: its own, or its items'."""
+        if self.junction is not None:
+            return (self.junction,)
+        return tuple(i.junction for i in self.items or () if i.junction is not None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -23,7 +23,7 @@ from typing import Literal, cast
 
 from ..core.catalog import Param
 from ..core.source import maker
-from ..core.types import STR, FieldType
+from ..core.types import JSON, STR, FieldType, ListType
 from ..reduce.registry import ReduceStep
 from ..syntax import nodes as n
 from . import ir
@@ -201,6 +201,12 @@ class _Lower:
 
     def arg(self, a: n.Arg, at: At, param: Param, shared: dict[str, ir.ArgIR]) -> ir.ArgIR:
         v = a.value
+        if isinstance(v, n.ListArg):
+            item_type = param.type.item if isinstance(param.type, ListType) else JSON
+            item = Param(a.name, item_type)
+            items = tuple(self.arg(n.Arg(name=a.name, value=x, span=x.span), (at, j), item, {})
+                          for j, x in enumerate(v.items))
+            return _ArgIR(name=a.name, type=param.type, items=items, span=a.span)
         if isinstance(v, n.SeqArg | n.FanArg):
             info = self.t.refs[at]
             assert info.type is not None and info.field is not None

@@ -178,9 +178,13 @@ class _Resolver(NameResolver):
         scope: Scope,
         shared: dict[str, tuple[At, n.Arg]] | None,
     ) -> None:
-        """Resolve the value of the argument at ``at``."""
+        """Resolve the value of the argument at ``at`` (a list's references at ``(at, j)``,
+        ``j`` the item's position)."""
         if isinstance(value, n.SeqArg | n.FanArg):
             self.ref(value.ref, at, scope)
+        elif isinstance(value, n.ListArg):
+            for j, item in value.refs:
+                self.ref(item.ref, (at, j), scope)
         elif isinstance(value, n.SharedArg):
             if shared is None:
                 self.err(

@@ -23,7 +23,7 @@ from ..core.catalog import Param, Tool
 from ..core.diagnostics import did_you_mean, suggestion_hint
 from ..core.labels import named
 from ..core.source import Span
-from ..core.types import CodeType
+from ..core.types import JSON, CodeType, FieldType, ListType
 from ..reduce.registry import REDUCERS
 from ..syntax import nodes as n
 from .context import (
@@ -141,6 +141,8 @@ class _Typer(ExprTyper):
     def arg(self, tool: Tool, param: Param, value: n.ArgValue, at: At) -> None:
         if isinstance(value, LITERALS):
             self.literal(value, param, tool)
+        elif isinstance(value, n.ListArg):
+            self.list_arg(tool, param, value, at)
         elif isinstance(value, n.SeqArg | n.FanArg):
             if (
                 isinstance(value, n.FanArg)
@@ -180,6 +182,33 @@ class _Typer(ExprTyper):
                 info = self.t.refs.get(header_at)
                 if info is not None:
                     self.junction(info, value.span, param, tool)
+
+    def list_arg(self, tool: Tool, param: Param, value: n.ListArg, at: At) -> None:
+        """A list of literals and references: the parameter takes a list (or ``json``), and
+        each item fits its item type, a reference as a Seq junction would."""
+        ty = param.type
+        if isinstance(ty, ListType):
+            item_type: FieldType = ty.item
+        elif ty == JSON or not known(ty):
+            item_type = JSON
+        else:
+            self.err(
+                "E201",
+                f"expected {ty}, found a list",
+                value.span,
+                f"`{param.name}` of `{tool.qualname}` takes {type_phrase(ty)}",
+                hints=["to call the tool once per value, use `fan x.f` or "
+                       "`compare … over p in [...]`"],
+            )
+            return
+        for j, item in enumerate(value.items):
+            item_param = Param(f"{param.name}[{j}]", item_type)
+            if isinstance(item, n.SeqArg):
+                info = self.t.refs.get((at, j))
+                if info is not None:
+                    self.junction(info, item.ref.span, item_param, tool)
+            else:
+                self.literal(item, item_param, tool)
 
     def literal(self, lit: n.Literal_, param: Param, tool: Tool) -> None:
         p = literal_problem(lit, param.type)

@@ -47,9 +47,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     for case, why in written.skipped:
         print(f"  not written: {case}: {why}")
     if written.literals_left:
-        print(f"  {written.literals_left} values left literal that an earlier output holds "
-              f"({written.literals_in_lists} inside list arguments, where a reference cannot "
-              "go; the others nested where no record field lifts them)")
+        print(f"  {written.literals_left} values left literal that an earlier output holds, "
+              "nested where no record field lifts them "
+              f"({written.literals_in_lists} inside list or object arguments)")
     if checked is not None:
         print(checked.summary())
         for case, problem in checked.misses:

@@ -178,6 +178,20 @@ the bracket, and at the place where the parser gave up.
 Fix: close it: `dart.company(corp_code: seq corp.corp_code)`.
 """,
     ),
+    "E016": _c(
+        "a list of references outside a call's argument",
+        """
+A list may hold references (`seq x.f`) only when it is a call's argument: each reference hands
+one value to the call, which is given the list of them. A list in a `parallel` header, a
+`compare … over p in [...]` list, a `run { … }` setting, an object literal, another list or an
+expression holds literals only.
+
+    pv = parallel(ids: [seq a.item_id]) { … }
+
+Fix: give the list to the call that needs it, `tool(ids: [seq a.item_id, seq b.item_id])`, or
+write the values themselves.
+""",
+    ),
     # ------------------------------------------------------------ E1xx: names and catalogs
     "E101": _c(
         "invalid regular expression in a code type",

@@ -347,6 +347,9 @@ class _Walker:
     def arg_value(self, v: n.ArgValue) -> None:
         if isinstance(v, n.SeqArg | n.FanArg):
             self.ref(v.ref)
+        elif isinstance(v, n.ListArg):
+            for _, item in v.refs:
+                self.ref(item.ref)
 
     def node(self, node: n.NodeExpr) -> None:
         if isinstance(node, n.Call):

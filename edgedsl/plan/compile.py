@@ -34,10 +34,10 @@ from .model import (
     Plan,
     PredicateSpec,
     RequestTemplate,
-    SharedSpec,
     SpanInfo,
     ToolSpec,
     TrajectoryPlan,
+    ValueSpec,
     encode_value,
 )
 
@@ -63,7 +63,7 @@ _ParamSpec = maker(ParamSpec)
 _Plan = maker(Plan)
 _PredicateSpec = maker(PredicateSpec)
 _RequestTemplate = maker(RequestTemplate)
-_SharedSpec = maker(SharedSpec)
+_ValueSpec = maker(ValueSpec)
 _SpanInfo = maker(SpanInfo)
 _ToolSpec = maker(ToolSpec)
 _TrajectoryPlan = maker(TrajectoryPlan)
@@ -173,10 +173,18 @@ def _junction(j: ir.Junction) -> JunctionSpec:
                         type=type_to_json(j.field_type), span=_span(j.span))
 
 
+def _value(a: ir.ArgIR) -> ValueSpec:
+    """A literal or Seq-junction argument (a ``parallel``'s shared one, a list's item)."""
+    if a.junction is not None:
+        return _ValueSpec(literal=None, junction=_junction(a.junction))
+    return _ValueSpec(literal=encode_value(a.literal), junction=None)
+
+
 def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
     lits: dict[str, Any] = {}
     juncs: dict[str, JunctionSpec] = {}
     shared: dict[str, str] = {}
+    lists: dict[str, list[ValueSpec]] = {}
     for a in c.args:
         if a.name == skip:
             continue
@@ -184,10 +192,12 @@ def _request(c: ir.CallIR, skip: str | None = None) -> RequestTemplate:
             juncs[a.name] = _junction(a.junction)
         elif a.shared is not None:
             shared[a.name] = a.shared
+        elif a.items is not None:
+            lists[a.name] = [_value(i) for i in a.items]
         else:
             lits[a.name] = encode_value(a.literal)
     return _RequestTemplate(tool=c.tool.qualname, literals=lits, junctions=juncs, shared=shared,
-                           pages=c.pages)
+                           lists=lists, pages=c.pages)
 
 
 def _fields(tool: Tool) -> dict[str, Any]:
@@ -195,7 +205,7 @@ def _fields(tool: Tool) -> dict[str, Any]:
 
 
 def _call_sources(c: ir.CallIR) -> set[str]:
-    return {a.junction.source for a in c.args if a.junction is not None}
+    return {j.source for a in c.args for j in a.junctions}
 
 
 class _Compiler:
@@ -266,13 +276,10 @@ class _Compiler:
             return _call_sources(s.call)
         if isinstance(s, ir.ParallelIR):
             reads: set[str] = set()
-            shared: dict[str, SharedSpec] = {}
+            shared: dict[str, ValueSpec] = {}
             for a in s.shared:
-                if a.junction is not None:
-                    shared[a.name] = _SharedSpec(literal=None, junction=_junction(a.junction))
-                    reads.add(a.junction.source)
-                else:
-                    shared[a.name] = _SharedSpec(literal=encode_value(a.literal), junction=None)
+                shared[a.name] = _value(a)
+                reads |= {j.source for j in a.junctions}
             branch_keys = []
             for b in s.branches:
                 bkey = b.id if b.id.startswith(f"{s.id}.") else f"{s.id}.{b.id}"

@@ -90,7 +90,7 @@ def _edges(tp: TrajectoryPlan) -> Iterator[tuple[str, str, str]]:
         if isinstance(s, CallStep | CompareStep):
             reqs.append(s.request)
         for req in reqs:
-            for j in req.junctions.values():
+            for _, j in req.all_junctions:
                 bound = "" if j.kind == "seq" else f"({j.bound})"
                 for p in producers.get(j.source, []):
                     yield p, key, f"{j.kind}{bound} {j.field}"

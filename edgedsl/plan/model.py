@@ -31,12 +31,13 @@ stores the query only: what it reads, the shape of its result and whether it is 
 relation's value are derived from it (:func:`edgedsl.reduce.answer.facts`), never stored beside
 it, so they cannot disagree.
 
-Versions: :data:`PLAN_VERSION` is 5. A version 4 plan is migrated on load (:func:`load_plan`):
-it differs only by storing ``reads`` / ``shape`` / ``whole`` beside each answer's query and
-``reads`` beside each predicate's, all derivable from the query, so they are dropped and the
-plan runs the same; and it has no ``run`` settings (version 5 carries the file's
-``run { … }`` block), which is what a version 4 plan meant: none stated. Any other version is
-E402 (recompile the source).
+Versions: :data:`PLAN_VERSION` is 6. Older plans are migrated on load (:func:`load_plan`): a
+version 5 plan has no list arguments holding references (``RequestTemplate.lists``, new in
+version 6), so it loads as it is. A version 4 plan differs from version 5 only by storing
+``reads`` / ``shape`` / ``whole`` beside each answer's query and ``reads`` beside each
+predicate's, all derivable from the query, so they are dropped and the plan runs the same; and
+it has no ``run`` settings (version 5 carries the file's ``run { … }`` block), which is what a
+version 4 plan meant: none stated. Any other version is E402 (recompile the source).
 
 The compiler itself (IR → these models) lives in :mod:`edgedsl.plan.compile`.
 """
@@ -61,7 +62,7 @@ from ..reduce.answer import predicate_from_json, value_from_json_data
 from ..reduce.query import ReduceQuery
 
 __all__ = [
-    "MIGRATED_VERSION",
+    "MIGRATED_VERSIONS",
     "PLAN_VERSION",
     "AnswerField",
     "AnswerPlan",
@@ -73,11 +74,11 @@ __all__ = [
     "ParallelStep",
     "Plan",
     "RequestTemplate",
-    "SharedSpec",
     "SpanInfo",
     "StepPlan",
     "ToolSpec",
     "TrajectoryPlan",
+    "ValueSpec",
     "decode_value",
     "encode_value",
     "load_plan",
@@ -88,9 +89,9 @@ __all__ = [
     "validated_json",
 ]
 
-PLAN_VERSION = 5
-#: The older version :func:`load_plan` migrates (see the module docstring).
-MIGRATED_VERSION = 4
+PLAN_VERSION = 6
+#: The older versions :func:`load_plan` migrates (see the module docstring).
+MIGRATED_VERSIONS = (4, 5)
 
 
 # ---------------------------------------------------------------- models
@@ -245,25 +246,36 @@ class JunctionSpec:
 
 @fast_frozen_init
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ValueSpec:
+    """A literal (encoded JSON) or a Seq junction: a shared argument of a ``parallel`` group,
+    or an item of a list argument."""
+
+    __pydantic_config__ = _cfg
+    literal: Any = None
+    junction: JunctionSpec | None = None
+
+
+@fast_frozen_init
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RequestTemplate:
-    """A call with holes: literal args (encoded JSON), junction placeholders, shared names."""
+    """A call with holes: literal args (encoded JSON), junction placeholders, shared names,
+    and list arguments holding references (``lists``: each item a literal or a Seq junction,
+    the call given the list of their values; plan version 6)."""
 
     __pydantic_config__ = _cfg
     tool: str
     literals: dict[str, Any] = field(default_factory=dict)
     junctions: dict[str, JunctionSpec] = field(default_factory=dict)
     shared: dict[str, str] = field(default_factory=dict)
+    lists: dict[str, list[ValueSpec]] = field(default_factory=dict)
     pages: int | Literal["all"] | None = None
 
-
-@fast_frozen_init
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SharedSpec:
-    """A shared argument of a ``parallel`` group: a literal or a Seq junction."""
-
-    __pydantic_config__ = _cfg
-    literal: Any = None
-    junction: JunctionSpec | None = None
+    @property
+    def all_junctions(self) -> list[tuple[str, JunctionSpec]]:
+        """Every junction of the request with its parameter: the arguments', then the list
+        arguments' items'."""
+        return [*self.junctions.items(), *((p, it.junction) for p, items in self.lists.items()
+                                           for it in items if it.junction is not None)]
 
 
 @fast_frozen_init
@@ -307,7 +319,7 @@ class ParallelStep(_StepBase):
     """A ``parallel`` group: shared arguments and the ids of its branch call steps."""
 
     kind: Literal["parallel"] = "parallel"
-    shared: dict[str, SharedSpec] = field(default_factory=dict)
+    shared: dict[str, ValueSpec] = field(default_factory=dict)
     branches: list[str] = field(default_factory=list)
 
 
@@ -463,13 +475,16 @@ def _e401(message: str) -> CompileError:
 def load_plan(data: bytes | str | Path) -> Plan:
     """Read a plan from JSON bytes, JSON text, or a file path (``Path``, or a ``str`` not
     starting with ``{``). Corrupt JSON or a schema violation → ``CompileError`` E401; a version
-    4 plan is migrated (:func:`migrate_v4`); another plan version → E402."""
+    4 or 5 plan is migrated (:func:`migrate_v4`; version 5 reads as it is); another plan
+    version → E402."""
     raw = read_json_object(data, "plan", _e401)
     version = raw.get("version")
     if version is None:
         raise _e401("plan has no `version` field")
-    if version == MIGRATED_VERSION:
+    if version == 4:
         raw = migrate_v4(raw)
+    elif version == 5:
+        raw = {**raw, "version": PLAN_VERSION}
     elif version != PLAN_VERSION:
         raise CompileError("plan", [diag(
             "E402", f"plan version {version}, this edgedsl reads version {PLAN_VERSION}; "
@@ -490,8 +505,9 @@ _V4_PREDICATE_KEYS = ("reads",)
 
 
 def migrate_v4(raw: dict[str, Any]) -> dict[str, Any]:
-    """A version 4 plan's JSON data as version 5 data: the same plan without the ``reads`` /
-    ``shape`` / ``whole`` keys of its answer fields and the ``reads`` of its ``if`` predicates,
+    """A version 4 plan's JSON data as version 5 data (read as version 6): the same plan
+    without the ``reads`` / ``shape`` / ``whole`` keys of its answer fields and the ``reads`` of
+    its ``if`` predicates,
     which version 5 derives from each query (a version 4 compiler wrote exactly those); its
     missing ``run`` settings load as none stated. Only those keys change (a fresh copy;
     ``raw`` is left as it is); anything malformed is left for
@@ -527,8 +543,13 @@ def _validate_refs(plan: Plan) -> list[str]:
     for t in plan.trajectories:
         nested: list[list[list[str]]] = [t.layers]
         for s in t.steps.values():
-            if isinstance(s, CallStep | CompareStep) and s.request.tool not in plan.tools:
-                out.append(f"step `{s.id}` calls unknown tool `{s.request.tool}`")
+            if isinstance(s, CallStep | CompareStep):
+                if s.request.tool not in plan.tools:
+                    out.append(f"step `{s.id}` calls unknown tool `{s.request.tool}`")
+                out += [f"step `{s.id}` gives `{p}` a list item that is a `{it.junction.kind}` "
+                        "junction (a list holds Seq junctions)"
+                        for p, items in s.request.lists.items() for it in items
+                        if it.junction is not None and it.junction.kind != "seq"]
             if isinstance(s, IfStep):
                 nested += [s.then, s.orelse]
                 try:

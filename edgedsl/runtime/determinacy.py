@@ -129,7 +129,7 @@ class _Flow:
         got = set(ctx)
         name = s.relation or s.id
         if isinstance(s, CallStep | CompareStep):
-            got |= self.of([j.source for j in s.request.junctions.values()])
+            got |= self.of([j.source for _, j in s.request.all_junctions])
             if isinstance(s, CallStep) and s.request.shared:
                 got |= shared
         elif isinstance(s, DrvStep):

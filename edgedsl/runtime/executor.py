@@ -72,6 +72,7 @@ from ..plan.model import (
     JunctionSpec,
     ParallelStep,
     Plan,
+    RequestTemplate,
     SpanInfo,
     ToolSpec,
     TrajectoryPlan,
@@ -297,6 +298,15 @@ class _Run:
         self.rels[relation] = rel
         st.records = rel.count()
 
+    def list_args(self, request: RequestTemplate, base: dict[str, object], st: StepTrace,
+                  span: SpanInfo | None, tool: str) -> None:
+        """Put each list argument holding references into ``base``: its literals, and the one
+        value each item's Seq junction hands on, in written order."""
+        for param, items in request.lists.items():
+            base[param] = [decode_value(it.literal) if it.junction is None
+                           else self.junction(it.junction, param, st, span, tool)[0]
+                           for it in items]
+
     async def call_step(self, s: CallStep, st: StepTrace, shared: Mapping[str, object]) -> None:
         tool = self.plan.tools[s.request.tool]
         st.tool = tool.qualname
@@ -310,6 +320,7 @@ class _Run:
                 base[param] = values[0]
             else:
                 fan = (param, values)
+        self.list_args(s.request, base, st, s.span, tool.qualname)
         if fan is None:
             arms: list[tuple[str | None, dict[str, object]]] = [(None, base)]
         else:
@@ -323,6 +334,7 @@ class _Run:
         base: dict[str, object] = {k: decode_value(v) for k, v in s.request.literals.items()}
         for param, j in s.request.junctions.items():
             base[param] = self.junction(j, param, st, s.span, tool.qualname)[0]
+        self.list_args(s.request, base, st, s.span, tool.qualname)
         values = [decode_value(v) for v in s.values]
         arms: list[tuple[str | None, dict[str, object]]] = [
             (arm_text(v), {**base, s.param: v}) for v in values]

@@ -1,8 +1,9 @@
 """Gold cases → ASTs → formatted ``.edge`` text (never text pasted together).
 
 :func:`trajectory` builds one :class:`~edgedsl.syntax.nodes.Trajectory` per
-:class:`~.model.GoldCase` — a binding per gold call, a forwarded value as ``seq label.field``,
-the answer as a field reference — and :func:`program` a module that ``use``\\ s the suite's
+:class:`~.model.GoldCase` — a binding per gold call, a forwarded value as ``seq label.field``
+(in a list argument, each forwarded item: ``[seq a.item_1, seq a.item_3]``), the answer as a
+field reference — and :func:`program` a module that ``use``\\ s the suite's
 catalog; :func:`formatted` prints a module with the project's printer and checks that the text
 parses back to the same AST.
 """
@@ -48,6 +49,17 @@ def _ref(r: FieldRef) -> n.Ref:
     return n.Ref(parts=(r.label, r.field))
 
 
+def _arg_value(value: Any, where: str) -> n.ArgValue:
+    """A gold argument: a reference, a literal, or a list holding references among its
+    literals (a list argument's items forwarded one by one)."""
+    if isinstance(value, FieldRef):
+        return n.SeqArg(ref=_ref(value))
+    if isinstance(value, list) and any(isinstance(v, FieldRef) for v in value):
+        return n.ListArg(items=tuple(n.SeqArg(ref=_ref(v)) if isinstance(v, FieldRef)
+                                     else literal(v, where) for v in value))
+    return literal(value, where)
+
+
 def trajectory(case: GoldCase, platform: str) -> n.Trajectory:
     """The trajectory of one gold case: its calls as bindings, in order, on ``platform``
     (unless a call's tool names its own)."""
@@ -56,9 +68,7 @@ def trajectory(case: GoldCase, platform: str) -> n.Trajectory:
         args = []
         for name, value in call.args.items():
             where = f"{case.case_id} {call.label}.{name}"
-            arg = n.SeqArg(ref=_ref(value)) if isinstance(value, FieldRef) else literal(value,
-                                                                                       where)
-            args.append(n.Arg(name=name, value=arg))
+            args.append(n.Arg(name=name, value=_arg_value(value, where)))
         plat, _, tool = call.tool.rpartition(".")
         node = n.Call(platform=plat or platform, tool=tool, args=tuple(args))
         body.append(n.Binding(name=call.label, node=node, comments=call.comments))

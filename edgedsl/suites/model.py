@@ -63,6 +63,7 @@ class GoldCase:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def refs(self) -> list[tuple[str, str, FieldRef]]:
-        """Every forwarded argument: (call label, parameter, reference), in call order."""
-        return [(c.label, p, v) for c in self.calls for p, v in c.args.items()
-                if isinstance(v, FieldRef)]
+        """Every forwarded argument, and every forwarded item of a list argument: (call
+        label, parameter, reference), in call order."""
+        return [(c.label, p, r) for c in self.calls for p, v in c.args.items()
+                for r in (v if isinstance(v, list) else [v]) if isinstance(r, FieldRef)]

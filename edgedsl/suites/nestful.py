@@ -50,19 +50,22 @@ def _refs_inside(value: Any) -> bool:
     return False
 
 
-def _arg(value: Any, where: str) -> Any:
-    """A `$label.field$` string as a FieldRef; a reference inside other text, or inside a list
-    or object argument, is refused (a reference is a whole argument: pasted into a literal it
-    would be the text ``$var_1.result$``, not the value). None of the 13 samples has one."""
+def _arg(value: Any, where: str, item: bool = False) -> Any:
+    """A `$label.field$` string as a FieldRef, and a list argument's items each so (a list of
+    references); a reference inside other text, inside an object argument or inside a list
+    nested in a list is refused (pasted into a literal it would be the text
+    ``$var_1.result$``, not the value). None of the 13 samples has one."""
     if isinstance(value, str):
         m = _REF.fullmatch(value)
         if m:
             return FieldRef(m.group(1), m.group(2))
         if _REF.search(value):
             raise SuiteError(f"{where}: a reference inside a text ({value!r}) is not supported")
+    elif isinstance(value, list) and not item:
+        return [_arg(v, where, item=True) for v in value]
     elif _refs_inside(value):
-        raise SuiteError(f"{where}: a reference inside a list or object argument ({value!r}) "
-                         "is not supported")
+        raise SuiteError(f"{where}: a reference inside an object argument or a nested list "
+                         f"({value!r}) is not supported")
     return value
 
 

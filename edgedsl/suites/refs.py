@@ -4,12 +4,13 @@ earlier call's record becomes a reference to that field.
 NESTFUL writes its references itself (``$var_1.result$``); τ² and BFCL only list each call's
 arguments and what it returned. :func:`forward` finds, for every text argument, the earliest
 earlier record with a field of exactly that value (the value's first source) and writes the
-argument as that :class:`~.model.FieldRef`. A suite's records lift the nested values a later
-call may be given into fields of their own (τ²: a user's ``order_2``, an order's ``product_1``,
+argument as that :class:`~.model.FieldRef`; a list argument's texts are found one by one, and
+the list holds a reference in place of each (``item_ids: [seq a1.item_2, seq a1.item_4]``). A
+suite's records lift the nested values a later call may be given into fields of their own (τ²:
+a user's ``order_2``, an order's ``product_1``, a product's ``variant_3``,
 :data:`~.tau2_retail.NESTED`), so those are found too. What stays literal and is counted: a
-value an earlier output holds only where no field lifts it, and every text inside a list or
-object argument (``item_ids: ["…", "…"]``) that an earlier output holds — a reference is a whole
-argument, and a list literal holds only literals.
+value an earlier output holds only where no field lifts it, and every text inside an object
+argument or a list nested in a list (a list's item is a literal or one reference).
 """
 
 from __future__ import annotations
@@ -73,21 +74,24 @@ def forward(calls: Sequence[GoldCall], records: Sequence[dict[str, Any] | None],
     earlier ``records[j]`` (None: the call failed) written as ``FieldRef(label_j, f)``; with
     ``numbers``, also an integer argument equal to an earlier field of the same name (an
     ``order_id`` a trade returned; a number equal to any field would often be chance)."""
-    out, nested, in_lists = [], 0, 0
+    out: list[GoldCall] = []
+    nested = in_lists = 0
     for i, call in enumerate(calls):
+        earlier = {t for j in range(i) if records[j] is not None for t in _texts(records[j])}
         args: dict[str, Any] = {}
         for name, value in call.args.items():
-            ref = _source(i, name, value, calls, records, fields, numbers)
-            if ref is None:
-                # left literal though an earlier output holds it: a text nested there, or a
-                # text inside a list or object argument (a reference is a whole argument)
-                earlier = {t for j in range(i) if records[j] is not None
-                           for t in _texts(records[j])}
-                texts = [value] if isinstance(value, str) else list(_texts(value))
-                held = sum(bool(t) and t in earlier for t in texts)
-                nested += held
-                in_lists += 0 if isinstance(value, str) else held
-            args[name] = ref if ref is not None else value
+            listed = isinstance(value, list)  # each item found on its own: a list of references
+            parts = value if listed else [value]
+            kept = []
+            for part in parts:
+                ref = _source(i, name, part, calls, records, fields, numbers)
+                if ref is None:  # left literal: count the texts an earlier output holds
+                    texts = [part] if isinstance(part, str) else list(_texts(part))
+                    held = sum(bool(t) and t in earlier for t in texts)
+                    nested += held
+                    in_lists += held if listed or not isinstance(part, str) else 0
+                kept.append(part if ref is None else ref)
+            args[name] = kept if listed else kept[0]
         out.append(GoldCall(label=call.label, tool=call.tool, args=args,
                             comments=call.comments))
     return Forwarded(calls=out, nested=nested, in_lists=in_lists)

@@ -328,6 +328,7 @@ _TOP: dict[str, tuple[str, ...]] = {
 }
 _ADDRESS = ("address1", "address2", "city", "state", "country", "zip")
 _ORDERS, _METHODS, _ITEMS, _PAYMENTS = 10, 5, 5, 3  # the most db.json holds: 9, 4, 5, 2
+_VARIANTS = 20  # the most variants a product of db.json has: 20
 
 NESTED: dict[str, dict[str, tuple[str | int, ...]]] = {
     "User": {**{f: ("address", f) for f in _ADDRESS},
@@ -339,11 +340,14 @@ NESTED: dict[str, dict[str, tuple[str | int, ...]]] = {
               **{f"product_{i}": ("items", i - 1, "product_id") for i in range(1, _ITEMS + 1)},
               **{f"payment_{i}": ("payment_history", i - 1, "payment_method_id")
                  for i in range(1, _PAYMENTS + 1)}},
+    "Product": {f"variant_{i}": ("variants", i - 1, "item_id")
+                for i in range(1, _VARIANTS + 1)},
 }
 """The values nested in an output that a record also lifts into a field of its own, by path: a
 user's address parts, its ``i``-th order id (``order_2``) and payment method id; an order's
 address parts, its ``i``-th item and that item's product id (``item_1``, ``product_1``) and the
-method of its ``i``-th payment. A later call given one of them (``get_order_details`` of the
+method of its ``i``-th payment; a product's ``i``-th variant's item id (``variant_3``, the
+``new_item_ids`` of an exchange). A later call given one of them (``get_order_details`` of the
 user's second order) then references it (``seq a0.order_2``) instead of pasting it. An integer
 step indexes a list, or a mapping in its order (``payment_methods`` is keyed by method id); a
 path the output does not have lifts null."""

@@ -150,6 +150,7 @@ class _ToAst(ExprBuilder):
         self.diags = diags
         self.pos: tuple[int | None, int | None] = (None, None)
         self.comments: list[Token] = []
+        self.loose = []
 
     def comment(self, tok: Token) -> Token:
         """Lexer callback: collect a comment token."""
@@ -349,11 +350,14 @@ class _ToAst(ExprBuilder):
         return children[0], children[1]
 
     def arg(self, children: list[Any]) -> n.Arg:
-        name, value = children
-        return _Arg(name=name[0], value=value, span=self._span(), name_at=name[1])
+        value = children[1]
+        if isinstance(value, n.ListArg):  # a call's argument: where such a list belongs
+            self.loose = [x for x in self.loose if x is not value]
+        return self.shared(children)
 
     def shared(self, children: list[Any]) -> n.Arg:
-        return self.arg(children)
+        name, value = children
+        return _Arg(name=name[0], value=value, span=self._span(), name_at=name[1])
 
     def seq_arg(self, children: list[Any]) -> n.SeqArg:
         return _SeqArg(ref=children[0], span=self._span())
@@ -476,6 +480,12 @@ class _ToAst(ExprBuilder):
 
 
 def _finish(t: _ToAst, module: n.Module, comments: list[Token]) -> n.Module:
+    for lst in t.loose:  # references in a list that is no call's argument
+        t.diags.add(diag(
+            "E016", "a list holding references can only be a call's argument", lst.span,
+            "not a call's argument",
+            hints=["a reference hands one value to a call: `tool(ids: [seq a.f, seq b.g])`; "
+                   "here, write the values themselves"]))
     module = Comments(comments).attach_module(module)
     t.diags.raise_if_errors("build")
     return module

@@ -25,6 +25,7 @@ _BoolLit = maker(n.BoolLit)
 _DateLit = maker(n.DateLit)
 _DictLit = maker(n.DictLit)
 _FuncCall = maker(n.FuncCall)
+_ListArg = maker(n.ListArg)
 _ListLit = maker(n.ListLit)
 _NameExpr = maker(n.NameExpr)
 _Neg = maker(n.Neg)
@@ -62,6 +63,9 @@ class ExprBuilder:
     src: Source
     diags: Diagnostics
     pos: tuple[int | None, int | None]
+    loose: list[n.ListArg]
+    """Lists holding references that no call argument has taken yet (E016 when the build
+    ends: only a call's argument may hold one)."""
 
     def _span(self) -> Span:
         start, end = self.pos
@@ -193,8 +197,13 @@ class ExprBuilder:
     def false_lit(self, children: list[Any]) -> n.BoolLit:
         return _BoolLit(value=False, span=self._span())
 
-    def list_lit(self, children: list[Any]) -> n.ListLit:
-        return _ListLit(items=tuple(present(children)), span=self._span())
+    def list_lit(self, children: list[Any]) -> n.ListLit | n.ListArg:
+        items = tuple(present(children))
+        if not any(isinstance(it, n.SeqArg) for it in items):
+            return _ListLit(items=items, span=self._span())
+        arg = _ListArg(items=items, span=self._span())
+        self.loose.append(arg)
+        return arg
 
     def dict_lit(self, children: list[Any]) -> n.DictLit:
         entries = tuple(present(children))

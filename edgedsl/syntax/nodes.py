@@ -282,8 +282,25 @@ class SharedArg:
     span: Span = _span()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListArg:
+    """``[seq a.f, "x", seq b.g]``: a call's list argument holding Seq references among
+    literals; each reference hands on exactly one value and the call is given the list of
+    them, in written order. Only a call's argument may hold one (a list without references is
+    a :class:`ListLit`)."""
+
+    items: tuple[Literal_ | SeqArg, ...]
+    span: Span = _span()
+
+    @property
+    def refs(self) -> tuple[tuple[int, SeqArg], ...]:
+        """The references among the items, with their positions."""
+        return tuple((j, it) for j, it in enumerate(self.items) if isinstance(it, SeqArg))
+
+
 ArgValue: TypeAlias = (
     StringLit | NumberLit | DateLit | BoolLit | ListLit | DictLit | SeqArg | FanArg | SharedArg
+    | ListArg
 )
 
 

@@ -164,9 +164,12 @@ def format_pred(p: n.Pred) -> str:
 
 
 def format_arg_value(v: n.ArgValue) -> str:
-    """An argument value: a literal, ``seq x.f``, ``fan(k) x.f`` or a shared name."""
+    """An argument value: a literal, ``seq x.f``, ``fan(k) x.f``, a shared name or a list of
+    literals and references (``[seq a.f, "x"]``)."""
     if isinstance(v, n.SeqArg):
         return "seq " + format_expr(v.ref)
+    if isinstance(v, n.ListArg):
+        return "[" + ", ".join(format_arg_value(i) for i in v.items) + "]"
     if isinstance(v, n.FanArg):
         bound = "" if v.bound is None else f"({v.bound})"
         return f"fan{bound} " + format_expr(v.ref)

@@ -213,6 +213,9 @@ class ReferenceRun:
                     base[a.name] = values[0]
                 else:
                     fan = (a.name, values)
+            elif a.items is not None:  # a list of literals and Seq references
+                base[a.name] = [i.literal if i.junction is None else self._junction(i.junction)[0]
+                                for i in a.items]
         types = dict(self.traj.relations.get(call.id, call.tool.record.field_types()))
         self._arms = []
         try:
@@ -282,7 +285,7 @@ class ReferenceRun:
              ctx: frozenset[str] = frozenset()) -> None:
         if isinstance(s, ir.CallIR):
             self.rels[s.id] = self._call(s, shared or {})
-            reads = [a.junction.source for a in s.args if a.junction is not None]
+            reads = [j.source for a in s.args for j in a.junctions]
             own = {s.id} if self.complete.get(s.id) is False else set()
             self.taint[s.id] = ctx | self._tainted(reads) | own
         elif isinstance(s, ir.DrvIR):
@@ -313,7 +316,7 @@ class ReferenceRun:
             arms: list[tuple[object, dict[str, object]]] = [(v, {s.param: v}) for v in s.values]
             self.rels[s.id] = self._call(s.call, {}, arms)
             self.complete[s.id] = self.complete.pop(s.call.id, None)
-            reads = [a.junction.source for a in s.call.args if a.junction is not None]
+            reads = [j.source for a in s.call.args for j in a.junctions]
             own = {s.id} if self.complete.get(s.id) is False else set()
             self.taint[s.id] = ctx | self._tainted(reads) | own
         else:

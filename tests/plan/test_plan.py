@@ -212,11 +212,27 @@ def test_other_version_is_e402() -> None:
     assert d.message == (f"plan version 7, this edgedsl reads version {PLAN_VERSION}; "
                          "recompile the source")
     raw["version"] = 2  # before reductions were stored as typed queries
-    with pytest.raises(CompileError, match="plan version 2, this edgedsl reads version 5"):
+    with pytest.raises(CompileError, match=f"plan version 2, this edgedsl reads version "
+                                           f"{PLAN_VERSION}"):
         load_plan(orjson.dumps(raw))
     raw["version"] = 3  # before answers and predicates were stored as typed queries
-    with pytest.raises(CompileError, match="plan version 3, this edgedsl reads version 5"):
+    with pytest.raises(CompileError, match=f"plan version 3, this edgedsl reads version "
+                                           f"{PLAN_VERSION}"):
         load_plan(orjson.dumps(raw))
+
+
+def test_a_version_5_plan_loads_as_it_is() -> None:
+    """Version 6 added list arguments holding references (`lists`); a version 5 plan has
+    none, so it loads unchanged but for its version."""
+    plan = compile_program(_after_program())
+    raw = orjson.loads(plan_to_json(plan))
+    for t in raw["trajectories"]:
+        for s in t["steps"].values():
+            if "request" in s:
+                assert s["request"].pop("lists") == {}
+    raw["version"] = 5
+    assert load_plan(orjson.dumps(raw)) == plan
+
 
 
 def test_missing_plan_file_is_e401(tmp_path: Path) -> None:

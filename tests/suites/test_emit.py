@@ -58,10 +58,14 @@ def test_forward_prefers_the_first_source_and_counts_nested_values() -> None:
     assert fw.calls[2].args == {"user": FieldRef("a", "user_id"), "item": "i9", "n": 7,
                                 "order_id": FieldRef("b", "order_id"), "s": ""}
     assert fw.nested == 1  # i9: only inside an earlier value
-    listed = forward([*calls, GoldCall("d", "t", {"items": ["i9", "zz", "u1"]})],
+    listed = forward([*calls, GoldCall("d", "t", {"items": ["i9", "zz", "u1"],
+                                                  "deep": [["u1"], {"k": "u1"}]})],
                      [*records, None], [("user_id",), ("user_id", "order_id"), (), ()])
-    assert listed.calls[3].args["items"] == ["i9", "zz", "u1"]  # a list stays a literal
-    assert (listed.nested, listed.in_lists) == (3, 2)  # i9 (c), then i9 and u1 inside (d)
+    # a list's items are forwarded one by one; a list or object inside it stays literal
+    assert listed.calls[3].args == {"items": ["i9", "zz", FieldRef("a", "user_id")],
+                                    "deep": [["u1"], {"k": "u1"}]}
+    # i9 (c); then i9 among the items and the two u1 nested deeper (d)
+    assert (listed.nested, listed.in_lists) == (4, 3)
     assert forward(calls, records, [("user_id",), ("user_id", "order_id"), ()]
                    ).calls[2].args["order_id"] == 7  # integers only when asked
     ordered = in_gold_order(fw.calls)

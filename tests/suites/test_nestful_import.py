@@ -13,7 +13,7 @@ import pytest
 
 from edgedsl.api import read_source
 from edgedsl.cli import main
-from edgedsl.suites import nestful
+from edgedsl.suites import emit, nestful
 from edgedsl.suites.model import FieldRef, SuiteError
 from edgedsl.syntax import nodes as n
 from edgedsl.syntax.build import parse_module
@@ -77,19 +77,24 @@ def test_every_gold_reference_is_a_reference_in_the_ast(out: Path) -> None:
     assert refs == 34
 
 
-def test_a_reference_inside_a_text_is_refused() -> None:
+def test_a_reference_inside_a_text_is_refused_and_a_list_holds_references() -> None:
     sample: dict[str, Any] = {"sample_id": "0123abcd-0000", "input": "q", "gold_answer": 1,
               "output": [{"name": "add", "label": "$var_1",
                           "arguments": {"arg_0": "a $var_0.result$ b", "arg_1": 1}}],
               "tools": [{"name": "add", "output_parameters": {"result": {}}}]}
     with pytest.raises(SuiteError, match="inside a text"):
         nestful.parse_sample(sample)
-    sample["output"][0]["arguments"]["arg_0"] = ["$var_0.result$", 2]
-    with pytest.raises(SuiteError, match="inside a list or object argument"):
-        nestful.parse_sample(sample)
     sample["output"][0]["arguments"]["arg_0"] = {"x": {"y": "$var_0.result$"}}
-    with pytest.raises(SuiteError, match="inside a list or object argument"):
+    with pytest.raises(SuiteError, match="inside an object argument or a nested list"):
         nestful.parse_sample(sample)
+    sample["output"][0]["arguments"]["arg_0"] = [["$var_0.result$"], 2]
+    with pytest.raises(SuiteError, match="inside an object argument or a nested list"):
+        nestful.parse_sample(sample)
+    # a list argument's items are references each: a list of references
+    sample["output"][0]["arguments"]["arg_0"] = ["$var_0.result$", 2]
+    case = nestful.parse_sample(sample)
+    assert case.calls[0].args["arg_0"] == [FieldRef("var_0", "result"), 2]
+    assert isinstance(emit.trajectory(case, "nestful").body[0].node.args[0].value, n.ListArg)
     sample["output"][0]["arguments"]["arg_0"] = "$var_0.result$"
     assert nestful.parse_sample(sample).calls[0].args["arg_0"] == FieldRef("var_0", "result")
 

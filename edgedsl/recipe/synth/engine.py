@@ -293,7 +293,7 @@ class Engine:
         out: dict[str, n.ArgValue] = {}
         for qualname, arg in body_call_args(draft.body):
             value = arg.value
-            if isinstance(value, n.FanArg | n.SharedArg) or qualname not in self.nodes:
+            if isinstance(value, n.FanArg | n.SharedArg | n.ListArg) or qualname not in self.nodes:
                 continue
             if not isinstance(value, n.SeqArg) and not isinstance(
                     python_value(value), str | int):
