@@ -12,7 +12,9 @@ cells takes is :func:`python_shreds` (:data:`PYTHON_SHRED_MAX_CELLS`), for
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -55,11 +57,13 @@ __all__ = [
     "python_columns",
     "python_shreds",
     "record_blob",
+    "scan_parts",
     "serialise",
     "source_columns",
     "stored_columns",
     "take",
     "texts_blob",
+    "texts_blobs",
     "write_columns",
     "write_sql_shredded",
 ]
@@ -143,10 +147,20 @@ def serialise(records: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[Any
     except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
         raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
     back = orjson.loads("[" + ",".join(raws) + "]") if raws else []
+    return raws, _objects(back)
+
+
+def _objects(back: list[Any]) -> list[Any]:
+    """``back`` (records read back from their JSON) when each is a JSON object; else the
+    ValueError that names the first that is not."""
     bad = next((i for i, r in enumerate(back) if not isinstance(r, dict)), None)
     if bad is not None:  # by index: the item may itself be None
-        raise ValueError(f"a record must be a JSON object, not {excerpt(back[bad])}")
-    return raws, back
+        raise ValueError(f"{NOT_AN_OBJECT}{excerpt(back[bad])}")
+    return back
+
+
+#: The start of the error for a record that is not a JSON object (Python or SQL path).
+NOT_AN_OBJECT = "a record must be a JSON object, not "
 
 
 #: Types of values whose JSON reads back as the value itself (an ``int`` beyond 64 bits never
@@ -154,38 +168,71 @@ def serialise(records: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[Any
 _READS_BACK_AS_ITSELF = frozenset({str, int, bool, type(None)})
 
 
-def record_blob(records: Sequence[Mapping[str, Any]]
-                ) -> tuple[bytes, Callable[[str], list[Any]]]:
-    """The records as one JSON array (one ``orjson.dumps`` of the list: each element is the
-    record's own orjson text), and a function giving one field's values (None where missing) as
-    that JSON reads back — what :func:`serialise` gives, without reading every record back.
+def _cuts(n: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` consecutive ranges covering ``0 … n`` (as equal as whole numbers allow)."""
+    bounds = [n * k // parts for k in range(parts + 1)]
+    return list(itertools.pairwise(bounds))
 
-    When every record is a ``dict``, a field's column is taken from the records as it is if
-    every value in it reads back as itself (a str, int, bool or None), else read back through
-    orjson as one list (a date becomes its ISO text, a tuple a list, NaN None, exactly as in
-    the record's JSON); the records are never rebuilt. Otherwise (a dataclass, a mapping of
-    another kind) the records are serialised and read back whole, as :func:`serialise` does.
+
+def record_blob(records: Sequence[Mapping[str, Any]], parts: int = 1
+                ) -> tuple[list[bytes], Callable[[str], list[Any]]]:
+    """The records as ``parts`` JSON arrays of consecutive records (one ``orjson.dumps`` of each
+    slice: each element is the record's own orjson text, as :func:`serialise` makes it), and a
+    function giving one field's values (None where missing) as that JSON reads back — what
+    :func:`serialise` gives, without reading every record back.
+
+    A field's column is taken from the records as they are (``dict.get``) when every value in
+    it reads back as itself (a str, int, bool or None), else read back through orjson as one
+    list (a date becomes its ISO text, a tuple a list, NaN None, exactly as in the record's
+    JSON); the records are never rebuilt. When a record is not a ``dict`` (a dataclass) the
+    arrays are read back whole, as :func:`serialise` does. Nothing here checks that every
+    record is a JSON object: :func:`write_sql_shredded` refuses an element that is not one
+    (and so does a column read back), which spares touching every record once more (16 ms of
+    the 224,958-record shred, ``benchmarks/bench_drv.py`` line e).
     """
-    if set(map(type, records)) <= {dict}:
-        try:
-            blob = orjson.dumps(records)
-        except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
-            raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
-        dicts: Sequence[dict[str, Any]] = records  # type: ignore[assignment]
+    try:
+        blobs = [orjson.dumps(records[a:b]) for a, b in _cuts(len(records), max(parts, 1))]
+    except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
+        raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
 
-        def column(field: str) -> list[Any]:
-            values = list(map(dict.get, dicts, itertools.repeat(field)))
-            if set(map(type, values)) <= _READS_BACK_AS_ITSELF:
-                return values
-            return orjson.loads(orjson.dumps(values))  # type: ignore[no-any-return,unused-ignore]
-        return blob, column
-    raws, back = serialise(records)
-    return texts_blob(raws), lambda field: list(map(dict.get, back, itertools.repeat(field)))
+    def column(field: str) -> list[Any]:
+        try:
+            values = list(map(dict.get, records, itertools.repeat(field)))  # type: ignore[arg-type]
+        except TypeError:  # a record that is not a dict: its JSON read back
+            back = _objects([r for b in blobs for r in orjson.loads(b)])
+            return list(map(dict.get, back, itertools.repeat(field)))
+        if set(map(type, values)) <= _READS_BACK_AS_ITSELF:
+            return values
+        return orjson.loads(orjson.dumps(values))  # type: ignore[no-any-return,unused-ignore]
+    return blobs, column
 
 
 def texts_blob(raws: Sequence[str]) -> bytes:
     """Record texts joined into the JSON array :func:`write_sql_shredded` reads."""
     return ("[" + ",".join(raws) + "]").encode()
+
+
+def texts_blobs(raws: Sequence[str], parts: int = 1) -> list[bytes]:
+    """Record texts as ``parts`` JSON arrays of consecutive records (:func:`texts_blob`)."""
+    return [texts_blob(raws[a:b]) for a, b in _cuts(len(raws), max(parts, 1))]
+
+
+#: Records from which the SQL path reads its JSON as several arrays, one per thread of the
+#: connection (at most :data:`MAX_SCAN_PARTS`): DuckDB then scans, parses and coerces them in
+#: parallel, and numbers the rows afterwards (:func:`write_sql_shredded`). Below it one array is
+#: read in one statement. Measured with ``benchmarks/bench_drv.py`` (line e).
+PARALLEL_SHRED_MIN_RECORDS = 50_000
+MAX_SCAN_PARTS = 4
+
+
+def scan_parts(con: duckdb.DuckDBPyConnection, records: int) -> int:
+    """How many JSON arrays the SQL path splits ``records`` records into on ``con``: one per
+    thread DuckDB runs (``threads``), up to :data:`MAX_SCAN_PARTS`, from
+    :data:`PARALLEL_SHRED_MIN_RECORDS` records on; else 1."""
+    if records < PARALLEL_SHRED_MIN_RECORDS:
+        return 1
+    row = con.execute("SELECT current_setting('threads')").fetchone()
+    return max(1, min(int(row[0]) if row else 1, MAX_SCAN_PARTS))
 
 
 def _arm_texts(arm: Sequence[object]) -> list[str | None]:
@@ -379,12 +426,13 @@ def write_columns(con: duckdb.DuckDBPyConnection, target: str, types: Mapping[st
     return create_table_as(con, target, sql, params, temp=temp)
 
 
-def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes, n: int,
+def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes | Sequence[bytes], n: int,
                        types: Mapping[str, FieldType], arm: Sequence[object] | None, target: str,
                        is_temp: bool, opaque: Mapping[str, list[Any]]) -> None:
-    """Write table ``target`` from ``blob``, the ``n`` records as one JSON array
-    (:func:`record_blob`), each value coerced in SQL (:func:`edgedsl.reduce.coerce.coerce_sql`)
-    — the SQL shredding path.
+    """Write table ``target`` from ``blob``, the ``n`` records as one JSON array or as several
+    arrays of consecutive records (:func:`record_blob`), each value coerced in SQL
+    (:func:`edgedsl.reduce.coerce.coerce_sql`) — the SQL shredding path. An element that is
+    not a JSON object is refused (ValueError, as :func:`serialise` says it).
 
     DuckDB reads the array in one native pass (``read_json_objects`` over the blob as an
     in-memory file, :func:`edgedsl.runtime.buffers.buffer`; ``WITH ORDINALITY`` numbers the
@@ -400,6 +448,13 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes, n: int,
     joined to the records by position (``POSITIONAL JOIN``). No ``ORDER BY``: the records are
     read in ``__row`` order and DuckDB writes a ``CREATE TABLE … AS`` in its source's order (its
     ``preserve_insertion_order``, on by default), as :func:`write_columns` relies on too.
+
+    Several arrays are read by one ``read_json_objects`` over their files, in parallel: ``WITH
+    ORDINALITY`` would number the rows on one thread and hold the whole pipeline there, so the
+    scalar fields are coerced into a staged temporary table first (in the arrays' order, by the
+    same rule) and the second statement writes ``target`` from it with its ``rowid`` as
+    ``__row`` (``README.md``, "Shredding, fourth pass": 211–242 → 141–169 ms for 224,958
+    records on two threads, the copy included).
     """
     names = list(types)
     side_params: list[object] = []
@@ -428,18 +483,18 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes, n: int,
         if text is not None:
             texts.append(f", {text} AS {s}")
             cores.append(f", {core_sql(s, types[f])} AS {c}")
-    cols = []
+    cols, stored = [], []
     for f in names:
         if f in opaque:
             cols.append(f"{quote_ident(f'__o{kept.index(f)}')} AS {quote_ident(f)}")
+            stored.append(cols[-1])
         else:
             x, jt, _, c = q[f]
             has_core = core_text_sql(x, types[f], jtype=jt) is not None
             expr = coerce_sql(x, types[f], jtype=jt, core=c if has_core else None)
             cols.append(f"{expr} AS {quote_ident(f)}")
-    typed = "".join(", " + c for c in cols)
+            stored.append(quote_ident(f))
     parse = ""
-    params: list[object] = []
     if scalar:
         pointers = "[" + ", ".join(sql_string_literal(_json_pointer(f)) for f in scalar) + "]"
         parse = (f", json_extract_string(__text, {pointers}) AS __x, "
@@ -449,20 +504,59 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes, n: int,
         joined = f" POSITIONAL JOIN (SELECT {', '.join(side)}) AS __side"
         consts.append("__side.*")
     const = "".join(", " + c for c in consts)
-    sql = (
-        "WITH __src AS (SELECT ordinality - 1 AS __row, CAST(json AS VARCHAR) AS __text"
-        f"{const} FROM read_json_objects(?, format='array', maximum_object_size=?) "
-        f"WITH ORDINALITY{joined}),\n"
+    layers = (
         f"__rec AS (SELECT *{parse} FROM __src),\n"
         f"__ext AS (SELECT *{extract} FROM __rec),\n"
         f"__txt AS (SELECT *{''.join(texts)} FROM __ext),\n"
         f"__cor AS (SELECT *{''.join(cores)} FROM __txt)\n"
-        f'SELECT CAST(__row AS BIGINT) AS "__row", CAST(__arm AS VARCHAR) AS "__arm"{typed}, '
-        f'__text AS "__raw"\nFROM __cor'
     )
-    with buffer(con, blob) as url:
-        params = [url, max(len(blob), 1 << 24), *side_params]
-        create_table_as(con, target, sql, params, temp=is_temp)
+    scan = "read_json_objects(?, format='array', maximum_object_size=?)"
+    # an element that is not a JSON object is refused (record_blob does not look)
+    raw = (f"CASE WHEN starts_with(__text, '{{') THEN __text "
+           f"ELSE error({sql_string_literal(NOT_AN_OBJECT)} || left(__text, 60)) END")
+    blobs = [blob] if isinstance(blob, bytes) else list(blob)
+    size = max(max(map(len, blobs), default=0), 1 << 24)
+    with contextlib.ExitStack() as stack, _not_an_object_as_value_error():
+        urls = [stack.enter_context(buffer(con, b)) for b in blobs]
+        if len(urls) == 1:  # one statement: rows numbered as the one array is read
+            sql = (
+                "WITH __src AS (SELECT ordinality - 1 AS __row, CAST(json AS VARCHAR) AS __text"
+                f"{const} FROM {scan} WITH ORDINALITY{joined}),\n{layers}"
+                f'SELECT CAST(__row AS BIGINT) AS "__row", CAST(__arm AS VARCHAR) AS "__arm"'
+                f'{"".join(", " + c for c in cols)}, {raw} AS "__raw"\nFROM __cor'
+            )
+            create_table_as(con, target, sql, [urls[0], size, *side_params], temp=is_temp)
+            return
+        # several arrays, read in parallel: ``WITH ORDINALITY`` would number the rows on one
+        # thread, so the scalar fields are coerced into a table first, in the arrays' order
+        # (DuckDB keeps insertion order), and its ``rowid`` is the ``__row`` the second
+        # statement writes beside the arm tags and the list and json columns
+        scalars = "".join(f", {c}" for c, f in zip(cols, names, strict=True) if f not in opaque)
+        first = (f"WITH __src AS (SELECT CAST(json AS VARCHAR) AS __text FROM {scan}),\n"
+                 f'{layers}SELECT {raw} AS "__raw"{scalars} FROM __cor')
+        staged = f"__staged_{uuid.uuid4().hex}"
+        create_table_as(con, staged, first, [urls, size], temp=True)
+    try:
+        inner = (f"SELECT {quote_ident(staged)}.rowid AS __row, {quote_ident(staged)}.*{const} "
+                 f"FROM {quote_ident(staged)}{joined}")
+        sql = (f'SELECT CAST(__row AS BIGINT) AS "__row", CAST(__arm AS VARCHAR) AS "__arm"'
+               f'{"".join(", " + c for c in stored)}, "__raw" FROM ({inner})')
+        create_table_as(con, target, sql, side_params, temp=is_temp)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {quote_ident(staged)}")
+
+
+@contextlib.contextmanager
+def _not_an_object_as_value_error() -> Iterator[None]:
+    """DuckDB's error for an element that is not a JSON object, as the ValueError the python
+    path raises."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        at = str(exc).find(NOT_AN_OBJECT)
+        if at < 0:
+            raise
+        raise ValueError(str(exc)[at:]) from None
 
 
 class StoredColumns(dict[str, list[Any]]):

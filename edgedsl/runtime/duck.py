@@ -56,7 +56,8 @@ from .columns import (
     create_table_as,
     opaque_fields,
     python_shreds,
-    texts_blob,
+    scan_parts,
+    texts_blobs,
     write_columns,
     write_sql_shredded,
 )
@@ -166,7 +167,8 @@ class Relation:
                     not any(cols.made(f) for f in fields):
                 # large and unread: the SQL path coerces faster than Python (the same table)
                 arms = cols["__arm"]
-                write_sql_shredded(self.con, texts_blob(cols["__raw"]), self.row_count, fields,
+                write_sql_shredded(self.con, texts_blobs(cols["__raw"], scan_parts(
+                                       self.con, self.row_count)), self.row_count, fields,
                                    None if arms.count(None) == len(arms) else arms, self.table,
                                    True, {f: cols[f] for f in opaque_fields(fields)})
             else:

@@ -11,13 +11,16 @@ record *as its orjson JSON reads back*, by one of two equivalent paths producing
   typed columns bound as lists — one statement, with no JSON or regex work left for DuckDB to
   plan (planning dominated the cost of small shreds);
 * **sql** (large inputs, :func:`edgedsl.runtime.columns.write_sql_shredded`): the records are
-  serialised by one ``orjson.dumps`` of the whole list (:func:`~.columns.record_blob`), which
-  DuckDB reads as an in-memory file (:mod:`edgedsl.runtime.buffers`) in one native pass
-  (``read_json_objects``: each record's text, its ``__raw``); the declared fields of each record
-  are read by their JSON pointers (their texts and their JSON types, one call each) and
+  serialised by one ``orjson.dumps`` of the whole list, or of one slice per thread of the
+  connection from 50,000 records on (:func:`~.columns.record_blob`,
+  :func:`~.columns.scan_parts`), which DuckDB reads as in-memory files
+  (:mod:`edgedsl.runtime.buffers`) in one native pass (``read_json_objects``: each record's
+  text, its ``__raw``); the declared fields of each record are read by their JSON pointers
+  (their texts and their JSON types, one call each) and
   :func:`edgedsl.reduce.coerce.coerce_sql` coerces in SQL with our rules, each text matched
-  once against its type's pattern, in one ``CREATE TABLE … AS`` statement. Only list and json
-  fields need Python values, and those are taken column by column.
+  once against its type's pattern, in one ``CREATE TABLE … AS`` statement (several slices:
+  in parallel into a staged table, whose order gives ``__row`` in a second statement). Only
+  list and json fields need Python values, and those are taken column by column.
 
 The two paths build the same table value for value, except that ``__raw`` is only required to
 *parse* to the same record (keys in the same order): the SQL path keeps the text DuckDB reads
@@ -54,6 +57,7 @@ from .columns import (
     opaque_fields,
     python_shreds,
     record_blob,
+    scan_parts,
     serialise,
     stored_columns,
     write_columns,
@@ -96,9 +100,9 @@ def shred(
     if method == "python" or (method == "auto" and python_shreds(len(records), len(types))):
         raws, back = serialise(records)
         return _shred_python(con, raws, back, types, arm, target, is_temp, lazy)
-    blob, column = record_blob(records)
+    blobs, column = record_blob(records, scan_parts(con, len(records)))
     opaque = stored_columns({f: types[f] for f in opaque_fields(types)}, column)
-    write_sql_shredded(con, blob, len(records), types, arm, target, is_temp, opaque)
+    write_sql_shredded(con, blobs, len(records), types, arm, target, is_temp, opaque)
     return Relation(con, target, types, len(records))
 
 

@@ -4,6 +4,7 @@ pass, each text matched once — the same table as the python path, value for va
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import enum
@@ -19,8 +20,9 @@ from hypothesis import strategies as st
 
 from edgedsl.core.types import BOOL, DATE, FLOAT, INT, JSON, STR, FieldType, ListType
 from edgedsl.reduce.coerce import coerce
+from edgedsl.runtime import columns
 from edgedsl.runtime.bind import packing
-from edgedsl.runtime.columns import record_blob, serialise, texts_blob
+from edgedsl.runtime.columns import record_blob, serialise, texts_blob, texts_blobs
 from edgedsl.runtime.shred import shred
 from edgedsl.testing import HOSTILE_TEXT, field_type_maps, values
 from tests.profiles import examples
@@ -44,6 +46,24 @@ def _table(con: duckdb.DuckDBPyConnection, records: list[dict[str, Any]],
     body = con.execute(f"SELECT * FROM {rel.sql_name}").fetchall()
     rel.drop()
     return desc, [(*((type(v), v) for v in row[:-1]), _parsed(row[-1])) for row in body]
+
+
+@contextlib.contextmanager
+def _split(con: duckdb.DuckDBPyConnection, on: bool = True) -> Iterator[None]:
+    """Within the block (when ``on``), the SQL path reads any number of records as three JSON
+    arrays scanned in parallel (``scan_parts``), the rows numbered afterwards."""
+    if not on:
+        yield
+        return
+    old = columns.PARALLEL_SHRED_MIN_RECORDS
+    threads = con.execute("SELECT current_setting('threads')").fetchone()
+    columns.PARALLEL_SHRED_MIN_RECORDS = 0
+    con.execute("SET threads = 3")
+    try:
+        yield
+    finally:
+        columns.PARALLEL_SHRED_MIN_RECORDS = old
+        con.execute(f"SET threads = {threads[0] if threads else 1}")
 
 
 def _parsed(raw: str) -> tuple[object, list[str]]:
@@ -108,12 +128,14 @@ def odd_relations(draw: st.DrawFn) -> tuple[dict[str, FieldType], list[dict[str,
     return types, rows
 
 
-@given(case=odd_relations(), packed=st.booleans(), tagged=st.booleans())
+@given(case=odd_relations(), packed=st.booleans(), tagged=st.booleans(), split=st.booleans())
 @settings(max_examples=examples(150))
 def test_sql_path_builds_the_python_paths_table(case: tuple[dict[str, FieldType],
                                                             list[dict[str, Any]]],
-                                                packed: bool, tagged: bool,
+                                                packed: bool, tagged: bool, split: bool,
                                                 con: duckdb.DuckDBPyConnection) -> None:
+    """Both paths build the same table; the SQL path read as one JSON array or as three
+    scanned in parallel (``split``)."""
     types, rows = case
     arm = [("a", None, "가")[i % 3] for i in range(len(rows))] if tagged else None
     try:
@@ -124,8 +146,8 @@ def test_sql_path_builds_the_python_paths_table(case: tuple[dict[str, FieldType]
                 shred(con, rows, types, method=method)
         return
     want = _table(con, rows, types, "python", arm)
-    with packing(0 if packed else float("inf")):  # records, arms and list columns packed or not
-        got = _table(con, rows, types, "sql", arm)
+    with packing(0 if packed else float("inf")), _split(con, split):
+        got = _table(con, rows, types, "sql", arm)  # records, arms and lists packed or not
     assert got == want
 
 
@@ -138,8 +160,10 @@ def test_record_blob_reads_fields_back_as_serialise(rows: list[dict[str, Any]]) 
         with pytest.raises(ValueError, match="not JSON-serialisable"):
             record_blob(rows)
         return
-    blob, column = record_blob(rows)
-    assert blob == texts_blob(raws)  # one dumps of the list: the records' own texts, joined
+    for parts in (1, 2, 3):  # one dumps of each slice: the records' own texts, joined
+        assert record_blob(rows, parts)[0] == texts_blobs(raws, parts)
+    blobs, column = record_blob(rows)
+    assert blobs == [texts_blob(raws)]
     for f in ("a", "b", "가", "missing"):
         got, want = column(f), [r.get(f) for r in back]
         assert orjson.dumps(got) == orjson.dumps(want)  # NaN-free: every float read back
@@ -159,29 +183,53 @@ class Trade:
 def test_record_blob_values_that_do_not_read_back_as_themselves() -> None:
     rows: list[Any] = [{"a": (1, 2), "b": dt.date(2024, 1, 2), "c": math.nan, "d": Kind.A},
                        {"a": "x", "b": None, "c": 1.5, "d": True}]
-    blob, column = record_blob(rows)
+    blobs, column = record_blob(rows)
     assert column("a") == [[1, 2], "x"]
     assert column("b") == ["2024-01-02", None]
     assert column("c") == [None, 1.5]
     assert column("d") == [1, True] and type(column("d")[0]) is int
-    assert blob == texts_blob([orjson.dumps(r).decode() for r in rows])
+    assert blobs == [texts_blob([orjson.dumps(r).decode() for r in rows])]
     # records that are not dicts are read back whole, as before
-    blob, column = record_blob([Trade("1,000", dt.date(2024, 1, 2))])  # type: ignore[list-item]
+    blobs, column = record_blob([Trade("1,000", dt.date(2024, 1, 2))])  # type: ignore[list-item]
     assert column("amount") == ["1,000"] and column("when") == ["2024-01-02"]
-    with pytest.raises(ValueError, match="must be a JSON object"):
-        record_blob([{"a": 1}, None])  # type: ignore[list-item]
+    # an element that is not a JSON object: refused when a column is read back, and by the
+    # statement (record_blob itself does not look at every record)
+    _, column = record_blob([{"a": 1}, None])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="must be a JSON object, not None"):
+        column("a")
 
 
-def test_a_large_sql_shred_keeps_row_order_and_values(con: duckdb.DuckDBPyConnection) -> None:
+@pytest.mark.parametrize("split", [False, True])
+@pytest.mark.parametrize("bad", [None, [1, 2], "text", 3])
+def test_a_record_that_is_not_an_object_is_refused_on_both_paths(
+        bad: object, split: bool, con: duckdb.DuckDBPyConnection) -> None:
+    rows: list[Any] = [{"a": "1"}, bad, {"a": "2"}]
+    for method in ("python", "sql"):
+        with _split(con, split), pytest.raises(ValueError, match="must be a JSON object, not"):
+            shred(con, rows, {"a": INT}, method=method)  # type: ignore[arg-type]
+    # the SQL path's statement refuses it too when nothing is read back in Python
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE "
+                           "'__staged_%'").fetchone()[0]  # nothing staged is left behind
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_a_large_sql_shred_keeps_row_order_and_values(con: duckdb.DuckDBPyConnection,
+                                                      split: bool) -> None:
+    """One array, or three scanned in parallel (the rows numbered by the staged table's
+    order, which DuckDB keeps as the arrays' order)."""
     types: dict[str, FieldType] = {"amt": INT, "rate": FLOAT, "dt": DATE, "name": STR,
                                    "tags": ListType(INT), "j": JSON}
     rows = [{"amt": f"{i * 7919:,}" if i % 2 else i, "rate": f" {i}.5 %", "name": f"이름{i % 7}",
              "dt": ("20240102", "2024-01-02", "2024.01.02", 20240102, "0000-01-01")[i % 5],
              "tags": [i, None] if i % 3 else None, "j": {"k": [i]} if i % 4 else "x"}
             for i in range(5_000)]  # large enough for packed binding and range(n)
-    rel = shred(con, rows, types, method="sql")
+    arm = [f"arm{i % 3}" for i in range(5_000)]  # the second statement's positional join
+    with _split(con, split):
+        rel = shred(con, rows, types, arm=arm, method="sql")
     got = con.execute(f'SELECT "__row", "amt", "rate", "dt", "tags", "j" FROM {rel.sql_name}'
                       ).fetchall()
+    arms = [r[0] for r in con.execute(f'SELECT "__arm" FROM {rel.sql_name}').fetchall()]
+    assert arms == arm
     assert [r[0] for r in got] == list(range(5_000))  # written in __row order, no sort
     for (_, amt, rate, day, tags, j), row in zip(got, rows, strict=True):
         assert amt == coerce(INT, row["amt"]) and rate == coerce(FLOAT, row["rate"])
