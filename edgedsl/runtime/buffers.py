@@ -10,7 +10,7 @@ it afterwards. A buffer's file holds the caller's ``bytes`` themselves, never a 
 size is read without the buffer view fsspec's ``MemoryFile`` takes, which would copy them; only
 the chunks DuckDB reads are copied). fsspec is imported on the first buffer (a run that shreds
 nothing large never imports it). Used by the SQL shredding path
-(:func:`edgedsl.runtime.columns.write_sql_shredded`).
+(:func:`edgedsl.runtime.sqlshred.write_sql_shredded`).
 """
 
 from __future__ import annotations

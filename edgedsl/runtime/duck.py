@@ -56,11 +56,9 @@ from .columns import (
     create_table_as,
     opaque_fields,
     python_shreds,
-    scan_parts,
-    texts_blobs,
     write_columns,
-    write_sql_shredded,
 )
+from .sqlshred import scan_parts, texts_blobs, write_sql_shredded
 
 __all__ = [
     "AGGREGATES",

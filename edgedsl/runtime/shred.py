@@ -10,10 +10,10 @@ record *as its orjson JSON reads back*, by one of two equivalent paths producing
   ``CREATE TABLE … AS SELECT unnest(?::BIGINT[]) AS …, unnest(?::DATE[]) AS …`` loads whole
   typed columns bound as lists — one statement, with no JSON or regex work left for DuckDB to
   plan (planning dominated the cost of small shreds);
-* **sql** (large inputs, :func:`edgedsl.runtime.columns.write_sql_shredded`): the records are
+* **sql** (large inputs, :func:`edgedsl.runtime.sqlshred.write_sql_shredded`): the records are
   serialised by one ``orjson.dumps`` of the whole list, or of one slice per thread of the
-  connection from 50,000 records on (:func:`~.columns.record_blob`,
-  :func:`~.columns.scan_parts`), which DuckDB reads as in-memory files
+  connection from 50,000 records on (:func:`~.sqlshred.record_blob`,
+  :func:`~.sqlshred.scan_parts`), which DuckDB reads as in-memory files
   (:mod:`edgedsl.runtime.buffers`) in one native pass (``read_json_objects``: each record's
   text, its ``__raw``); the declared fields of each record are read by their JSON pointers
   (their texts and their JSON types, one call each) and
@@ -56,14 +56,12 @@ from .columns import (
     columns_of,
     opaque_fields,
     python_shreds,
-    record_blob,
-    scan_parts,
     serialise,
     stored_columns,
     write_columns,
-    write_sql_shredded,
 )
 from .duck import Relation, fresh_name
+from .sqlshred import record_blob, scan_parts, write_sql_shredded
 
 __all__ = ["ShredMethod", "shred"]
 

@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 
 from edgedsl.core.types import BOOL, DATE, FLOAT, INT, JSON, STR, FieldType, ListType
 from edgedsl.reduce.coerce import coerce
-from edgedsl.runtime import columns
+from edgedsl.runtime import sqlshred
 from edgedsl.runtime.bind import packing
-from edgedsl.runtime.columns import record_blob, serialise, texts_blob, texts_blobs
+from edgedsl.runtime.columns import serialise
 from edgedsl.runtime.shred import shred
+from edgedsl.runtime.sqlshred import record_blob, texts_blob, texts_blobs
 from edgedsl.testing import HOSTILE_TEXT, field_type_maps, values
 from tests.profiles import examples
 
@@ -55,14 +56,14 @@ def _split(con: duckdb.DuckDBPyConnection, on: bool = True) -> Iterator[None]:
     if not on:
         yield
         return
-    old = columns.PARALLEL_SHRED_MIN_RECORDS
+    old = sqlshred.PARALLEL_SHRED_MIN_RECORDS
     threads = con.execute("SELECT current_setting('threads')").fetchone()
-    columns.PARALLEL_SHRED_MIN_RECORDS = 0
+    sqlshred.PARALLEL_SHRED_MIN_RECORDS = 0
     con.execute("SET threads = 3")
     try:
         yield
     finally:
-        columns.PARALLEL_SHRED_MIN_RECORDS = old
+        sqlshred.PARALLEL_SHRED_MIN_RECORDS = old
         con.execute(f"SET threads = {threads[0] if threads else 1}")
 
 
