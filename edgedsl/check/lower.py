@@ -23,7 +23,7 @@ from typing import Literal, cast
 
 from ..core.catalog import Param
 from ..core.source import maker
-from ..core.types import JSON, STR, FieldType, ListType
+from ..core.types import JSON, STR, FieldType
 from ..reduce.registry import ReduceStep
 from ..syntax import nodes as n
 from . import ir
@@ -41,7 +41,7 @@ from .context import (
     Rel,
     TrajInfo,
 )
-from .typerules import LITERALS, literal_type, pivot_value
+from .typerules import LITERALS, list_item_type, literal_type, pivot_value
 
 AggFn = Literal["sum", "avg", "min", "max", "count_distinct"]
 
@@ -202,8 +202,7 @@ class _Lower:
     def arg(self, a: n.Arg, at: At, param: Param, shared: dict[str, ir.ArgIR]) -> ir.ArgIR:
         v = a.value
         if isinstance(v, n.ListArg):
-            item_type = param.type.item if isinstance(param.type, ListType) else JSON
-            item = Param(a.name, item_type)
+            item = Param(a.name, list_item_type(param.type) or JSON)  # checked: a list type
             items = tuple(self.arg(n.Arg(name=a.name, value=x, span=x.span), (at, j), item, {})
                           for j, x in enumerate(v.items))
             return _ArgIR(name=a.name, type=param.type, items=items, span=a.span)

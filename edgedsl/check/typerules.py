@@ -204,6 +204,15 @@ def literal_problem(
     return None  # pragma: no cover - every literal kind handled above
 
 
+def list_item_type(ty: FieldType) -> FieldType | None:
+    """The type each item of a list argument holding references must fit, for a parameter of
+    type ``ty``: a list's item type, anything (``json``) for a ``json`` or unknown parameter;
+    None when the parameter takes one value, not a list."""
+    if isinstance(ty, ListType):
+        return ty.item
+    return JSON if ty == JSON or not known(ty) else None
+
+
 def junction_fit(src: FieldType, dst: FieldType) -> Fit:
     """How a field of type ``src`` fits a parameter of type ``dst`` (see the module docstring)."""
     if src is dst or not known(src) or not known(dst) or src == dst or dst == JSON:

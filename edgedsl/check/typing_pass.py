@@ -23,7 +23,7 @@ from ..core.catalog import Param, Tool
 from ..core.diagnostics import did_you_mean, suggestion_hint
 from ..core.labels import named
 from ..core.source import Span
-from ..core.types import JSON, CodeType, FieldType, ListType
+from ..core.types import CodeType
 from ..reduce.registry import REDUCERS
 from ..syntax import nodes as n
 from .context import (
@@ -43,6 +43,7 @@ from .context import (
 from .typerules import (
     LITERALS,
     junction_fit,
+    list_item_type,
     literal_problem,
     pivot_problem,
     type_phrase,
@@ -187,11 +188,8 @@ class _Typer(ExprTyper):
         """A list of literals and references: the parameter takes a list (or ``json``), and
         each item fits its item type, a reference as a Seq junction would."""
         ty = param.type
-        if isinstance(ty, ListType):
-            item_type: FieldType = ty.item
-        elif ty == JSON or not known(ty):
-            item_type = JSON
-        else:
+        item_type = list_item_type(ty)
+        if item_type is None:
             self.err(
                 "E201",
                 f"expected {ty}, found a list",

@@ -481,14 +481,13 @@ def load_plan(data: bytes | str | Path) -> Plan:
     version = raw.get("version")
     if version is None:
         raise _e401("plan has no `version` field")
-    if version == 4:
-        raw = migrate_v4(raw)
-    elif version == 5:
-        raw = {**raw, "version": PLAN_VERSION}
-    elif version != PLAN_VERSION:
-        raise CompileError("plan", [diag(
-            "E402", f"plan version {version}, this edgedsl reads version {PLAN_VERSION}; "
-            "recompile the source")])
+    if version != PLAN_VERSION:
+        if version not in MIGRATED_VERSIONS:
+            raise CompileError("plan", [diag(
+                "E402", f"plan version {version}, this edgedsl reads version {PLAN_VERSION}; "
+                "recompile the source")])
+        # a version 5 plan reads as it is (it holds no list of references)
+        raw = migrate_v4(raw) if version == 4 else {**raw, "version": PLAN_VERSION}
     try:
         plan = validated(Plan, raw)
     except ValidationError as exc:
@@ -507,8 +506,8 @@ _V4_PREDICATE_KEYS = ("reads",)
 def migrate_v4(raw: dict[str, Any]) -> dict[str, Any]:
     """A version 4 plan's JSON data as version 5 data (read as version 6): the same plan
     without the ``reads`` / ``shape`` / ``whole`` keys of its answer fields and the ``reads`` of
-    its ``if`` predicates,
-    which version 5 derives from each query (a version 4 compiler wrote exactly those); its
+    its ``if`` predicates, which version 5 derives from each query (a version 4 compiler wrote
+    exactly those); its
     missing ``run`` settings load as none stated. Only those keys change (a fresh copy;
     ``raw`` is left as it is); anything malformed is left for
     the schema check to report."""

@@ -49,7 +49,9 @@ _READS_BACK_AS_ITSELF = frozenset({str, int, bool, type(None)})
 
 
 def _cuts(n: int, parts: int) -> list[tuple[int, int]]:
-    """``parts`` consecutive ranges covering ``0 … n`` (as equal as whole numbers allow)."""
+    """``parts`` (at least one) consecutive ranges covering ``0 … n``, as equal as whole
+    numbers allow."""
+    parts = max(parts, 1)
     bounds = [n * k // parts for k in range(parts + 1)]
     return list(itertools.pairwise(bounds))
 
@@ -71,7 +73,7 @@ def record_blob(records: Sequence[Mapping[str, Any]], parts: int = 1
     the 224,958-record shred, ``benchmarks/bench_drv.py`` line e).
     """
     try:
-        blobs = [orjson.dumps(records[a:b]) for a, b in _cuts(len(records), max(parts, 1))]
+        blobs = [orjson.dumps(records[a:b]) for a, b in _cuts(len(records), parts)]
     except TypeError as exc:  # orjson.JSONEncodeError subclasses TypeError
         raise ValueError(f"records are not JSON-serialisable: {exc}") from exc
 
@@ -94,7 +96,7 @@ def texts_blob(raws: Sequence[str]) -> bytes:
 
 def texts_blobs(raws: Sequence[str], parts: int = 1) -> list[bytes]:
     """Record texts as ``parts`` JSON arrays of consecutive records (:func:`texts_blob`)."""
-    return [texts_blob(raws[a:b]) for a, b in _cuts(len(raws), max(parts, 1))]
+    return [texts_blob(raws[a:b]) for a, b in _cuts(len(raws), parts)]
 
 
 #: Records from which the SQL path reads its JSON as several arrays, one per thread of the
@@ -115,10 +117,10 @@ def scan_parts(con: duckdb.DuckDBPyConnection, records: int) -> int:
     return max(1, min(int(row[0]) if row else 1, MAX_SCAN_PARTS))
 
 
-def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes | Sequence[bytes], n: int,
+def write_sql_shredded(con: duckdb.DuckDBPyConnection, blobs: Sequence[bytes], n: int,
                        types: Mapping[str, FieldType], arm: Sequence[object] | None, target: str,
                        is_temp: bool, opaque: Mapping[str, list[Any]]) -> None:
-    """Write table ``target`` from ``blob``, the ``n`` records as one JSON array or as several
+    """Write table ``target`` from ``blobs``, the ``n`` records as one JSON array or as several
     arrays of consecutive records (:func:`record_blob`), each value coerced in SQL
     (:func:`edgedsl.reduce.coerce.coerce_sql`) — the SQL shredding path. An element that is
     not a JSON object is refused (ValueError, as :func:`serialise` says it).
@@ -166,12 +168,13 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes | Sequence[by
     q = {f: tuple(quote_ident(f"__{x}{i}") for x in "xtsc") for i, f in enumerate(scalar)}
     extract = "".join(f", __x[{i + 1}] AS {x}, __y[{i + 1}] AS {jt}"
                       for i, (x, jt, _, _) in enumerate(q.values()))
-    texts, cores = [], []
+    texts, cores, cored = [], [], set()
     for f, (x, jt, s, c) in q.items():
         text = core_text_sql(x, types[f], jtype=jt)
         if text is not None:
             texts.append(f", {text} AS {s}")
             cores.append(f", {core_sql(s, types[f])} AS {c}")
+            cored.add(f)
     cols, stored = [], []
     for f in names:
         if f in opaque:
@@ -179,8 +182,7 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes | Sequence[by
             stored.append(cols[-1])
         else:
             x, jt, _, c = q[f]
-            has_core = core_text_sql(x, types[f], jtype=jt) is not None
-            expr = coerce_sql(x, types[f], jtype=jt, core=c if has_core else None)
+            expr = coerce_sql(x, types[f], jtype=jt, core=c if f in cored else None)
             cols.append(f"{expr} AS {quote_ident(f)}")
             stored.append(quote_ident(f))
     parse = ""
@@ -203,7 +205,6 @@ def write_sql_shredded(con: duckdb.DuckDBPyConnection, blob: bytes | Sequence[by
     # an element that is not a JSON object is refused (record_blob does not look)
     raw = (f"CASE WHEN starts_with(__text, '{{') THEN __text "
            f"ELSE error({sql_string_literal(NOT_AN_OBJECT)} || left(__text, 60)) END")
-    blobs = [blob] if isinstance(blob, bytes) else list(blob)
     size = max(max(map(len, blobs), default=0), 1 << 24)
     with contextlib.ExitStack() as stack, _not_an_object_as_value_error():
         urls = [stack.enter_context(buffer(con, b)) for b in blobs]

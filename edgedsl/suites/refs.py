@@ -76,8 +76,10 @@ def forward(calls: Sequence[GoldCall], records: Sequence[dict[str, Any] | None],
     ``order_id`` a trade returned; a number equal to any field would often be chance)."""
     out: list[GoldCall] = []
     nested = in_lists = 0
+    earlier: set[str] = set()  # every text the outputs before the call hold
     for i, call in enumerate(calls):
-        earlier = {t for j in range(i) if records[j] is not None for t in _texts(records[j])}
+        if i and records[i - 1] is not None:
+            earlier.update(_texts(records[i - 1]))
         args: dict[str, Any] = {}
         for name, value in call.args.items():
             listed = isinstance(value, list)  # each item found on its own: a list of references

@@ -351,8 +351,8 @@ class _ToAst(ExprBuilder):
 
     def arg(self, children: list[Any]) -> n.Arg:
         value = children[1]
-        if isinstance(value, n.ListArg):  # a call's argument: where such a list belongs
-            self.loose = [x for x in self.loose if x is not value]
+        if self.loose and self.loose[-1] is value:  # a call's argument: where such a list
+            self.loose.pop()  # belongs (built just before its argument, so the last one)
         return self.shared(children)
 
     def shared(self, children: list[Any]) -> n.Arg:
